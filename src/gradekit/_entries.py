@@ -1,0 +1,136 @@
+"""Grader entries: the common keys every grader entry takes, split from the kind's options.
+
+Used by the suite loader and by the composite kinds (whose children are entries too), so an
+entry means the same thing at every level and at every depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from gradekit._errors import ConfigError, GradekitError, Problem
+from gradekit._model import GraderEntry
+
+__all__ = ["COMMON_KEYS", "build_entry"]
+
+COMMON_KEYS: Final = frozenset(
+    {
+        "kind",
+        "name",
+        "weight",
+        "advisory",
+        "threshold",
+        "timeout",
+        "isolation",
+        "enabled",
+        "fail_on_error",
+    }
+)
+
+
+def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(Problem((key,), f"expected a number, got {value!r}"))
+        return None
+    return float(value)
+
+
+def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Problem]) -> bool:
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        problems.append(Problem((key,), f"expected true or false, got {value!r}"))
+        return default
+    return value
+
+
+def build_entry(
+    raw: Mapping[str, Any], *, registry: Any = None, location: str | None = None
+) -> GraderEntry | None:
+    """Validate one grader entry and create its grader; None when `enabled: false`.
+
+    Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
+    `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
+    """
+    if registry is None:
+        from gradekit._registry import default_registry as registry
+    if not isinstance(raw, Mapping):
+        raise ConfigError(
+            "invalid grader entry",
+            [Problem((), f"a grader entry must be a mapping with a 'kind', got {raw!r}")],
+        )
+    problems: list[Problem] = []
+    kind = raw.get("kind")
+    if kind is None:
+        problems.append(Problem((), "missing 'kind': every grader entry names its kind", key=True))
+    elif not isinstance(kind, str):
+        problems.append(Problem(("kind",), f"expected a kind name, got {kind!r}"))
+        kind = None
+    name = raw.get("name", kind)
+    if name is not None and not isinstance(name, str):
+        problems.append(Problem(("name",), f"expected a string, got {name!r}"))
+        name = kind
+    weight = _number(raw, "weight", problems)
+    if weight is not None and weight < 0:
+        problems.append(Problem(("weight",), f"must be >= 0, got {weight!r}"))
+    threshold = _number(raw, "threshold", problems)
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))
+    timeout = _number(raw, "timeout", problems)
+    if timeout is not None and timeout <= 0:
+        problems.append(Problem(("timeout",), f"must be > 0 seconds, got {timeout!r}"))
+    isolation = raw.get("isolation")
+    if isolation not in (None, "thread", "process"):
+        problems.append(
+            Problem(("isolation",), f"expected 'thread' or 'process', got {isolation!r}")
+        )
+        isolation = None
+    advisory = _flag(raw, "advisory", False, problems)
+    enabled = _flag(raw, "enabled", True, problems)
+    fail_on_error = _flag(raw, "fail_on_error", False, problems)
+    options = {key: value for key, value in raw.items() if key not in COMMON_KEYS}
+    if kind is None:
+        raise ConfigError("invalid grader entry", problems)
+    if not enabled and not problems:
+        return None
+    grader = None
+    try:
+        # A kind that declares its own `threshold` option applies it itself (the `code` kind
+        # uses it to derive `passed` from a bare score); otherwise the runner applies it.
+        options_class = registry.options_class(kind)
+        if (
+            threshold is not None
+            and options_class is not None
+            and _declares(options_class, "threshold")
+        ):
+            options["threshold"] = threshold
+            threshold = None
+        grader = registry.create(kind, name or kind, options)
+    except ConfigError as error:
+        problems.extend(error.problems or [Problem((), error.message)])
+    except GradekitError as error:
+        problems.append(Problem(("kind",), str(error)))
+    if problems or grader is None:
+        raise ConfigError("invalid grader entry", problems)
+    return GraderEntry(
+        grader=grader,
+        kind=kind,
+        name=name or kind,
+        weight=1.0 if weight is None else weight,
+        advisory=advisory,
+        threshold=threshold,
+        timeout=timeout,
+        isolation=isolation,
+        fail_on_error=fail_on_error,
+        config=options,
+        location=location,
+    )
+
+
+def _declares(cls: type, field: str) -> bool:
+    return field in attrs.fields_dict(cls)

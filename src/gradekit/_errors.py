@@ -1,0 +1,155 @@
+"""The error hierarchy: every error gradekit raises derives from `GradekitError`.
+
+Each error also subclasses the builtin it refines (a config error is a `ValueError`, an unknown
+kind a `LookupError`), carries its data as attributes, survives pickling (process workers send
+errors back to the parent) and ends its message with what the user must do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "ConfigError",
+    "DuplicateKindError",
+    "GradekitError",
+    "PluginLoadError",
+    "Problem",
+    "UnknownKindError",
+]
+
+
+class GradekitError(Exception):
+    """Root of every error gradekit raises."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Subclasses keep their data in attributes; rebuild from those, not from `args`.
+        return (_rebuild, (type(self), self.__dict__.copy(), self.args))
+
+
+def _rebuild(cls: type[GradekitError], state: dict[str, Any], args: tuple[Any, ...]) -> Any:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with a configuration.
+
+    `path` leads from the configuration's root to the offending value, as mapping keys (str)
+    and sequence indexes (int); `key` is true when the problem is the key itself (an unknown
+    option), not its value. `where` is `file:line:column` once the problem has been placed in
+    a file; it is then written as `suite.yaml:14:9: cases[2].graders[0]: message`.
+    """
+
+    path: tuple[str | int, ...]
+    message: str
+    key: bool = False
+    where: str | None = None
+
+    def location(self, root: str = "$") -> str:
+        """The path written the way users read it: `$.cases[2].graders[0].threshold`."""
+        return format_path(self.path, root)
+
+    def __str__(self) -> str:
+        if self.where is not None:
+            inside = format_path(self.path, "")
+            prefix = f"{self.where}: {inside}" if inside else self.where
+            return f"{prefix}: {self.message}"
+        return f"{self.location()}: {self.message}" if self.path else self.message
+
+
+def format_path(path: Sequence[str | int], root: str = "$") -> str:
+    """Format a key/index path as `root.key[index].key`."""
+    text = root
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+class ConfigError(GradekitError, ValueError):
+    """A configuration cannot be used: a bad option, a missing module, a malformed suite.
+
+    `problems` lists every problem found (all at once, never only the first); `source` names
+    the file, when there is one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        problems: Sequence[Problem] = (),
+        *,
+        source: str | None = None,
+    ) -> None:
+        self.message = message
+        self.problems = tuple(problems)
+        self.source = source
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return self.message
+        lines = [self.message] if self.message else []
+        lines.extend(str(problem) for problem in self.problems)
+        return "\n".join(lines)
+
+
+class UnknownKindError(GradekitError, LookupError):
+    """No installed distribution and no `register` call provides this kind."""
+
+    def __init__(self, kind: str, suggestions: Sequence[str] = ()) -> None:
+        self.kind = kind
+        self.suggestions = tuple(suggestions)
+        if self.suggestions:
+            hint = "did you mean " + " or ".join(f"'{s}'" for s in self.suggestions) + "?"
+        else:
+            hint = (
+                "install the package that provides it, or register it with "
+                "gradekit.register(); `gradekit kinds` lists the known kinds"
+            )
+        super().__init__(f"unknown grader kind '{kind}'; {hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DuplicateKindError(GradekitError, LookupError):
+    """Two different sources provide the same kind; gradekit never picks one silently."""
+
+    def __init__(self, kind: str, sources: Sequence[str]) -> None:
+        self.kind = kind
+        self.sources = tuple(sources)
+        named = " and ".join(self.sources)
+        super().__init__(
+            f"grader kind '{kind}' is provided by both {named}; "
+            "uninstall one of them or rename the kind in one package"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class PluginLoadError(GradekitError, ImportError):
+    """A plugin's entry point could not be loaded; only that plugin's kinds are affected."""
+
+    def __init__(self, kind: str, distribution: str, value: str, cause: str) -> None:
+        self.kind = kind
+        self.distribution = distribution
+        self.value = value
+        self.cause = cause
+        super().__init__(
+            f"cannot load grader kind '{kind}' from distribution {distribution} "
+            f"(entry point '{value}'): {cause}; fix or reinstall that distribution, "
+            "or uninstall it"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])

@@ -1,0 +1,327 @@
+"""The shared model of a suite and of its report.
+
+The suite loader builds `Suite` / `Case` / `Turn` / `GraderEntry`; the runner grades them into
+`CaseReport` / `TurnReport` / `ResultRecord`; the report writers and `--resume` read those.
+Everything here is plain, frozen data: the logic lives in the loader, the runner and `_verdict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from gradekit._frozen import EMPTY, FrozenDict, freeze, thaw
+from gradekit._types import Grader, GradeResult, Sample
+
+__all__ = [
+    "Case",
+    "CaseReport",
+    "GraderEntry",
+    "Policy",
+    "ResultRecord",
+    "Suite",
+    "SuiteReport",
+    "Summary",
+    "Turn",
+    "TurnReport",
+]
+
+PolicyMode = Literal["all", "any", "weighted"]
+Isolation = Literal["thread", "process"]
+
+
+@attrs.frozen
+class Policy:
+    """How results combine into a verdict: `all`, `any`, or `weighted` with a threshold."""
+
+    mode: PolicyMode = "all"
+    threshold: float | None = None
+
+
+@attrs.frozen
+class GraderEntry:
+    """A grader as configured in a suite: the grader plus the common keys of its entry.
+
+    `timeout` and `isolation` are None when the entry does not set them (the run's default
+    applies). `config` keeps the kind's own options as written, so the grader can be created
+    again in a child process. `location` is `file:line:column` of the entry, when known.
+    """
+
+    grader: Grader
+    kind: str
+    name: str
+    weight: float = 1.0
+    advisory: bool = False
+    threshold: float | None = None
+    timeout: float | None = None
+    isolation: Isolation | None = None
+    enabled: bool = True
+    fail_on_error: bool = False
+    config: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
+    location: str | None = None
+
+
+@attrs.frozen
+class Turn:
+    """One turn of a case: the sample to grade and every grader that applies to it
+    (suite-level, then case-level, then turn-level entries)."""
+
+    sample: Sample
+    graders: tuple[GraderEntry, ...]
+
+
+@attrs.frozen
+class Case:
+    """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
+
+    `error` is set for a case that could not be loaded (a malformed dataset line); such a case
+    has no turns and is reported as errored.
+    """
+
+    name: str
+    turns: tuple[Turn, ...]
+    policy: Policy | None = None
+    location: str | None = None
+    error: str | None = None
+
+
+@attrs.frozen
+class Suite:
+    """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
+    `case_count` is the number of cases when known without reading everything."""
+
+    name: str
+    cases: Callable[[], Iterator[Case]]
+    graders: tuple[GraderEntry, ...] = ()
+    policy: Policy = Policy()
+    path: str | None = None
+    timeout: float = 60.0
+    case_count: int | None = None
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ResultRecord:
+    """One grader's result on one turn, with the entry keys the verdict needs."""
+
+    result: GradeResult
+    advisory: bool = False
+    weight: float = 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used in reports (the `results` items of DESIGN.md)."""
+        r = self.result
+        return {
+            "kind": r.kind,
+            "name": r.name,
+            "passed": r.passed,
+            "score": r.score,
+            "message": r.message,
+            "details": thaw(r.details) if r.details is not None else None,
+            "error": r.error,
+            "advisory": self.advisory,
+            "weight": self.weight,
+            "duration_ms": r.duration_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ResultRecord:
+        """Rebuild a record from its JSON form (for `--resume`)."""
+        result = GradeResult(
+            kind=data["kind"],
+            name=data["name"],
+            passed=data["passed"],
+            score=data["score"],
+            message=data.get("message", ""),
+            details=data.get("details"),
+            error=data.get("error"),
+            duration_ms=data.get("duration_ms", 0.0),
+        )
+        return cls(result, advisory=data.get("advisory", False), weight=data.get("weight", 1.0))
+
+
+@attrs.frozen
+class TurnReport:
+    """A graded turn. `errored` when a non-advisory result has an error; `skipped` when an
+    earlier error ended the case (`fail_on_error`) before this turn ran."""
+
+    index: int
+    passed: bool
+    score: float
+    results: tuple[ResultRecord, ...] = ()
+    errored: bool = False
+    skipped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used in reports."""
+        data: dict[str, Any] = {
+            "index": self.index,
+            "passed": self.passed,
+            "score": self.score,
+            "errored": self.errored,
+            "results": [record.to_dict() for record in self.results],
+        }
+        if self.skipped:
+            data["skipped"] = True
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TurnReport:
+        """Rebuild from the JSON form."""
+        return cls(
+            index=data["index"],
+            passed=data["passed"],
+            score=data["score"],
+            results=tuple(ResultRecord.from_dict(item) for item in data.get("results", ())),
+            errored=data.get("errored", False),
+            skipped=data.get("skipped", False),
+        )
+
+
+@attrs.frozen
+class CaseReport:
+    """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint."""
+
+    name: str
+    passed: bool
+    score: float
+    turns: tuple[TurnReport, ...] = ()
+    errored: bool = False
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def outcome(self) -> str:
+        """`"error"` when any turn errored or the case could not load; else pass or fail."""
+        if self.errored or self.error is not None:
+            return "error"
+        return "pass" if self.passed else "fail"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used in reports and in the `--resume` stream."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "passed": self.passed,
+            "score": self.score,
+            "errored": self.errored,
+            "duration_ms": self.duration_ms,
+            "turns": [turn.to_dict() for turn in self.turns],
+        }
+        if self.error is not None:
+            data["error"] = self.error
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseReport:
+        """Rebuild from the JSON form."""
+        return cls(
+            name=data["name"],
+            passed=data["passed"],
+            score=data["score"],
+            turns=tuple(TurnReport.from_dict(item) for item in data.get("turns", ())),
+            errored=data.get("errored", False),
+            error=data.get("error"),
+            duration_ms=data.get("duration_ms", 0.0),
+        )
+
+
+@attrs.frozen
+class GraderSummary:
+    """Counts for one grader name across the run; mean_score excludes errored results."""
+
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    mean_score: float | None = None
+
+
+@attrs.frozen
+class Summary:
+    """Counts for a run: cases passed / failed / errored (disjoint) and per grader name.
+
+    `pass_rate` is passed / (passed + failed): errored cases are counted apart, never as
+    failures; None when no case was passed or failed.
+    """
+
+    cases: int
+    passed: int
+    failed: int
+    errored: int
+    pass_rate: float | None
+    graders: Mapping[str, GraderSummary]
+
+    @classmethod
+    def of(cls, cases: Iterable[CaseReport]) -> Summary:
+        """Summarise case reports (advisory results count in the per-grader figures)."""
+        counts = {"pass": 0, "fail": 0, "error": 0}
+        per_grader: dict[str, list[Any]] = {}
+        for case in cases:
+            counts[case.outcome] += 1
+            for turn in case.turns:
+                for record in turn.results:
+                    slot = per_grader.setdefault(record.result.name, [0, 0, 0, 0.0])
+                    outcome = record.result.outcome
+                    if outcome == "error":
+                        slot[2] += 1
+                    else:
+                        slot[0 if outcome == "pass" else 1] += 1
+                        slot[3] += record.result.score
+        graders = {
+            name: GraderSummary(p, f, e, (total / (p + f)) if p + f else None)
+            for name, (p, f, e, total) in sorted(per_grader.items())
+        }
+        decided = counts["pass"] + counts["fail"]
+        return cls(
+            cases=sum(counts.values()),
+            passed=counts["pass"],
+            failed=counts["fail"],
+            errored=counts["error"],
+            pass_rate=counts["pass"] / decided if decided else None,
+            graders=graders,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form of DESIGN.md's `summary`."""
+        return {
+            "cases": self.cases,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errored": self.errored,
+            "pass_rate": self.pass_rate,
+            "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
+        }
+
+
+@attrs.frozen
+class SuiteReport:
+    """The result of a run. `complete` is False when the run was interrupted."""
+
+    suite: str
+    cases: tuple[CaseReport, ...]
+    complete: bool = True
+    duration_ms: float = 0.0
+
+    @property
+    def summary(self) -> Summary:
+        """Counts over the cases (computed on demand)."""
+        return Summary.of(self.cases)
+
+    @property
+    def passed(self) -> bool:
+        """The suite passes when the run completed and every case passed."""
+        return self.complete and all(case.outcome == "pass" for case in self.cases)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report of DESIGN.md."""
+        return {
+            "suite": self.suite,
+            "passed": self.passed,
+            "complete": self.complete,
+            "duration_ms": self.duration_ms,
+            "summary": self.summary.to_dict(),
+            "cases": [case.to_dict() for case in self.cases],
+        }

@@ -1,0 +1,183 @@
+"""The core types every grader shares: ToolCall, Sample, GradeResult and the Grader protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
+
+__all__ = ["AsyncGrader", "GradeResult", "Grader", "Sample", "ToolCall", "as_text", "error_text"]
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
+    if value is None:
+        return EMPTY
+    frozen = freeze(value)
+    if not isinstance(frozen, FrozenDict):
+        raise TypeError(f"expected a mapping, got {value!r} ({type(value).__name__})")
+    return frozen
+
+
+def _optional_tuple(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else frozen_tuple(value)
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call an agent made: its name, arguments, result or error, and loop turn."""
+
+    name: str
+    arguments: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=_frozen_mapping)
+    result: Any = attrs.field(default=None, converter=freeze)
+    error: str | None = None
+    turn: int | None = None
+
+    @classmethod
+    def from_value(cls, value: ToolCall | Mapping[str, Any]) -> ToolCall:
+        """Accept a ToolCall or a mapping with the same keys."""
+        if isinstance(value, ToolCall):
+            return value
+        return cls(**value)
+
+
+def _tool_calls(values: Any) -> tuple[ToolCall, ...]:
+    if values is None:
+        return ()
+    return tuple(ToolCall.from_value(value) for value in values)
+
+
+def _history(values: Any) -> tuple[Sample, ...]:
+    return () if values is None else tuple(values)
+
+
+@attrs.frozen
+class Sample:
+    """One thing to grade, usually one turn of a case.
+
+    Immutable all the way down: mappings are read-only and sequences are tuples, so graders
+    cannot change what the next grader sees.
+    """
+
+    case: str = ""
+    turn: int = 0
+    input: Any = attrs.field(default=None, converter=freeze)
+    output: Any = attrs.field(default=None, converter=freeze)
+    expected: Any = attrs.field(default=None, converter=freeze)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls)
+    context: tuple[Any, ...] | None = attrs.field(default=None, converter=_optional_tuple)
+    history: tuple[Sample, ...] = attrs.field(default=(), converter=_history)
+    workspace: str | None = None
+    metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=_frozen_mapping)
+
+
+def _score(value: Any) -> float:
+    # One comparison chain rejects NaN (all comparisons false), infinities and out-of-range.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"score must be a number in [0, 1], got {value!r} ({type(value).__name__})")
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"score must be a finite number in [0, 1], got {value!r}")
+    return float(value)
+
+
+@attrs.frozen
+class GradeResult:
+    """The uniform result of one grader on one sample.
+
+    `score` is a finite float in [0, 1]. `error` is `"ExceptionClass: message"` when the grader
+    could not grade; then `passed` is False and `score` is 0.0. `details` is JSON-safe.
+    """
+
+    kind: str
+    name: str
+    passed: bool
+    score: float = attrs.field(converter=_score)
+    message: str = ""
+    details: Mapping[str, Any] | None = None
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    def __attrs_post_init__(self) -> None:
+        if self.error is not None and (self.passed or self.score != 0.0):
+            raise ValueError("an errored result must have passed=False and score=0.0")
+
+    @property
+    def outcome(self) -> str:
+        """`"pass"`, `"fail"` or `"error"`: results are tri-state."""
+        if self.error is not None:
+            return "error"
+        return "pass" if self.passed else "fail"
+
+    @classmethod
+    def of_error(
+        cls,
+        kind: str,
+        name: str,
+        error: BaseException | str,
+        message: str = "",
+        details: Mapping[str, Any] | None = None,
+    ) -> GradeResult:
+        """A result for a grader that could not grade: not a failure, an error."""
+        text = error if isinstance(error, str) else error_text(error)
+        return cls(kind, name, False, 0.0, message or text, details, text)
+
+
+def error_text(error: BaseException) -> str:
+    """`"ExceptionClass: message"`, the form every error result uses."""
+    message = str(error)
+    name = type(error).__name__
+    return f"{name}: {message}" if message else name
+
+
+def as_text(value: Any) -> str:
+    """The text of a YAML scalar: `42` is compared as `"42"`, `true` as `"true"`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return str(value)
+
+
+@runtime_checkable
+class Grader(Protocol):
+    """What every grader is: a `kind`, a `name`, and `grade(sample) -> GradeResult`.
+
+    A grader may also define `async agrade(sample)`; the runner prefers it (see AsyncGrader).
+    """
+
+    @property
+    def kind(self) -> str:
+        """The registered kind name, such as `numeric`."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """This grader's name in reports (defaults to the kind)."""
+        ...
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Grade one sample."""
+        ...
+
+
+@runtime_checkable
+class AsyncGrader(Protocol):
+    """The optional async ability: a grader that can be awaited instead of called."""
+
+    @property
+    def kind(self) -> str:
+        """The registered kind name."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """This grader's name in reports."""
+        ...
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        """Grade one sample without blocking the event loop."""
+        ...
