@@ -24,6 +24,7 @@ __all__ = [
     "Suite",
     "SuiteReport",
     "Summary",
+    "SummaryBuilder",
     "Turn",
     "TurnReport",
 ]
@@ -257,32 +258,10 @@ class Summary:
     @classmethod
     def of(cls, cases: Iterable[CaseReport]) -> Summary:
         """Summarise case reports (advisory results count in the per-grader figures)."""
-        counts = {"pass": 0, "fail": 0, "error": 0}
-        per_grader: dict[str, list[Any]] = {}
+        builder = SummaryBuilder()
         for case in cases:
-            counts[case.outcome] += 1
-            for turn in case.turns:
-                for record in turn.results:
-                    slot = per_grader.setdefault(record.result.name, [0, 0, 0, 0.0])
-                    outcome = record.result.outcome
-                    if outcome == "error":
-                        slot[2] += 1
-                    else:
-                        slot[0 if outcome == "pass" else 1] += 1
-                        slot[3] += record.result.score
-        graders = {
-            name: GraderSummary(p, f, e, (total / (p + f)) if p + f else None)
-            for name, (p, f, e, total) in sorted(per_grader.items())
-        }
-        decided = counts["pass"] + counts["fail"]
-        return cls(
-            cases=sum(counts.values()),
-            passed=counts["pass"],
-            failed=counts["fail"],
-            errored=counts["error"],
-            pass_rate=counts["pass"] / decided if decided else None,
-            graders=graders,
-        )
+            builder.add(case)
+        return builder.build()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of DESIGN.md's `summary`."""
@@ -296,24 +275,74 @@ class Summary:
         }
 
 
+class SummaryBuilder:
+    """Accumulates a Summary one case at a time, so a run of millions of cases need not keep
+    every case report in memory to count them."""
+
+    def __init__(self) -> None:
+        self._counts = {"pass": 0, "fail": 0, "error": 0}
+        self._graders: dict[str, list[Any]] = {}
+
+    def add(self, case: CaseReport) -> None:
+        """Count one finished case."""
+        self._counts[case.outcome] += 1
+        for turn in case.turns:
+            for record in turn.results:
+                slot = self._graders.get(record.result.name)
+                if slot is None:
+                    slot = self._graders[record.result.name] = [0, 0, 0, 0.0]
+                outcome = record.result.outcome
+                if outcome == "error":
+                    slot[2] += 1
+                else:
+                    slot[0 if outcome == "pass" else 1] += 1
+                    slot[3] += record.result.score
+
+    def build(self) -> Summary:
+        """The summary of every case added so far."""
+        counts = self._counts
+        graders = {
+            name: GraderSummary(p, f, e, (total / (p + f)) if p + f else None)
+            for name, (p, f, e, total) in sorted(self._graders.items())
+        }
+        decided = counts["pass"] + counts["fail"]
+        return Summary(
+            cases=sum(counts.values()),
+            passed=counts["pass"],
+            failed=counts["fail"],
+            errored=counts["error"],
+            pass_rate=counts["pass"] / decided if decided else None,
+            graders=graders,
+        )
+
+
 @attrs.frozen
 class SuiteReport:
-    """The result of a run. `complete` is False when the run was interrupted."""
+    """The result of a run. `complete` is False when the run was interrupted.
+
+    `cases` holds the case reports in the suite's order, unless the run was asked not to keep
+    them (a run of millions of cases streams them to `on_case` and a JSONL file instead); then
+    `summary` is still exact, because it was accumulated as the cases finished.
+    """
 
     suite: str
     cases: tuple[CaseReport, ...]
     complete: bool = True
     duration_ms: float = 0.0
+    stored_summary: Summary | None = None
 
     @property
     def summary(self) -> Summary:
-        """Counts over the cases (computed on demand)."""
+        """Counts over every case of the run."""
+        if self.stored_summary is not None:
+            return self.stored_summary
         return Summary.of(self.cases)
 
     @property
     def passed(self) -> bool:
         """The suite passes when the run completed and every case passed."""
-        return self.complete and all(case.outcome == "pass" for case in self.cases)
+        summary = self.summary
+        return self.complete and summary.passed == summary.cases
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report of DESIGN.md."""
