@@ -54,7 +54,7 @@ def option_fields(cls: type) -> list[attrs.Attribute[Any]]:
 
 def close_matches(word: str, candidates: typing.Iterable[str]) -> list[str]:
     """Up to three candidates that look like `word`: the 'did you mean' of every error."""
-    return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
+    return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.75)
 
 
 def structure_options(
