@@ -1,0 +1,83 @@
+"""The core types: immutability, validation of scores, the tri-state outcome."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import attrs
+import pytest
+
+from gradekit import GradeResult, Sample, ToolCall
+from gradekit._frozen import FrozenDict, thaw
+from gradekit._types import as_text, error_text
+
+
+def test_sample_is_immutable_all_the_way_down():
+    sample = Sample(
+        case="c",
+        expected={"rows": [1, 2]},
+        tool_calls=[{"name": "search", "arguments": {"q": ["a"]}}],
+        metadata={"language": "python", "tags": ["x"]},
+    )
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        sample.output = "changed"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="read-only"):
+        sample.metadata["language"] = "go"
+    with pytest.raises(TypeError, match="read-only"):
+        sample.expected["rows"] = []
+    assert sample.expected["rows"] == (1, 2)
+    assert sample.metadata["tags"] == ("x",)
+    assert sample.tool_calls == (ToolCall("search", {"q": ("a",)}),)
+    with pytest.raises(TypeError, match="read-only"):
+        sample.tool_calls[0].arguments["q"] = "b"
+
+
+def test_sample_and_results_survive_pickling():
+    sample = Sample(case="c", output="o", metadata={"k": [1]}, tool_calls=[ToolCall("t")])
+    assert pickle.loads(pickle.dumps(sample)) == sample
+    result = GradeResult("numeric", "n", True, 0.5, "ok", {"a": 1})
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+def test_thaw_gives_plain_json_values():
+    frozen = Sample(metadata={"a": [{"b": 1}]}).metadata
+    assert isinstance(frozen, FrozenDict)
+    assert thaw(frozen) == {"a": [{"b": 1}]}
+    assert type(thaw(frozen)["a"]) is list
+
+
+@pytest.mark.parametrize("score", [math.nan, -0.1, 1.5, math.inf])
+def test_grade_result_refuses_scores_outside_unit_interval(score):
+    with pytest.raises(ValueError, match="score must be a finite number in \\[0, 1\\]"):
+        GradeResult("k", "n", True, score)
+
+
+@pytest.mark.parametrize("score", ["0.5", None, True])
+def test_grade_result_refuses_non_numeric_scores(score):
+    with pytest.raises(TypeError, match="score must be a number in \\[0, 1\\]"):
+        GradeResult("k", "n", True, score)
+
+
+def test_error_results_are_neither_pass_nor_fail():
+    result = GradeResult.of_error("numeric", "n", ValueError("'n/a' is not a number"))
+    assert result.outcome == "error"
+    assert (result.passed, result.score) == (False, 0.0)
+    assert result.error == "ValueError: 'n/a' is not a number"
+    assert result.message == "ValueError: 'n/a' is not a number"
+    with pytest.raises(ValueError, match="errored result"):
+        GradeResult("k", "n", True, 1.0, error="X: y")
+
+
+def test_outcomes():
+    assert GradeResult("k", "n", True, 1.0).outcome == "pass"
+    assert GradeResult("k", "n", False, 0.3).outcome == "fail"
+
+
+def test_text_of_yaml_scalars():
+    assert as_text(42) == "42"
+    assert as_text(True) == "true"
+    assert as_text(None) == ""
+    assert as_text(0.14136) == "0.14136"
+    assert error_text(KeyError("x")) == "KeyError: 'x'"
+    assert error_text(RuntimeError()) == "RuntimeError"
