@@ -1,0 +1,398 @@
+"""The sandboxed process runner shared by the `program`, `build` and `lint` kinds.
+
+A command runs without a shell, as the leader of its own process group, in a scratch folder
+(a copy of the workspace by default), with a scrubbed environment, resource limits set in the
+child with `setrlimit`, and optionally without network (a new network namespace via `unshare`).
+Output is read incrementally and capped per stream, so a chatty command neither blocks on a
+full pipe nor fills memory. At the timeout, and also when the leader exits, the whole process
+group is killed: nothing the command started is left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import resource
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Final
+
+import attrs
+
+from gradekit._errors import GradekitError
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT",
+    "DEFAULT_MEMORY_LIMIT",
+    "CommandError",
+    "Limits",
+    "ProcessResult",
+    "Sandbox",
+    "SandboxError",
+    "resolve",
+    "run",
+    "run_async",
+]
+
+DEFAULT_MEMORY_LIMIT: Final = 2 * 1024**3
+DEFAULT_MAX_OUTPUT: Final = 1024**2
+PASSED_THROUGH: Final = ("PATH", "LANG")
+_CHUNK: Final = 65536
+_POLL: Final = 0.1  # seconds between checks for cancellation while waiting
+_DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
+
+
+class CommandError(GradekitError, OSError):
+    """A command could not be found or started: the grader could not grade (an error result)."""
+
+
+class SandboxError(GradekitError, RuntimeError):
+    """The sandbox asked for (such as `network: false`) cannot be provided on this machine."""
+
+
+@attrs.frozen
+class Limits:
+    """Resource limits of one run: data memory in bytes, CPU seconds, captured bytes per stream.
+
+    None means unlimited (except `output`, which is always bounded).
+    """
+
+    memory: int | None = DEFAULT_MEMORY_LIMIT
+    cpu: int | None = None
+    output: int = DEFAULT_MAX_OUTPUT
+
+
+@attrs.frozen
+class ProcessResult:
+    """What a finished (or killed) command did.
+
+    `exit_code` is the command's exit status, negative for a signal, -1 after a timeout.
+    `stdout_cut` / `stderr_cut` tell that the capture was cut at the output limit.
+    """
+
+    argv: tuple[str, ...]
+    exit_code: int
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    duration_ms: float = 0.0
+    stdout_cut: bool = False
+    stderr_cut: bool = False
+
+
+class Sandbox:
+    """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
+    a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit."""
+
+    def __init__(self, workspace: str | os.PathLike[str] | None, *, copy: bool = True) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="gradekit-"))
+        self.home = self.root / "home"
+        self.tmp = self.root / "tmp"
+        self.home.mkdir()
+        self.tmp.mkdir()
+        try:
+            if workspace is None:
+                self.cwd = self.root / "work"
+                self.cwd.mkdir()
+            elif copy:
+                self.cwd = self.root / "work"
+                # symlinks=True: links are copied as links, never followed out of the workspace.
+                shutil.copytree(workspace, self.cwd, symlinks=True)
+            else:
+                self.cwd = Path(workspace).resolve()
+        except BaseException:
+            self.close()
+            raise
+
+    def env(self, declared: Mapping[str, str | None] | None = None) -> dict[str, str]:
+        """The scrubbed environment: PATH and LANG from the parent, HOME and TMPDIR in the
+        sandbox, then `declared` (a None value passes that variable through from the parent)."""
+        env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
+        env.setdefault("PATH", os.defpath)
+        env["HOME"] = str(self.home)
+        env["TMPDIR"] = str(self.tmp)
+        for key, value in (declared or {}).items():
+            if value is None:
+                if key in os.environ:
+                    env[key] = os.environ[key]
+            else:
+                env[key] = value
+        return env
+
+    def close(self) -> None:
+        """Remove the scratch root, including read-only files a tool left behind."""
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(self.root, onexc=_force_remove)
+        else:
+            shutil.rmtree(self.root, onerror=lambda f, p, info: _force_remove(f, p, info[1]))
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _force_remove(function: Callable[..., Any], path: str, error: BaseException) -> None:
+    # Go's module cache and similar tools write read-only files and folders.
+    if isinstance(error, FileNotFoundError):
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        os.chmod(path, stat.S_IRWXU)
+    with contextlib.suppress(OSError):
+        function(path)
+
+
+def resolve(command: str, env: Mapping[str, str], cwd: Path, extra_dirs: Sequence[str] = ()) -> str:
+    """The full path of `command`: looked up on the environment's PATH (then `extra_dirs`), or
+    relative to `cwd` when it contains a slash. Raises CommandError when there is none."""
+    if "/" in command:
+        path = cwd / command
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        raise CommandError(
+            f"command '{command}' not found or not executable in the workspace; "
+            "check the command's path"
+        )
+    search = os.pathsep.join([env.get("PATH", os.defpath), *extra_dirs])
+    found = shutil.which(command, path=search)
+    if found is None:
+        raise CommandError(
+            f"command '{command}' not found on PATH; install it or give its full path"
+        )
+    return found
+
+
+@functools.cache
+def _network_prefix() -> tuple[str, ...]:
+    """The `unshare` prefix giving a command a new, empty network namespace on this machine."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise SandboxError(
+            "network: false needs the `unshare` command (util-linux), which is not installed; "
+            "install util-linux or set network: true"
+        )
+    # As root a plain new namespace works; otherwise a user namespace must come with it.
+    prefix = (unshare, "-n") if os.geteuid() == 0 else (unshare, "--net", "--map-root-user")
+    true = shutil.which("true") or "/bin/true"
+    probe = subprocess.run([*prefix, true], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        reason = probe.stderr.strip() or f"exit code {probe.returncode}"
+        raise SandboxError(
+            f"network: false needs a new network namespace, but `{' '.join(prefix)}` failed "
+            f"on this machine ({reason}); allow user namespaces or set network: true"
+        )
+    return prefix
+
+
+def _set_limits(limits: Limits) -> None:  # pragma: no cover - runs in the child
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if limits.memory is not None:
+        # RLIMIT_DATA, not RLIMIT_AS: JVMs, V8 and Go reserve far more address space than they
+        # use, and would not even start under an address-space cap of a few GiB.
+        resource.setrlimit(resource.RLIMIT_DATA, (limits.memory, limits.memory))
+    if limits.cpu is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu, limits.cpu + 1))
+
+
+class _Capture:
+    """One output stream, kept up to `limit` bytes; the rest is counted and dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace")
+        if self.dropped:
+            text += (
+                f"\n[gradekit: output cut at {self.limit} bytes; {self.dropped} more bytes dropped]"
+            )
+        return text
+
+
+def _exited(process: subprocess.Popen[bytes]) -> bool:
+    # WNOWAIT leaves the leader a zombie, so its process group id cannot be reused before the
+    # group is killed.
+    info = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None and info.si_pid == process.pid
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    timeout: float,
+    stdin: str | bytes | None = None,
+    limits: Limits = Limits(),
+    network: bool = True,
+    cancel: threading.Event | None = None,
+) -> ProcessResult:
+    """Run `argv` (no shell) to completion or to `timeout`, whichever comes first.
+
+    `argv[0]` must already be a full path (see `resolve`). Raises CommandError when the command
+    cannot be started and SandboxError when `network=False` cannot be honoured. Setting
+    `cancel` kills the process group just as a timeout does.
+    """
+    args = tuple(argv)
+    prefix = () if network else _network_prefix()
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            [*prefix, *args],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=functools.partial(_set_limits, limits),  # noqa: PLW1509
+            close_fds=True,
+        )
+    except OSError as error:
+        raise CommandError(
+            f"cannot start '{args[0]}': {error.strerror or error}; check the command"
+        ) from error
+    try:
+        out, err, timed_out = _communicate(process, data, started + timeout, limits, cancel)
+    finally:
+        _kill_group(process)
+        process.wait()
+    exit_code = -1 if timed_out else process.returncode
+    return ProcessResult(
+        argv=args,
+        exit_code=exit_code,
+        stdout=out.text(),
+        stderr=err.text(),
+        timed_out=timed_out,
+        duration_ms=(time.monotonic() - started) * 1000.0,
+        stdout_cut=out.dropped > 0,
+        stderr_cut=err.dropped > 0,
+    )
+
+
+def _communicate(
+    process: subprocess.Popen[bytes],
+    data: bytes | None,
+    deadline: float,
+    limits: Limits,
+    cancel: threading.Event | None,
+) -> tuple[_Capture, _Capture, bool]:
+    assert process.stdout is not None and process.stderr is not None
+    out, err = _Capture(limits.output), _Capture(limits.output)
+    pending = memoryview(data or b"")
+    selector, pidfd = _watch(process, out, err, bool(pending))
+    timed_out = False
+    killed_at: float | None = None
+    try:
+        while True:
+            now = time.monotonic()
+            if killed_at is None:
+                stop = now >= deadline or (cancel is not None and cancel.is_set())
+                timed_out = now >= deadline
+                if stop or _exited(process):
+                    # Leftover children would hold the pipes open: kill the whole group, then
+                    # collect what is already in the pipes.
+                    _kill_group(process)
+                    killed_at = now
+            reading = any(key.data is not None for key in selector.get_map().values())
+            if killed_at is not None and (not reading or now - killed_at > _DRAIN):
+                break
+            if killed_at is None:
+                wait = max(min(_POLL, deadline - now), 0.0)
+            else:
+                wait = _DRAIN - (now - killed_at)
+            for key, _ in selector.select(wait):
+                if key.fileobj is process.stdin:
+                    pending = _feed(process.stdin, pending)
+                    if not pending:
+                        selector.unregister(process.stdin)
+                        process.stdin.close()
+                elif key.data is None:  # the pidfd: the leader has exited
+                    selector.unregister(key.fileobj)
+                else:
+                    chunk = os.read(key.fd, _CHUNK)
+                    if chunk:
+                        key.data.add(chunk)
+                    else:
+                        selector.unregister(key.fileobj)
+    finally:
+        selector.close()
+        if pidfd is not None:
+            os.close(pidfd)
+        if process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+    return out, err, timed_out
+
+
+def _watch(
+    process: subprocess.Popen[bytes], out: _Capture, err: _Capture, feeding: bool
+) -> tuple[selectors.BaseSelector, int | None]:
+    """A selector over the pipes (data: their capture) and the leader's pidfd (data: None)."""
+    assert process.stdout is not None and process.stderr is not None
+    selector = selectors.DefaultSelector()
+    for stream, capture in ((process.stdout, out), (process.stderr, err)):
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ, capture)
+    # A pidfd wakes the loop the moment the leader exits; without one, poll every _POLL.
+    pidfd = os.pidfd_open(process.pid) if hasattr(os, "pidfd_open") else None
+    if pidfd is not None:
+        selector.register(pidfd, selectors.EVENT_READ, None)
+    if process.stdin is not None:
+        os.set_blocking(process.stdin.fileno(), False)
+        if feeding:
+            selector.register(process.stdin, selectors.EVENT_WRITE, None)
+        else:
+            process.stdin.close()
+    return selector, pidfd
+
+
+def _feed(stdin: IO[bytes], pending: memoryview) -> memoryview:
+    """Write what the pipe takes now; a reader that went away gets nothing more."""
+    try:
+        written = os.write(stdin.fileno(), pending[:_CHUNK])
+    except BlockingIOError:
+        return pending
+    except BrokenPipeError:
+        return pending[len(pending) :]
+    return pending[written:]
+
+
+async def run_async(argv: Sequence[str], **kwargs: Any) -> ProcessResult:
+    """`run` without blocking the event loop: the process runs from a worker thread, and
+    cancelling the awaiting task kills the process group."""
+    cancel = threading.Event()
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(None, functools.partial(run, argv, cancel=cancel, **kwargs))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
