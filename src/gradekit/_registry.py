@@ -12,6 +12,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, Final
 
 import attrs
@@ -20,7 +21,14 @@ from gradekit._errors import ConfigError, DuplicateKindError, PluginLoadError, U
 from gradekit._options import close_matches, structure_options
 from gradekit._types import Grader, error_text
 
-__all__ = ["ENTRY_POINT_GROUP", "KIND_PATTERN", "Factory", "KindInfo", "Registry"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "KIND_PATTERN",
+    "Factory",
+    "KindInfo",
+    "Registry",
+    "creating_registry",
+]
 
 ENTRY_POINT_GROUP: Final = "gradekit.graders"
 KIND_PATTERN: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
@@ -218,15 +226,20 @@ class Registry:
         factory = self.factory(kind)
         name = kind if name is None else name
         config = {} if config is None else config
-        if isinstance(factory, type) and attrs.has(factory):
-            if "name" not in attrs.fields_dict(factory):
-                raise ConfigError(
-                    f"grader class {factory.__qualname__} for kind '{kind}' has no 'name' "
-                    "field; add `name: str = attrs.field(kw_only=True, default='')`"
-                )
-            grader = structure_options(factory, config, kind=kind, extra={"name": name})
-        else:
-            grader = factory(name, config)
+        # Composite kinds create their children with the registry that created them.
+        token = _CREATING.set(self)
+        try:
+            if isinstance(factory, type) and attrs.has(factory):
+                if "name" not in attrs.fields_dict(factory):
+                    raise ConfigError(
+                        f"grader class {factory.__qualname__} for kind '{kind}' has no 'name' "
+                        "field; add `name: str = attrs.field(kw_only=True, default='')`"
+                    )
+                grader = structure_options(factory, config, kind=kind, extra={"name": name})
+            else:
+                grader = factory(name, config)
+        finally:
+            _CREATING.reset(token)
         if not isinstance(grader, Grader):
             raise ConfigError(
                 f"the factory for kind '{kind}' returned {type(grader).__name__}, which is not "
@@ -244,6 +257,14 @@ class Registry:
 
 
 default_registry: Final = Registry()
+
+_CREATING: ContextVar[Registry | None] = ContextVar("gradekit_creating_registry", default=None)
+
+
+def creating_registry() -> Registry:
+    """The registry whose `create` is running (for factories that create graders of their
+    own, like the composite kinds), or the default registry outside a `create`."""
+    return _CREATING.get() or default_registry
 
 
 def register(kind: str, factory: Factory | type) -> None:
