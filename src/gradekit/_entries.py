@@ -105,6 +105,7 @@ def build_entry(
         options_class = registry.options_class(kind)
         if (
             threshold is not None
+            and 0.0 <= threshold <= 1.0  # else reported above, not again by the kind
             and options_class is not None
             and _declares(options_class, "threshold")
         ):
@@ -120,7 +121,9 @@ def build_entry(
     return GraderEntry(
         grader=grader,
         kind=kind,
-        name=name or kind,
+        # The grader's own name: a kind may choose a better default than the kind (`code`
+        # names a nameless entry after its callable), and results and entries must agree.
+        name=getattr(grader, "name", None) or name or kind,
         weight=1.0 if weight is None else weight,
         advisory=advisory,
         threshold=threshold,
