@@ -1,0 +1,56 @@
+"""Small text helpers shared by the console, Markdown and JUnit writers."""
+
+from __future__ import annotations
+
+import re
+
+from gradekit._model import CaseReport, ResultRecord
+
+__all__ = ["failing_lines", "one_line", "percent", "result_text"]
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis."""
+    flat = " ".join(_CONTROL.sub(" ", text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def percent(value: float | None) -> str:
+    """`0.875` as `87.5%`; None (nothing to count) as `-`."""
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def result_text(record: ResultRecord) -> str:
+    """What a result says about itself: its error, else its message, else its score."""
+    result = record.result
+    if result.error is not None:
+        return (
+            result.error
+            if result.message in ("", result.error)
+            else (f"{result.error} ({result.message})")
+        )
+    return result.message or f"score {result.score:g}"
+
+
+def failing_lines(case: CaseReport) -> list[str]:
+    """Why `case` did not pass: one line per failing or errored non-advisory result,
+    `turn N: grader: message`, or the case's own error when it could not be loaded."""
+    lines: list[str] = []
+    if case.error is not None:
+        lines.append(one_line(case.error))
+    for turn in case.turns:
+        if turn.skipped:
+            lines.append(f"turn {turn.index}: skipped (an earlier error ended the case)")
+            continue
+        for record in turn.results:
+            if record.advisory or record.result.outcome == "pass":
+                continue
+            label = "error" if record.result.outcome == "error" else "failed"
+            lines.append(
+                f"turn {turn.index}: {record.result.name} {label}: {one_line(result_text(record))}"
+            )
+    if not lines and case.outcome == "fail":
+        lines.append("the case's policy did not pass")
+    return lines

@@ -1,0 +1,39 @@
+"""The JSON report of DESIGN.md, streamed case by case and written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+
+import attrs
+
+from gradekit._model import CaseReport, SuiteReport
+from gradekit.report._atomic import atomic_text
+
+__all__ = ["write_json"]
+
+
+def write_json(
+    report: SuiteReport,
+    path: str | os.PathLike[str],
+    cases: Iterable[CaseReport] | None = None,
+) -> None:
+    """Write `report` as JSON to `path` (temp file in the same folder, fsync, rename).
+
+    `cases` replaces `report.cases` when given: a huge run streams its cases from the JSONL
+    log instead of holding them in memory; `report.summary` must then count those cases.
+    """
+    # Serialise the header without the cases (they may be many): same summary, no cases.
+    header = attrs.evolve(report, cases=(), stored_summary=report.summary).to_dict()
+    header.pop("cases")
+    with atomic_text(path) as out:
+        # The header's closing brace is replaced by the streamed `cases` array.
+        out.write(json.dumps(header, ensure_ascii=False)[:-1])
+        out.write(', "cases": [')
+        first = True
+        for case in report.cases if cases is None else cases:
+            out.write("\n  " if first else ",\n  ")
+            out.write(json.dumps(case.to_dict(), ensure_ascii=False))
+            first = False
+        out.write("\n]}\n")

@@ -1,0 +1,165 @@
+"""The `--resume` log: one finished case a line, appended and made durable as each case ends.
+
+A run killed at any point leaves every finished case in the file, and at worst one partial
+last line (the kill landed mid-write). Opening the log again ignores and cuts that partial
+line, so its case is graded again; every complete line is a case that is never graded again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from gradekit._errors import ConfigError
+from gradekit._model import CaseReport
+
+__all__ = ["CaseLog", "read_cases"]
+
+
+def _parse(line: bytes, path: Path, number: int) -> CaseReport:
+    try:
+        data: Any = json.loads(line)
+        if not isinstance(data, dict):
+            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+        return CaseReport.from_dict(data)
+    except (ValueError, TypeError, KeyError) as error:
+        raise ConfigError(
+            f"{path}:{number}: not a finished case ({type(error).__name__}: {error}); "
+            "this file is not a gradekit results log, or was edited: delete the line (its "
+            "case is graded again) or give another --resume file"
+        ) from error
+
+
+def read_cases(path: str | os.PathLike[str]) -> Iterator[tuple[int, CaseReport]]:
+    """Yield `(byte offset, case)` for every complete line of the log at `path`.
+
+    A last line without its newline is a write cut short by a kill: it is ignored. Any other
+    line that is not a case report raises ConfigError naming the file and line.
+    """
+    file = Path(path)
+    offset = 0
+    with open(file, "rb") as stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.endswith(b"\n"):
+                return
+            if line.strip():
+                yield offset, _parse(line, file, number)
+            offset += len(line)
+
+
+def _complete_length(path: Path) -> int:
+    """The length of the file up to and including its last newline."""
+    with open(path, "rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        position = size
+        while position > 0:
+            step = min(65536, position)
+            position -= step
+            stream.seek(position)
+            chunk = stream.read(step)
+            newline = chunk.rfind(b"\n")
+            if newline >= 0:
+                return position + newline + 1
+        return 0
+
+
+class _Syncer:
+    """fsyncs a file in the background as soon as new lines are written.
+
+    Every finished case is on disk within one fsync of its end, without making the run wait
+    for the disk after each case (an fsync costs about as much as grading a simple case).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._dirty = threading.Event()
+        self._stop = False
+        self._thread = threading.Thread(target=self._loop, name="gradekit-fsync", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            self._sync()
+            if self._stop:
+                return
+
+    def _sync(self) -> None:
+        # A pipe or a character device cannot be synced; there is nothing to do for them.
+        with contextlib.suppress(OSError):
+            os.fsync(self._fd)
+
+    def mark(self) -> None:
+        """Ask for an fsync of everything written so far."""
+        self._dirty.set()
+
+    def close(self) -> None:
+        """Sync what is left and stop the thread."""
+        self._stop = True
+        self._dirty.set()
+        self._thread.join()
+        self._sync()
+
+
+class CaseLog:
+    """An append-only JSONL file of finished cases (`CaseReport.to_dict()`, one a line).
+
+    Opening cuts a partial last line. `existing()` reads the cases already there;
+    `append(case)` writes one line, flushes it and has it fsynced, and returns its offset;
+    `read_at(offset)` reads a case back, so a huge run keeps offsets, not cases, in memory.
+    `durable=False` skips fsync (for a scratch log that is deleted after the run).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        if self.path.exists():
+            length = _complete_length(self.path)
+            if length != self.path.stat().st_size:
+                os.truncate(self.path, length)
+        self._out: BinaryIO = open(self.path, "ab")  # noqa: SIM115 (closed by close())
+        self._in: BinaryIO = open(self.path, "rb")  # noqa: SIM115
+        self._syncer = _Syncer(self._out.fileno()) if durable else None
+
+    def existing(self) -> Iterator[tuple[int, CaseReport]]:
+        """`(offset, case)` for every case already in the file when it was opened."""
+        return read_cases(self.path)
+
+    def append(self, case: CaseReport) -> int:
+        """Write `case` as one line; return the offset where the line starts."""
+        line = json.dumps(case.to_dict(), ensure_ascii=False).encode() + b"\n"
+        with self._lock:
+            offset = self._out.tell()
+            self._out.write(line)
+            self._out.flush()
+        if self._syncer is not None:
+            self._syncer.mark()
+        return offset
+
+    def read_at(self, offset: int) -> CaseReport:
+        """The case whose line starts at `offset`."""
+        with self._lock:
+            self._in.seek(offset)
+            line = self._in.readline()
+        return _parse(line, self.path, 0)
+
+    def close(self) -> None:
+        """Flush, fsync and close the file."""
+        with self._lock:
+            self._out.flush()
+        if self._syncer is not None:
+            self._syncer.close()
+        self._out.close()
+        self._in.close()
+
+    def __enter__(self) -> CaseLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,87 @@
+"""A Markdown summary a CI job can post on a pull request: verdict, counts, graders, failures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from gradekit._model import CaseReport, SuiteReport
+from gradekit.report._atomic import atomic_text
+from gradekit.report._text import failing_lines, percent
+
+__all__ = ["MAX_LISTED", "render_markdown", "write_markdown"]
+
+MAX_LISTED = 50
+"""At most this many failing cases are listed; the rest are counted."""
+
+
+def _cell(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return escaped.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def render_markdown(report: SuiteReport, cases: Iterable[CaseReport] | None = None) -> str:
+    """The Markdown text of the summary (failing cases listed from `cases`)."""
+    summary = report.summary
+    if not report.complete:
+        verdict = "⚠️ interrupted"
+    elif report.passed:
+        verdict = "✅ passed"
+    else:
+        verdict = "❌ failed"
+    lines = [
+        f"## gradekit: {_cell(report.suite)} {verdict}",
+        "",
+        "| Cases | Passed | Failed | Errored | Pass rate | Duration |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
+        f"| {percent(summary.pass_rate)} | {report.duration_ms / 1000:.1f} s |",
+        "",
+    ]
+    if summary.graders:
+        lines += [
+            "| Grader | Passed | Failed | Errored | Pass rate | Mean score |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for name, grader in summary.graders.items():
+            decided = grader.passed + grader.failed
+            rate = grader.passed / decided if decided else None
+            mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
+            lines.append(
+                f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
+                f"| {percent(rate)} | {mean} |"
+            )
+        lines.append("")
+    listed = 0
+    more = 0
+    failing: list[str] = []
+    for case in report.cases if cases is None else cases:
+        if case.outcome == "pass":
+            continue
+        if listed >= MAX_LISTED:
+            more += 1
+            continue
+        listed += 1
+        failing.append(f"- **{_cell(case.name)}** ({case.outcome})")
+        failing.extend(f"  - {_code(line)}" for line in failing_lines(case))
+    if failing:
+        lines += ["### Cases that did not pass", "", *failing]
+        if more:
+            lines.append(f"- … and {more} more")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(
+    report: SuiteReport,
+    path: str | os.PathLike[str],
+    cases: Iterable[CaseReport] | None = None,
+) -> None:
+    """Write the Markdown summary of `report` to `path`, atomically."""
+    text = render_markdown(report, cases)
+    with atomic_text(path) as out:
+        out.write(text)
