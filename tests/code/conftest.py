@@ -16,13 +16,18 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def clean_imports() -> Iterator[None]:
-    """Forget modules imported and folders added to sys.path during the test."""
-    modules = set(sys.modules)
+def clean_imports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Forget grader modules written by the test, and folders it added to sys.path.
+
+    Only modules loaded from the test's temporary folders are forgotten: dropping a library
+    module imported lazily during the test (cattrs.errors) would split its classes in two.
+    """
+    base = str(tmp_path_factory.getbasetemp().resolve())
     path = list(sys.path)
     yield
-    for name in set(sys.modules) - modules:
-        del sys.modules[name]
+    for name, module in list(sys.modules.items()):
+        if (getattr(module, "__file__", None) or "").startswith(base):
+            del sys.modules[name]
     sys.path[:] = path
     my_benchmarks.CALLS.clear()
     my_benchmarks.CONTEXTS.clear()

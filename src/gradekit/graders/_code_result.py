@@ -14,7 +14,7 @@ from gradekit._frozen import freeze
 from gradekit._types import GradeResult
 from gradekit.code import GraderResult
 
-__all__ = ["to_grade_result"]
+__all__ = ["details_problem", "to_grade_result", "type_name"]
 
 _EXPECTED = "return True/False, a number in [0, 1] or a gradekit.code.GraderResult"
 _JSON_TYPES = "use only dict (with str keys), list, str, int, float, bool and None"
@@ -33,7 +33,7 @@ def to_grade_result(
         return GradeResult(kind, name, *_derive(float(value), None, threshold))
     if not isinstance(value, GraderResult):
         return GradeResult.of_error(
-            kind, name, f"TypeError: grader {reference!r} returned {_type(value)}; {_EXPECTED}"
+            kind, name, f"TypeError: grader {reference!r} returned {type_name(value)}; {_EXPECTED}"
         )
     score = value.score
     if isinstance(score, bool) or not isinstance(score, (int, float)):
@@ -41,18 +41,18 @@ def to_grade_result(
             kind,
             name,
             f"TypeError: grader {reference!r} returned a GraderResult whose score is "
-            f"{_type(score)}; the score must be a number in [0, 1]",
+            f"{type_name(score)}; the score must be a number in [0, 1]",
         )
     problem = _score_problem(score, reference)
     if problem is None and value.passed is not None and not isinstance(value.passed, bool):
         problem = (
             f"TypeError: grader {reference!r} returned a GraderResult whose passed is "
-            f"{_type(value.passed)}; use True, False or None"
+            f"{type_name(value.passed)}; use True, False or None"
         )
     if problem is None and value.reason is not None and not isinstance(value.reason, str):
         problem = (
             f"TypeError: grader {reference!r} returned a GraderResult whose reason is "
-            f"{_type(value.reason)}; use a str or None"
+            f"{type_name(value.reason)}; use a str or None"
         )
     if problem is None and value.details is not None:
         problem = details_problem(value.details)
@@ -88,7 +88,7 @@ def details_problem(details: Any) -> str | None:
     if not isinstance(details, dict):
         return (
             f"TypeError: details are not JSON-serialisable: details must be a dict, "
-            f"got {_type(details)}; {_JSON_TYPES}"
+            f"got {type_name(details)}; {_JSON_TYPES}"
         )
     try:
         return _json_problem(details, "details", set())
@@ -105,7 +105,7 @@ def _json_problem(value: Any, path: str, active: set[int]) -> str | None:
             return None
         return f"ValueError: {prefix}: {path} is {value!r}; JSON has no NaN or infinity"
     if not isinstance(value, (dict, list, tuple)):
-        return f"TypeError: {prefix}: {path} is {_type(value)}; {_JSON_TYPES}"
+        return f"TypeError: {prefix}: {path} is {type_name(value)}; {_JSON_TYPES}"
     if id(value) in active:
         return f"ValueError: {prefix}: {path} refers back to a containing value (a cycle)"
     active.add(id(value))
@@ -130,7 +130,7 @@ def _json_problem(value: Any, path: str, active: set[int]) -> str | None:
     return None
 
 
-def _type(value: Any) -> str:
+def type_name(value: Any) -> str:
     """`a dict`, `an int`, `None`: how error texts name what was returned."""
     if value is None:
         return "None"

@@ -32,7 +32,7 @@ from gradekit._loading import current_suite_dir, suite_dir
 from gradekit._options import OptionError, close_matches
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.code import GraderContext
-from gradekit.graders._code_result import to_grade_result
+from gradekit.graders._code_result import to_grade_result, type_name
 
 __all__ = ["Code"]
 
@@ -227,7 +227,7 @@ def resolve(reference: str) -> Callable[..., Any]:
     module_name, parts = _parse(reference)
     target: Any = _import(reference, module_name)
     for index, part in enumerate(parts):
-        owner = f"module {module_name!r}" if index == 0 else f"{parts[0]!r}"
+        owner = f"module {module_name!r}" if index == 0 else f"'{module_name}:{parts[0]}'"
 
         try:
             target = getattr(target, part)
@@ -243,7 +243,7 @@ def resolve(reference: str) -> Callable[..., Any]:
         kind = type(target).__name__
         raise OptionError(
             "grader",
-            f"cannot resolve grader {reference!r}: it names a {kind}, which is not callable "
-            f"(TypeError: '{kind}' object is not callable); point it at a function",
+            f"cannot resolve grader {reference!r}: it names {type_name(target)}, which is not "
+            f"callable (TypeError: '{kind}' object is not callable); point it at a function",
         )
     return target  # type: ignore[no-any-return]
