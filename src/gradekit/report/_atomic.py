@@ -18,10 +18,11 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
 
     The temporary file sits in the same folder (so the final rename never crosses file
     systems), is fsynced, then renamed over `path`. On an error it is removed and `path` is
-    left as it was.
+    left as it was. Missing parent folders are created.
     """
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:

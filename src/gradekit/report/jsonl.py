@@ -119,6 +119,7 @@ class CaseLog:
     def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
             length = _complete_length(self.path)
             if length != self.path.stat().st_size:

@@ -1,0 +1,350 @@
+"""The `gradekit` command: run, validate, kinds, schema (and check-pack, not yet available).
+
+Exit codes: 0 every case passed; 1 some case failed or errored, or the run was interrupted;
+2 the suite or the command line is invalid and nothing was graded. Progress goes to stderr;
+the summary to stdout; reports where they are asked. The command is a thin layer over the
+Python API: `load_suite`, `run_suite` and the writers of `gradekit.report`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from gradekit._model import Suite
+    from gradekit.report.jsonl import CaseLog
+
+__all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "main"]
+
+EXIT_PASSED: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_INVALID: Final = 2
+
+
+class _Invalid(Exception):
+    """The suite or the command line cannot be used: print the lines, exit 2."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradekit",
+        description="Grade what AI agents produce, from YAML suites.",
+        epilog="Exit codes: 0 every case passed, 1 a case failed or errored (or the run was "
+        "interrupted), 2 invalid suite or command line (nothing graded).",
+    )
+    parser.add_argument("--version", action="version", version=f"gradekit {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser("run", help="grade a suite and write reports")
+    run.add_argument("suite", metavar="SUITE", help="the suite file (YAML)")
+    run.add_argument("-o", "--output", metavar="FILE", help="write the JSON report to FILE")
+    run.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
+    run.add_argument("--markdown", metavar="FILE", help="write a Markdown summary to FILE")
+    run.add_argument("--html", metavar="FILE", help="write a self-contained HTML report to FILE")
+    run.add_argument(
+        "--jobs", type=_positive_int, metavar="N", help="grade at most N cases at once"
+    )
+    run.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="results log (JSONL): cases already in it are not graded again; each finished "
+        "case is appended as it ends",
+    )
+    run.add_argument(
+        "--executor", choices=("local", "dask"), default="local", help="where to grade"
+    )
+    run.add_argument(
+        "--timeout",
+        type=_positive_float,
+        metavar="S",
+        help="default timeout of each grader, in seconds (a grader's own `timeout` wins)",
+    )
+    run.add_argument(
+        "--isolation",
+        choices=("thread", "process"),
+        help="default isolation of each grader (a grader's own `isolation` wins)",
+    )
+    run.add_argument(
+        "--filter",
+        action="append",
+        metavar="GLOB",
+        default=[],
+        help="grade only cases whose name matches GLOB (repeat for several)",
+    )
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary")
+    run.set_defaults(handler=_run)
+
+    validate = commands.add_parser("validate", help="load and check a suite, grade nothing")
+    validate.add_argument("suite", metavar="SUITE", help="the suite file (YAML)")
+    validate.set_defaults(handler=_validate)
+
+    kinds = commands.add_parser("kinds", help="every grader kind and where it comes from")
+    kinds.add_argument("--json", action="store_true", help="print JSON, for tools")
+    kinds.set_defaults(handler=_kinds)
+
+    schema = commands.add_parser("schema", help="JSON Schema of the suite file, for editors")
+    schema.set_defaults(handler=_schema)
+
+    pack = commands.add_parser("check-pack", help="check every kind a distribution registers")
+    pack.add_argument("dist", metavar="DIST", help="the distribution's name")
+    pack.set_defaults(handler=_check_pack)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gradekit")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `gradekit` command with `argv` (default: the process's arguments)."""
+    args = _parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except _Invalid as invalid:
+        for line in invalid.lines:
+            print(line, file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("gradekit: interrupted", file=sys.stderr)
+        return EXIT_FAILED
+    except BrokenPipeError:
+        # The reader of our output went away (`gradekit kinds | head`): not an error of ours.
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (lives until exit)
+        return EXIT_PASSED
+
+
+# -- validate and run --------------------------------------------------------------------
+
+
+def _load(path: str) -> Suite:
+    from gradekit._errors import ConfigError
+    from gradekit._suite import load_suite
+
+    try:
+        return load_suite(path)
+    except ConfigError as error:
+        raise _Invalid(*str(error).splitlines()) from error
+
+
+def _validate(args: argparse.Namespace) -> int:
+    suite = _load(args.suite)
+    cases = 0
+    problems: list[str] = []
+    for case in suite.cases():
+        cases += 1
+        if case.error is not None:
+            problems.append(case.error)
+    if problems:
+        noun = "problem" if len(problems) == 1 else "problems"
+        raise _Invalid(*problems, f"{args.suite}: {len(problems)} {noun}; nothing was graded")
+    noun = "case" if cases == 1 else "cases"
+    print(f"{args.suite}: valid: suite '{suite.name}', {cases} {noun}")
+    return EXIT_PASSED
+
+
+def _writers(args: argparse.Namespace) -> list[tuple[str, Callable[..., None]]]:
+    from gradekit import report
+
+    wanted = [
+        (args.output, report.write_json),
+        (args.junit, report.write_junit),
+        (args.markdown, report.write_markdown),
+        (args.html, report.write_html),
+    ]
+    return [(path, writer) for path, writer in wanted if path]
+
+
+@contextlib.contextmanager
+def _open_log(args: argparse.Namespace, needed: bool) -> Iterator[CaseLog | None]:
+    """The results log: the `--resume` file, else a scratch file when reports are written
+    (they are streamed from it), else none."""
+    from gradekit.report.jsonl import CaseLog
+
+    if args.resume:
+        try:
+            log = CaseLog(args.resume)
+        except OSError as error:
+            raise _Invalid(
+                f"gradekit: cannot open the results log {args.resume}: "
+                f"{error.strerror or error}; check the path"
+            ) from error
+        with log:
+            yield log
+        return
+    if not needed:
+        yield None
+        return
+    fd, scratch = tempfile.mkstemp(prefix="gradekit-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        with CaseLog(scratch, durable=False) as log:
+            yield log
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.executor == "dask":
+        raise _Invalid(
+            "gradekit: --executor dask is not available yet: gradekit has no dask executor in "
+            "this version; use --executor local (the default)"
+        )
+    from gradekit._errors import ConfigError
+    from gradekit._model import SuiteReport
+    from gradekit._runner import run_suite
+    from gradekit.report.collect import Collector
+    from gradekit.report.console import Progress, one_line_summary, print_summary
+
+    suite = _load(args.suite)
+    writers = _writers(args)
+    show = not args.quiet
+    tty = show and sys.stderr.isatty()
+    with _open_log(args, needed=bool(writers)) as log:
+        progress = Progress(
+            None if args.filter else suite.case_count, enabled=tty, stream=sys.stderr
+        )
+        try:
+            collector = Collector(suite, log, patterns=args.filter, on_progress=progress.advance)
+        except ConfigError as error:
+            raise _Invalid(*str(error).splitlines()) from error
+        with progress:
+            outcome = run_suite(
+                collector.suite(),
+                jobs=args.jobs,
+                on_case=collector.on_case,
+                timeout=args.timeout,
+                isolation=args.isolation,
+                keep_cases=False,
+            )
+        if args.filter and collector.selected == 0:
+            patterns = " or ".join(repr(p) for p in args.filter)
+            raise _Invalid(
+                f"gradekit: no case of {args.suite} matches --filter {patterns}; nothing was "
+                "graded: check the pattern (a glob such as 'growth-*')"
+            )
+        final = SuiteReport(
+            suite.name,
+            (),
+            complete=outcome.complete,
+            duration_ms=outcome.duration_ms,
+            stored_summary=collector.summary(),
+        )
+        for path, writer in writers:
+            _write(writer, final, path, collector)
+    if show:
+        if not tty:
+            print(one_line_summary(final), file=sys.stderr)
+        print_summary(final, collector.failing, collector.more_failing, sys.stdout)
+    return EXIT_PASSED if final.passed else EXIT_FAILED
+
+
+def _write(writer: Callable[..., None], final: Any, path: str, collector: Any) -> None:
+    try:
+        writer(final, path, collector.cases())
+    except OSError as error:
+        # Grading is done and the results log (if any) is kept: say so and fail the run.
+        print(
+            f"gradekit: cannot write {path}: {error.strerror or error}; check the path",
+            file=sys.stderr,
+        )
+        raise SystemExit(EXIT_FAILED) from error
+
+
+# -- kinds, schema, check-pack -----------------------------------------------------------
+
+
+def _kinds(args: argparse.Namespace) -> int:
+    from gradekit._errors import GradekitError
+    from gradekit._registry import default_registry
+
+    failures: dict[str, str] = {}
+    for kind in default_registry.kinds():
+        try:
+            default_registry.factory(kind)
+        except GradekitError as error:
+            failures[kind] = str(error)
+    rows: list[dict[str, Any]] = [
+        {
+            "kind": info.kind,
+            "distribution": info.distribution,
+            "version": info.version,
+            "entry_point": info.value,
+            "error": info.error or failures.get(info.kind),
+        }
+        for info in default_registry.describe()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_PASSED
+    from gradekit.report.console import print_table
+
+    usable = [row for row in rows if row["error"] is None]
+    print_table(
+        f"{len(usable)} grader kinds",
+        ["kind", "distribution", "version", "entry point"],
+        [
+            [str(row[key]) for key in ("kind", "distribution", "version", "entry_point")]
+            for row in usable
+        ],
+        sys.stdout,
+    )
+    broken = [row for row in rows if row["error"] is not None]
+    if broken:
+        print(f"\n{len(broken)} failed to load:")
+        for row in broken:
+            print(f"  {row['kind']}: {row['error']}")
+    return EXIT_PASSED
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from gradekit._registry import default_registry
+    from gradekit._schema import suite_schema
+
+    print(json.dumps(suite_schema(default_registry), indent=2))
+    return EXIT_PASSED
+
+
+def _check_pack(args: argparse.Namespace) -> int:
+    raise _Invalid(
+        f"gradekit: check-pack is not available yet in gradekit {_version()}; to check "
+        f"{args.dist}'s kinds now, run gradekit.testing's contract tests with pytest"
+    )
