@@ -1,0 +1,1 @@
+"""The built-in grader kinds, one module each, loaded through gradekit's own entry points."""

@@ -1,0 +1,156 @@
+"""Helpers shared by the built-in text kinds: the compared texts, quoting, and result records.
+
+`result` builds a `GradeResult` without re-running its validation: the text kinds call it once
+per grade with values they computed themselves (a bool, a score in [0, 1]), and the validated
+constructor costs more than the comparison it reports (see bench/RESULTS.md).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import attrs
+
+from gradekit._types import GradeResult, Sample, as_text
+
+__all__ = [
+    "compared_texts",
+    "data_error",
+    "expected_missing",
+    "output_not_text",
+    "quote",
+    "result",
+    "text_of",
+]
+
+QUOTE_LIMIT: Final = 60
+"""Texts longer than this are cut in messages (details keep the whole text)."""
+
+
+def quote(text: str) -> str:
+    """`text` quoted for a message, cut to QUOTE_LIMIT characters with an ellipsis."""
+    if len(text) <= QUOTE_LIMIT:
+        return repr(text)
+    return repr(text[: QUOTE_LIMIT - 1] + "…")
+
+
+def _shape(value: Any) -> str | None:
+    """`mapping` or `list` for a structured YAML value, None for a scalar."""
+    if isinstance(value, Mapping):
+        return "mapping"
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return "list"
+    return None
+
+
+def text_of(value: Any) -> str | None:
+    """The text a text kind compares: a YAML scalar as its text, None for a mapping or list."""
+    if type(value) is str:
+        return value
+    return None if _shape(value) else as_text(value)
+
+
+def data_error(
+    kind: str, name: str, message: str, details: Mapping[str, Any] | None = None
+) -> GradeResult:
+    """An error result for data the grader cannot grade: not a failure, an error."""
+    return GradeResult.of_error(kind, name, f"ValueError: {message}", message, details)
+
+
+def expected_missing(kind: str, name: str) -> GradeResult:
+    """The error result of a kind that needs an expected value and the sample has none."""
+    return data_error(
+        kind,
+        name,
+        f"no expected value: {kind} compares the output with the sample's expected value; "
+        "add 'expected' to the case or turn",
+    )
+
+
+def compared_texts(kind: str, name: str, sample: Sample) -> tuple[str, str] | GradeResult:
+    """(output text, expected text), or the error result when either cannot be compared.
+
+    The slow path of the text kinds: their `grade` handles two plain strings inline.
+    """
+    expected = sample.expected
+    if expected is None:
+        return expected_missing(kind, name)
+    shape = _shape(expected)
+    if shape:
+        return data_error(
+            kind,
+            name,
+            f"the expected value is a {shape}, not text: {kind} compares text; give a single "
+            "value, or use the json kind with equals_expected: true",
+        )
+    output = text_of(sample.output)
+    if output is None:
+        return output_not_text(kind, name, sample.output)
+    return output, as_text(expected)
+
+
+def output_not_text(kind: str, name: str, output: Any) -> GradeResult:
+    """The error result for an output that is a mapping or a list, not text."""
+    return data_error(
+        kind,
+        name,
+        f"the output is a {_shape(output)}, not text: {kind} compares text; "
+        "use the json kind to grade structured output",
+    )
+
+
+_FIELDS: Final = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
+
+
+def _slot_setters() -> tuple[Callable[[Any, Any], None], ...] | None:
+    """The slot setters of GradeResult's fields, or None if its layout is not the known one."""
+    if tuple(field.name for field in attrs.fields(GradeResult)) != _FIELDS:
+        return None
+    descriptors = [GradeResult.__dict__.get(field) for field in _FIELDS]
+    if not all(isinstance(item, types.MemberDescriptorType) for item in descriptors):
+        return None
+    return tuple(item.__set__ for item in descriptors)  # type: ignore[union-attr]
+
+
+_SETTERS: Final = _slot_setters()
+
+if _SETTERS is None:  # pragma: no cover - only if GradeResult changes shape
+
+    def result(
+        kind: str,
+        name: str,
+        passed: bool,
+        score: float,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+    ) -> GradeResult:
+        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
+        return GradeResult(kind, name, passed, score, message, details)
+
+else:
+    _new = object.__new__
+    _kind, _name, _passed, _score, _message, _details, _error, _duration = _SETTERS
+
+    def result(
+        kind: str,
+        name: str,
+        passed: bool,
+        score: float,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+    ) -> GradeResult:
+        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
+        record: GradeResult = _new(GradeResult)
+        _kind(record, kind)
+        _name(record, name)
+        _passed(record, passed)
+        _score(record, score)
+        _message(record, message)
+        _details(record, details)
+        _error(record, None)
+        _duration(record, 0.0)
+        return record

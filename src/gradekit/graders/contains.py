@@ -1,0 +1,126 @@
+"""The `contains` and `not_contains` kinds: which of some given values appear in the output."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._text import output_not_text, quote, result, text_of
+
+__all__ = ["Contains", "NotContains"]
+
+
+def _check_values(_: Any, attribute: attrs.Attribute[tuple[str, ...]], values: Any) -> None:
+    if not values:
+        raise OptionError(attribute.name, "give at least one value to look for")
+    for index, value in enumerate(values):
+        if value == "":
+            raise OptionError(
+                attribute.name,
+                f"item {index} is an empty string, which every text contains; remove it",
+            )
+
+
+def _listed(values: tuple[str, ...]) -> str:
+    """`'a', 'b', 'c'` for messages."""
+    return ", ".join(quote(value) for value in values)
+
+
+def _folded(values: tuple[str, ...], case_insensitive: bool) -> tuple[str, ...]:
+    return tuple(value.casefold() for value in values) if case_insensitive else values
+
+
+@attrs.frozen
+class Contains:
+    """Passes when the output contains the values: all of them (`mode: all`) or any one.
+
+    With `mode: all` the score is the fraction of values found; with `mode: any` it is 1.0 or
+    0.0. `case_insensitive` compares casefolded texts.
+    """
+
+    kind: ClassVar[str] = "contains"
+    inline: ClassVar[bool] = True
+
+    name: str = attrs.field(kw_only=True, default="contains")
+    values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
+    mode: Literal["all", "any"] = attrs.field(kw_only=True, default="all")
+    case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
+    _listed: str = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
+        object.__setattr__(self, "_listed", _listed(self.values))
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Look for each value in the output text."""
+        output = sample.output
+        if type(output) is not str:
+            output = text_of(output)
+            if output is None:
+                return output_not_text("contains", self.name, sample.output)
+        text = output.casefold() if self.case_insensitive else output
+        values = self.values
+        if self.mode == "any":
+            for value, searched in zip(values, self._searched, strict=True):
+                if searched in text:
+                    message = f"found {quote(value)}"
+                    return result(
+                        "contains", self.name, True, 1.0, message, details={"found": [value]}
+                    )
+            message = f"found none of {self._listed} in {quote(output)}"
+            return result("contains", self.name, False, 0.0, message, details={"found": []})
+        missing = [
+            value
+            for value, searched in zip(values, self._searched, strict=True)
+            if searched not in text
+        ]
+        if not missing:
+            message = f"found all of {self._listed}"
+            return result("contains", self.name, True, 1.0, message, details={"missing": []})
+        found = len(values) - len(missing)
+        message = (
+            f"missing {_listed(tuple(missing))} in {quote(output)} (found {found} of {len(values)})"
+        )
+        details = {"missing": missing}
+        return result("contains", self.name, False, found / len(values), message, details=details)
+
+
+@attrs.frozen
+class NotContains:
+    """Passes when the output contains none of the values; `case_insensitive` casefolds."""
+
+    kind: ClassVar[str] = "not_contains"
+    inline: ClassVar[bool] = True
+
+    name: str = attrs.field(kw_only=True, default="not_contains")
+    values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
+    case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
+    _listed: str = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
+        object.__setattr__(self, "_listed", _listed(self.values))
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Look for each forbidden value in the output text."""
+        output = sample.output
+        if type(output) is not str:
+            output = text_of(output)
+            if output is None:
+                return output_not_text("not_contains", self.name, sample.output)
+        text = output.casefold() if self.case_insensitive else output
+        found = [
+            value
+            for value, searched in zip(self.values, self._searched, strict=True)
+            if searched in text
+        ]
+        if not found:
+            message = f"found none of {self._listed}"
+            return result("not_contains", self.name, True, 1.0, message, details={"found": []})
+        message = f"found forbidden {_listed(tuple(found))} in {quote(output)}"
+        return result("not_contains", self.name, False, 0.0, message, details={"found": found})

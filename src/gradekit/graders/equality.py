@@ -1,0 +1,113 @@
+"""The `equality` kind: the output text equals the expected text, after optional normalisation."""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Callable
+from typing import ClassVar
+
+import attrs
+
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._text import compared_texts, quote, result
+
+__all__ = ["Equality", "punctuation_table"]
+
+# Unicode has no punctuation (general category P*) outside planes 0 and 1: planes 2 and 3 hold
+# ideographs, 14 tags and selectors, 15 and 16 private use. Scanning 2 planes takes ~50 ms.
+_SCANNED_CODE_POINTS = 0x20000
+
+
+@functools.cache
+def punctuation_table() -> dict[int, None]:
+    """A `str.translate` table deleting every Unicode punctuation character (category P*)."""
+    return {
+        code: None
+        for code in range(_SCANNED_CODE_POINTS)
+        if unicodedata.category(chr(code)).startswith("P")
+    }
+
+
+def _normaliser(
+    case_insensitive: bool, strip_whitespace: bool, strip_punctuation: bool
+) -> Callable[[str], str] | None:
+    """The text normalisation these options ask for, in their documented order; None if none."""
+    if not (case_insensitive or strip_whitespace or strip_punctuation):
+        return None
+    table = punctuation_table() if strip_punctuation else None
+
+    def normalise(text: str) -> str:
+        if case_insensitive:
+            text = text.casefold()
+        if strip_whitespace:
+            text = " ".join(text.split())
+        if table is not None:
+            text = text.translate(table)
+            if strip_whitespace:
+                # Removing `-` from `a - b` leaves two spaces; with strip_whitespace on, the
+                # user asked for runs of whitespace to count as one, so collapse them again.
+                text = " ".join(text.split())
+        return text
+
+    return normalise
+
+
+@attrs.frozen
+class Equality:
+    """Passes when the output text equals the expected text (a YAML scalar compared as text).
+
+    Options, applied in this order: `case_insensitive` (casefold), `strip_whitespace` (trim and
+    collapse runs of whitespace to one space), `strip_punctuation` (remove Unicode punctuation).
+    All false: the comparison is strict. No expected value gives an error result.
+    """
+
+    kind: ClassVar[str] = "equality"
+    inline: ClassVar[bool] = True
+
+    name: str = attrs.field(kw_only=True, default="equality")
+    case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    strip_whitespace: bool = attrs.field(kw_only=True, default=False)
+    strip_punctuation: bool = attrs.field(kw_only=True, default=False)
+    _normalise: Callable[[str], str] | None = attrs.field(init=False, repr=False, eq=False)
+    _applied: str = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        options = ("case_insensitive", "strip_whitespace", "strip_punctuation")
+        applied = ", ".join(option for option in options if getattr(self, option))
+        normalise = _normaliser(
+            self.case_insensitive, self.strip_whitespace, self.strip_punctuation
+        )
+        object.__setattr__(self, "_normalise", normalise)
+        object.__setattr__(self, "_applied", applied)
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Compare `sample.output` with `sample.expected` as text."""
+        output = sample.output
+        expected = sample.expected
+        if type(output) is not str or type(expected) is not str:
+            texts = compared_texts("equality", self.name, sample)
+            if isinstance(texts, GradeResult):
+                return texts
+            output, expected = texts
+        normalise = self._normalise
+        if normalise is None:
+            details = {"output": output, "expected": expected}
+            if output == expected:
+                message = f"output equals expected {quote(expected)}"
+                return result("equality", self.name, True, 1.0, message, details=details)
+            message = f"expected {quote(expected)}, got {quote(output)}"
+            return result("equality", self.name, False, 0.0, message, details=details)
+        compared_output = normalise(output)
+        compared_expected = normalise(expected)
+        details = {"output": compared_output, "expected": compared_expected}
+        if compared_output == compared_expected:
+            message = (
+                f"output {quote(output)} matches expected {quote(expected)} after {self._applied}"
+            )
+            return result("equality", self.name, True, 1.0, message, details=details)
+        message = (
+            f"expected {quote(expected)}, got {quote(output)} (after {self._applied}: "
+            f"{quote(compared_expected)} vs {quote(compared_output)})"
+        )
+        return result("equality", self.name, False, 0.0, message, details=details)

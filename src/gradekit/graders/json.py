@@ -1,0 +1,206 @@
+"""The `json` kind: the output parses as JSON, optionally matches a schema and equals the expected.
+
+Schema validation uses the optional jsonschema library (`pip install 'gradekit[json]'`),
+imported only when a grader with a `schema` is created.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
+
+import attrs
+
+from gradekit._frozen import thaw
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample, as_text
+from gradekit.graders._text import data_error, expected_missing, quote, result
+
+__all__ = ["Json"]
+
+SHOWN_SCHEMA_ERRORS: Final = 20
+"""At most this many schema errors are kept in a result's details."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse(text: str) -> Any:
+    """Strict JSON: `NaN` and `Infinity` are refused, as the JSON standard does."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else type(value).__name__
+
+
+def _step(path: str, key: str) -> str:
+    return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
+
+
+def _difference(expected: Any, actual: Any, path: str = "$") -> str | None:
+    """Where and how `actual` differs from `expected` as JSON values; None when equal.
+
+    JSON equality, not Python's: `true` is not `1`, while `1` equals `1.0`.
+    """
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"at {path}: expected an object, got {_type_name(actual)}"
+        for key in expected:
+            if key not in actual:
+                return f"at {path}: missing key {json.dumps(key)}"
+        for key in actual:
+            if key not in expected:
+                return f"at {path}: unexpected key {json.dumps(key)}"
+        for key, item in expected.items():
+            found = _difference(item, actual[key], _step(path, str(key)))
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"at {path}: expected an array, got {_type_name(actual)}"
+        if len(actual) != len(expected):
+            return f"at {path}: expected {len(expected)} items, got {len(actual)}"
+        for index, (item, other) in enumerate(zip(expected, actual, strict=True)):
+            found = _difference(item, other, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    same_type = _type_name(expected) == _type_name(actual) or (
+        isinstance(expected, bool) and isinstance(actual, bool)
+    )
+    if same_type and expected == actual:
+        return None
+    return f"at {path}: expected {_shown(expected)}, got {_shown(actual)}"
+
+
+def _compile(schema: dict[str, Any]) -> Any:
+    """A jsonschema validator for `schema`; OptionError if it is invalid or jsonschema missing."""
+    try:
+        import jsonschema
+    except ImportError:
+        raise OptionError(
+            "schema",
+            "validating against a schema needs the jsonschema library; install it with "
+            "pip install 'gradekit[json]'",
+        ) from None
+    validator_class = jsonschema.validators.validator_for(schema)
+    try:
+        validator_class.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as error:
+        raise OptionError(
+            "schema",
+            f"invalid JSON Schema at {error.json_path}: {error.message}; fix the schema",
+        ) from None
+    return validator_class(schema)
+
+
+@attrs.frozen
+class Json:
+    """Passes when the output parses as JSON and, when asked, matches `schema` and equals
+    the expected value (`equals_expected`; an expected string is parsed as JSON too).
+
+    An output that is not JSON fails. A `schema` needs the jsonschema library and is checked
+    when the grader is created: an invalid schema is a ConfigError.
+    """
+
+    kind: ClassVar[str] = "json"
+
+    name: str = attrs.field(kw_only=True, default="json")
+    schema: dict[str, Any] | None = attrs.field(kw_only=True, default=None)
+    equals_expected: bool = attrs.field(kw_only=True, default=False)
+    _validator: Any = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(
+            self, "_validator", None if self.schema is None else _compile(self.schema)
+        )
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Parse the output as JSON, then check the schema and the expected value if asked."""
+        output = sample.output
+        if isinstance(output, (Mapping, tuple)):
+            value = thaw(output)  # already structured (a YAML or JSONL value): nothing to parse
+        else:
+            text = as_text(output)
+            try:
+                value = _parse(text)
+            except (ValueError, RecursionError) as error:
+                reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+                message = f"output is not valid JSON ({reason}): {quote(text)}"
+                return result("json", self.name, False, 0.0, message, details={"reason": reason})
+        passed_parts = ["output is valid JSON"]
+        failed_parts: list[str] = []
+        details: dict[str, Any] = {}
+        try:
+            if self._validator is not None:
+                errors = self._schema_errors(value)
+                details["schema_errors"] = errors[:SHOWN_SCHEMA_ERRORS]
+                if errors:
+                    first = errors[0]
+                    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                    failed_parts.append(
+                        f"output does not match the schema at {first['path']}: "
+                        f"{first['message']}{more}"
+                    )
+                else:
+                    passed_parts.append("matches the schema")
+            if self.equals_expected:
+                expected = self._expected(sample)
+                if isinstance(expected, GradeResult):
+                    return expected
+                difference = _difference(expected, value)
+                details["difference"] = difference
+                if difference:
+                    failed_parts.append(f"output differs from the expected value {difference}")
+                else:
+                    passed_parts.append("equals the expected value")
+        except RecursionError:
+            return data_error("json", self.name, "the JSON value is nested too deeply to check")
+        if failed_parts:
+            return result("json", self.name, False, 0.0, "; ".join(failed_parts), details=details)
+        if len(passed_parts) > 1:
+            message = ", ".join(passed_parts[:-1]) + " and " + passed_parts[-1]
+        else:
+            message = passed_parts[0]
+        return result("json", self.name, True, 1.0, message, details=details or None)
+
+    def _schema_errors(self, value: Any) -> list[dict[str, str]]:
+        from jsonschema.exceptions import relevance
+
+        # Most relevant first, so errors[0] is what jsonschema's best_match would pick.
+        errors = sorted(self._validator.iter_errors(value), key=relevance, reverse=True)
+        return [{"path": error.json_path, "message": error.message} for error in errors]
+
+    def _expected(self, sample: Sample) -> Any:
+        """The expected value as JSON data, or the error result when there is none."""
+        expected = sample.expected
+        if expected is None:
+            return expected_missing("json", self.name)
+        if not isinstance(expected, str):
+            return thaw(expected)
+        try:
+            return _parse(expected)
+        except (ValueError, RecursionError) as error:
+            return data_error(
+                "json",
+                self.name,
+                f"the expected value is not valid JSON ({error}): {quote(expected)}; write it "
+                "as JSON text or as a YAML value",
+            )

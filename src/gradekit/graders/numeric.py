@@ -1,0 +1,228 @@
+"""The `numeric` kind: the number in the output is within a tolerance of the expected number.
+
+Numbers are read as `decimal.Decimal` from the text as written, so `1.1` against `1` with an
+absolute tolerance of `0.1` passes (binary floats would say 0.10000000000000009 > 0.1).
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+from decimal import Decimal
+from typing import Any, ClassVar, Final, Literal
+
+import attrs
+
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._text import compared_texts, data_error, quote, result
+
+__all__ = ["Numeric"]
+
+SEPARATORS: Final = ",_\u00a0\u2007\u202f"
+"""Thousands separators read with accept_thousands_separators: `,` `_` and the no-break spaces."""
+
+# Differences are exact up to this many significant digits; beyond, they are rounded. The
+# exponent range is the widest Decimal allows, so no text that parses can overflow.
+_CONTEXT: Final = decimal.Context(
+    prec=1000,
+    Emax=decimal.MAX_EMAX,
+    Emin=decimal.MIN_EMIN,
+    traps=[decimal.InvalidOperation, decimal.Overflow],
+)
+# Numbers beyond 10**±LIMIT are refused, so no difference or product can overflow.
+_EXPONENT_LIMIT: Final = 10**9
+_NEVER: Final = "(?!)"  # a group that never matches, so every pattern has the same groups
+
+
+def _number_pattern(separators: bool, percent: bool) -> str:
+    """The regular expression of one number, with groups `number`, `sep` and `percent`."""
+    plain = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
+    if separators:
+        grouped = (
+            rf"[0-9]{{1,3}}(?P<sep>[{SEPARATORS}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?:\.[0-9]*)?"
+        )
+        body = f"{grouped}|{plain}"
+    else:
+        body = f"(?P<sep>{_NEVER})?{plain}"
+    sign_percent = r"[ \u00a0\u202f]?%" if percent else _NEVER
+    return rf"(?P<number>[+\-\u2212]?(?:{body})(?:[eE][+\-]?[0-9]+)?)(?P<percent>{sign_percent})?"
+
+
+def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(whole-text pattern, pattern finding numbers inside text) for these options."""
+    number = _number_pattern(separators, percent)
+    # Inside text, a number does not start in the middle of a word or of another number.
+    return re.compile(number), re.compile(rf"(?<![\w.]){number}(?![0-9])")
+
+
+_LENIENT_WHOLE, _LENIENT_INSIDE = _patterns(True, True)
+_NOT_FINITE: Final = re.compile(r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?", re.IGNORECASE)
+
+
+class _Unreadable(Exception):
+    """A text that holds no number this grader can read; the message says why."""
+
+
+def _value(match: re.Match[str]) -> Decimal:
+    """The exact value of a matched number (separators removed, percent scaled)."""
+    text = match["number"]
+    separator = match["sep"]
+    if separator:
+        text = text.replace(separator, "")
+    if text[0] == "\u2212":
+        text = "-" + text[1:]
+    try:
+        value = _CONTEXT.create_decimal(text)
+        if match["percent"]:
+            sign, digits, exponent = value.as_tuple()
+            value = Decimal((sign, digits, int(exponent) - 2))
+    except decimal.DecimalException:
+        value = None
+    if value is None or (value and abs(value.adjusted()) > _EXPONENT_LIMIT):
+        raise _Unreadable(f"{quote(match[0])} is too large or too small to compare")
+    return value
+
+
+def _show(value: Decimal) -> str:
+    """A Decimal as people write it (`0.5`, `10`, `0`): plain digits unless it is extreme."""
+    value = value.normalize(_CONTEXT)
+    return f"{value:f}" if -20 < value.adjusted() < 21 else str(value)
+
+
+def _non_negative(_: Any, attribute: attrs.Attribute[float], value: float) -> None:
+    if not value >= 0:  # also rejects NaN
+        raise OptionError(
+            attribute.name, f"must be a number >= 0, got {value!r}; use 0 or a positive tolerance"
+        )
+
+
+@attrs.frozen
+class Numeric:
+    """Passes when the output's number is within a tolerance of the expected number.
+
+    Passes when `|a - e| <= absolute_tolerance` or `|a - e| <= relative_tolerance * |e|`
+    (inclusive), computed exactly on the decimal values as written. `extract` says where the
+    number is: `whole` (the whole trimmed text), `first`, `last` or `only` (exactly one number
+    in the text). Text that holds no readable number gives an error result naming the option
+    that would read it, when one would.
+    """
+
+    kind: ClassVar[str] = "numeric"
+    inline: ClassVar[bool] = True
+
+    name: str = attrs.field(kw_only=True, default="numeric")
+    absolute_tolerance: float = attrs.field(kw_only=True, default=1e-6, validator=_non_negative)
+    relative_tolerance: float = attrs.field(kw_only=True, default=0.0, validator=_non_negative)
+    accept_percent: bool = attrs.field(kw_only=True, default=False)
+    accept_thousands_separators: bool = attrs.field(kw_only=True, default=False)
+    extract: Literal["whole", "first", "last", "only"] = attrs.field(kw_only=True, default="whole")
+    _whole: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False)
+    _inside: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False)
+    _absolute: Decimal = attrs.field(init=False, repr=False, eq=False)
+    _relative: Decimal = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        whole, inside = _patterns(self.accept_thousands_separators, self.accept_percent)
+        object.__setattr__(self, "_whole", whole)
+        object.__setattr__(self, "_inside", inside)
+        # repr() is the shortest text of the float: the tolerance the user wrote, `0.1` not
+        # 0.1000000000000000055511151231257827.
+        object.__setattr__(self, "_absolute", Decimal(repr(self.absolute_tolerance)))
+        object.__setattr__(self, "_relative", Decimal(repr(self.relative_tolerance)))
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Read one number from the output and one from the expected value, and compare them."""
+        output = sample.output
+        expected_text = sample.expected
+        if type(output) is not str or type(expected_text) is not str:
+            texts = compared_texts("numeric", self.name, sample)
+            if isinstance(texts, GradeResult):
+                return texts
+            output, expected_text = texts
+        try:
+            match = self._whole.fullmatch(expected_text.strip())
+            if match is None:
+                raise _Unreadable(
+                    "expected value " + self._unreadable(expected_text, inside_hint=False)
+                )
+            expected = _value(match)
+            match = self._find(output)
+            actual = _value(match)
+        except _Unreadable as error:
+            return data_error("numeric", self.name, str(error), {"output": output})
+        got = match[0]
+        difference = _CONTEXT.copy_abs(_CONTEXT.subtract(actual, expected))
+        allowed = self._absolute
+        passed = difference <= allowed
+        if self._relative:
+            relative = _CONTEXT.multiply(self._relative, expected.copy_abs())
+            allowed = max(allowed, relative)
+            passed = passed or difference <= relative
+        shown_difference = _show(difference)
+        shown_allowed = _show(allowed)
+        details = {
+            "output": _show(actual),
+            "expected": _show(expected),
+            "difference": shown_difference,
+            "allowed": shown_allowed,
+        }
+        if passed:
+            message = (
+                f"got {quote(got)}, expected {quote(expected_text)} "
+                f"(off by {shown_difference}; allowed {shown_allowed})"
+            )
+            return result("numeric", self.name, True, 1.0, message, details=details)
+        message = (
+            f"expected {quote(expected_text)}, got {quote(got)} "
+            f"(off by {shown_difference}; allowed {shown_allowed})"
+        )
+        return result("numeric", self.name, False, 0.0, message, details=details)
+
+    def _find(self, text: str) -> re.Match[str]:
+        """The match of the number `extract` selects in `text`, or raise _Unreadable."""
+        extract = self.extract
+        if extract == "whole":
+            match = self._whole.fullmatch(text.strip())
+            if match is None:
+                raise _Unreadable(self._unreadable(text, inside_hint=True))
+            return match
+        if extract == "first":
+            match = self._inside.search(text)
+            if match is None:
+                raise _Unreadable(f"no number in {quote(text)}")
+            return match
+        matches = list(self._inside.finditer(text))
+        if not matches:
+            raise _Unreadable(f"no number in {quote(text)}")
+        if extract == "only" and len(matches) > 1:
+            found = ", ".join(item[0] for item in matches[:5])
+            more = ", ..." if len(matches) > 5 else ""
+            raise _Unreadable(
+                f"expected exactly one number in {quote(text)}, found {len(matches)} "
+                f"({found}{more}); set extract: first or last to pick one"
+            )
+        return matches[-1]
+
+    def _unreadable(self, text: str, *, inside_hint: bool) -> str:
+        """Why `text` is not one number, naming the option that would read it if one would."""
+        stripped = text.strip()
+        lenient = _LENIENT_WHOLE.fullmatch(stripped)
+        if lenient is not None:
+            options = []
+            if lenient["percent"] and not self.accept_percent:
+                options.append(("accept_percent", "percentages"))
+            if lenient["sep"] and not self.accept_thousands_separators:
+                options.append(("accept_thousands_separators", "thousands separators"))
+            if options:
+                names = " and ".join(f"{option}: true" for option, _ in options)
+                reads = " and ".join(what for _, what in options)
+                return f"{quote(text)} is not a number; set {names} to read {reads}"
+        if _NOT_FINITE.fullmatch(stripped):
+            return f"{quote(text)} is not a finite number"
+        if inside_hint and _LENIENT_INSIDE.search(text):
+            return (
+                f"{quote(text)} is not a number; set extract: first, last or only "
+                "to read a number inside text"
+            )
+        return f"{quote(text)} is not a number"

@@ -1,0 +1,68 @@
+"""The `regex` kind: the output matches a regular expression (Python `re` syntax)."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import attrs
+
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._text import output_not_text, quote, result, text_of
+
+__all__ = ["Regex"]
+
+
+@attrs.frozen
+class Regex:
+    """Passes when the pattern is found in the output (`full_match`: matches all of it).
+
+    The pattern is compiled when the grader is created: an invalid pattern is a ConfigError
+    then, never an error in the middle of a run. Not inline: a pattern can backtrack for long.
+    """
+
+    kind: ClassVar[str] = "regex"
+
+    name: str = attrs.field(kw_only=True, default="regex")
+    pattern: str = attrs.field(kw_only=True)
+    case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    full_match: bool = attrs.field(kw_only=True, default=False)
+    _compiled: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False)
+    _shown: str = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        try:
+            compiled = re.compile(self.pattern, re.IGNORECASE if self.case_insensitive else 0)
+        except re.error as error:
+            raise OptionError(
+                "pattern",
+                f"invalid regular expression {self.pattern!r}: {error}; fix the pattern "
+                "(Python re syntax)",
+            ) from None
+        object.__setattr__(self, "_compiled", compiled)
+        object.__setattr__(
+            self, "_shown", f"/{self.pattern}/" + ("i" if self.case_insensitive else "")
+        )
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Search (or fully match) the pattern in the output text."""
+        output = sample.output
+        if type(output) is not str:
+            output = text_of(output)
+            if output is None:
+                return output_not_text("regex", self.name, sample.output)
+        if self.full_match:
+            match = self._compiled.fullmatch(output)
+            if match is None:
+                message = f"output {quote(output)} does not fully match {self._shown}"
+                return result("regex", self.name, False, 0.0, message, details={"match": None})
+            message = f"output {quote(output)} fully matches {self._shown}"
+        else:
+            match = self._compiled.search(output)
+            if match is None:
+                message = f"no match for {self._shown} in {quote(output)}"
+                return result("regex", self.name, False, 0.0, message, details={"match": None})
+            message = f"found {quote(match[0])} matching {self._shown}"
+        details = {"match": match[0], "groups": list(match.groups()), "named": match.groupdict()}
+        return result("regex", self.name, True, 1.0, message, details=details)
