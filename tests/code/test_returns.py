@@ -162,10 +162,21 @@ def test_async_grader_through_agrade() -> None:
     assert outcome(result) == (True, 1.0, None)
 
 
-def test_sync_grader_through_agrade_runs_off_the_event_loop() -> None:
-    grader = Code(grader="my_benchmarks:numeric_equal")
-    result = asyncio.run(grader.agrade(SAMPLE))
-    assert outcome(result) == (True, 1.0, None)
+def test_only_an_async_grader_has_agrade() -> None:
+    # The runner awaits a grader with `agrade` on its loop and runs the others on its pool,
+    # so a plain function must not offer one (it would block the loop).
+    sync = Code(grader="my_benchmarks:numeric_equal")
+    assert getattr(sync, "agrade", None) is None
+    with pytest.raises(AttributeError) as caught:
+        sync.agrade(SAMPLE)
+    assert str(caught.value) == (
+        "code grader 'my_benchmarks:numeric_equal' is a plain function: it has no agrade; "
+        "call grade()"
+    )
+    assert callable(Code(grader="my_benchmarks:async_numeric_equal").agrade)
+    instance = Code(grader="my_benchmarks:async_instance")
+    assert outcome(asyncio.run(instance.agrade(SAMPLE))) == (False, 0.25, None)
+    assert outcome(instance.grade(SAMPLE)) == (False, 0.25, None)
 
 
 def test_async_grader_graded_synchronously_inside_a_running_loop() -> None:

@@ -21,6 +21,7 @@ import inspect
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import ModuleType
@@ -44,6 +45,31 @@ def _threshold(_: Any, __: Any, value: float | None) -> None:
         raise OptionError("threshold", f"must be between 0 and 1, got {value!r}")
 
 
+class _AsyncOnly:
+    """The `agrade` attribute of a Code grader, which exists only for an `async def` callable.
+
+    The runner awaits a grader that has `agrade` on its event loop and runs one that has not
+    on its worker pool (where a hung function is abandoned at its timeout). A plain function
+    must go to the pool: awaited on the loop it would block every other grade.
+    """
+
+    def __get__(
+        self, grader: Code | None, owner: type[Code]
+    ) -> Callable[[Sample], Coroutine[Any, Any, GradeResult]]:
+        if grader is None:
+            return Code._agrade  # type: ignore[return-value]
+        if not grader._is_async:
+            raise AttributeError(
+                f"code grader {grader.grader!r} is a plain function: it has no agrade; call grade()"
+            )
+        return types.MethodType(Code._agrade, grader)
+
+
+def _is_async(target: Any) -> bool:
+    # Also an instance whose class defines `async def __call__`.
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
+
+
 @attrs.frozen
 class Code:
     """Grades with the user callable named by `grader` (`"pkg.mod:fn"` or `"pkg.mod:Class.fn"`).
@@ -65,10 +91,13 @@ class Code:
     def __attrs_post_init__(self) -> None:
         target = resolve(self.grader)
         object.__setattr__(self, "_callable", target)
-        object.__setattr__(self, "_is_async", inspect.iscoroutinefunction(target))
+        object.__setattr__(self, "_is_async", _is_async(target))
         object.__setattr__(self, "_suite_dir", current_suite_dir())
         if self.name == self.kind:
             object.__setattr__(self, "name", self.grader.rpartition(".")[2].rpartition(":")[2])
+
+    agrade = _AsyncOnly()
+    """`await grader.agrade(sample)`: present only when the callable is `async def`."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt by resolving again (in a process worker: with the suite folder on the path).
@@ -85,17 +114,10 @@ class Code:
             return self._error(error, start)
         return self._result(value, start)
 
-    async def agrade(self, sample: Sample) -> GradeResult:
-        """Await an `async def` grader; run a plain function on a thread, off the event loop."""
+    async def _agrade(self, sample: Sample) -> GradeResult:
         start = time.perf_counter()
         try:
-            context = GraderContext.from_sample(sample)
-            if self._is_async:
-                value = await self._callable(context)
-            else:
-                value = await asyncio.to_thread(self._callable, context)
-                if inspect.isawaitable(value):
-                    value = await value
+            value = await self._callable(GraderContext.from_sample(sample))
         except (Exception, SystemExit) as error:
             return self._error(error, start)
         return self._result(value, start)
