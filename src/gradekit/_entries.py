@@ -14,7 +14,10 @@ import attrs
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._model import GraderEntry
 
-__all__ = ["COMMON_KEYS", "build_entry"]
+__all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "build_entry"]
+
+KIND_TIMEOUT_GRACE: Final = 5.0
+"""Seconds the runner's watchdog waits beyond a kind's own `timeout` (see build_entry)."""
 
 COMMON_KEYS: Final = frozenset(
     {
@@ -99,18 +102,10 @@ def build_entry(
     if not enabled and not problems:
         return None
     grader = None
+    own_timeout = False
     try:
-        # A kind that declares its own `threshold` option applies it itself (the `code` kind
-        # uses it to derive `passed` from a bare score); otherwise the runner applies it.
         options_class = registry.options_class(kind)
-        if (
-            threshold is not None
-            and 0.0 <= threshold <= 1.0  # else reported above, not again by the kind
-            and options_class is not None
-            and _declares(options_class, "threshold")
-        ):
-            options["threshold"] = threshold
-            threshold = None
+        threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
         problems.extend(error.problems or [Problem((), error.message)])
@@ -118,6 +113,7 @@ def build_entry(
         problems.append(Problem(("kind",), str(error)))
     if problems or grader is None:
         raise ConfigError("invalid grader entry", problems)
+    timeout = _watchdog(grader, timeout) if own_timeout else timeout
     return GraderEntry(
         grader=grader,
         kind=kind,
@@ -133,6 +129,43 @@ def build_entry(
         config=options,
         location=location,
     )
+
+
+def _route_to_kind(
+    options_class: type | None,
+    options: dict[str, Any],
+    threshold: float | None,
+    timeout: float | None,
+) -> tuple[float | None, bool]:
+    """Give the kind the common keys it declares as its own options.
+
+    Returns the threshold left for the runner and whether the kind has its own timeout.
+    """
+    if options_class is None:
+        return threshold, False
+    # A kind that declares its own `threshold` option applies it itself (the `code` kind
+    # uses it to derive `passed` from a bare score); otherwise the runner applies it.
+    if (
+        threshold is not None
+        and 0.0 <= threshold <= 1.0  # else reported above, not again by the kind
+        and _declares(options_class, "threshold")
+    ):
+        options["threshold"] = threshold
+        threshold = None
+    # Likewise a kind with its own `timeout` (program, build, lint kill their command and
+    # report a fail) gets the entry's timeout; the runner's watchdog stays behind it.
+    own_timeout = _declares(options_class, "timeout")
+    if own_timeout and timeout is not None and timeout > 0:
+        options["timeout"] = timeout
+    return threshold, own_timeout
+
+
+def _watchdog(grader: Any, timeout: float | None) -> float | None:
+    """The runner's timeout for a kind with its own: a grace period behind the kind's."""
+    value = getattr(grader, "timeout", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) + KIND_TIMEOUT_GRACE
+    return timeout
 
 
 def _declares(cls: type, field: str) -> bool:
