@@ -11,6 +11,7 @@ group is killed: nothing the command started is left running.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import os
@@ -26,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, TypeVar
 
 import attrs
 
@@ -40,6 +41,7 @@ __all__ = [
     "ProcessResult",
     "Sandbox",
     "SandboxError",
+    "in_thread",
     "resolve",
     "run",
     "run_async",
@@ -385,14 +387,38 @@ def _feed(stdin: IO[bytes], pending: memoryview) -> memoryview:
     return pending[written:]
 
 
-async def run_async(argv: Sequence[str], **kwargs: Any) -> ProcessResult:
-    """`run` without blocking the event loop: the process runs from a worker thread, and
-    cancelling the awaiting task kills the process group."""
+T = TypeVar("T")
+
+_EXECUTOR: concurrent.futures.ThreadPoolExecutor | None = None
+_EXECUTOR_LOCK = threading.Lock()
+_THREADS: Final = 64  # a thread waiting on a child costs little; the runner's --jobs bounds use
+
+
+def _executor() -> concurrent.futures.ThreadPoolExecutor:
+    global _EXECUTOR  # noqa: PLW0603 - one lazily created pool per process
+    with _EXECUTOR_LOCK:
+        if _EXECUTOR is None:
+            _EXECUTOR = concurrent.futures.ThreadPoolExecutor(
+                _THREADS, thread_name_prefix="gradekit-process"
+            )
+        return _EXECUTOR
+
+
+async def in_thread(work: Callable[[threading.Event], T]) -> T:
+    """Await `work(cancel)` run on a worker thread, without blocking the event loop.
+
+    Cancelling the awaiting task sets `cancel`, which makes a `run` in progress kill its
+    process group at once (a thread itself cannot be killed).
+    """
     cancel = threading.Event()
-    loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(None, functools.partial(run, argv, cancel=cancel, **kwargs))
+    future = asyncio.get_running_loop().run_in_executor(_executor(), work, cancel)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
         cancel.set()
         raise
+
+
+async def run_async(argv: Sequence[str], **kwargs: Any) -> ProcessResult:
+    """`run` awaited from a worker thread; cancelling the task kills the process group."""
+    return await in_thread(lambda cancel: run(argv, cancel=cancel, **kwargs))

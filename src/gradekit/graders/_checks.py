@@ -1,0 +1,63 @@
+"""Results made of checks: each check reported on its own, score = fraction passed.
+
+Shared by the agent kinds (behavior, file, program, build): `passed` is "every check passed"
+unless the grader has a `threshold`, in which case it is `score >= threshold`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from gradekit._options import OptionError
+from gradekit._types import GradeResult
+
+__all__ = ["Check", "checks_result", "validate_threshold"]
+
+
+@attrs.frozen
+class Check:
+    """One check: what was checked, whether it held, and what was found."""
+
+    name: str
+    passed: bool
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form listed in `details.checks`."""
+        return {"name": self.name, "passed": self.passed, "message": self.message}
+
+
+def checks_result(
+    kind: str,
+    name: str,
+    checks: Iterable[Check],
+    *,
+    threshold: float | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> GradeResult:
+    """A result from `checks`: score = fraction passed; message names the failed checks."""
+    listed = list(checks)
+    passed_count = sum(check.passed for check in listed)
+    score = passed_count / len(listed) if listed else 1.0
+    passed = score >= threshold if threshold is not None else passed_count == len(listed)
+    failed = [check for check in listed if not check.passed]
+    message = f"{passed_count}/{len(listed)} checks passed"
+    if failed:
+        message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
+    return GradeResult(
+        kind,
+        name,
+        passed,
+        score,
+        message,
+        {"checks": [check.to_dict() for check in listed], **(details or {})},
+    )
+
+
+def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    """attrs validator: a threshold is a fraction in [0, 1] (or None)."""
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise OptionError(attribute.name, f"must be between 0 and 1, got {value!r}")

@@ -1,0 +1,136 @@
+"""Workspace globs and the workspace walk used by the `file` kind.
+
+Globs are relative to the workspace, `/`-separated and case-sensitive: `*` and `?` match within
+one path segment, `[abc]` a character class, and a `**` segment any number of folders (zero
+included). A glob that is absolute or climbs out of the workspace is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from gradekit._types import Sample
+
+__all__ = ["HIDDEN_DIRS", "Glob", "WorkspaceFile", "bad_glob", "walk", "workspace_error"]
+
+HIDDEN_DIRS: Final = frozenset({".git", "__pycache__", "node_modules", ".venv"})
+"""Folders whose files are not counted unless a glob names them."""
+
+
+def bad_glob(pattern: str) -> str | None:
+    """Why `pattern` is not a usable workspace glob, or None when it is."""
+    if not pattern:
+        return "a glob cannot be empty"
+    if pattern.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", pattern):
+        return f"glob '{pattern}' is absolute; globs are relative to the workspace"
+    if ".." in re.split(r"[/\\]", pattern):
+        return f"glob '{pattern}' climbs out of the workspace ('..'); globs stay inside it"
+    return None
+
+
+def _segment(segment: str) -> str:
+    out = []
+    index = 0
+    while index < len(segment):
+        char = segment[index]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in segment[index + 2 :]:
+            end = segment.index("]", index + 2)
+            body = segment[index + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out)
+
+
+@attrs.frozen
+class Glob:
+    """A compiled workspace glob; `names` are the hidden folders it names explicitly."""
+
+    pattern: str
+    regex: re.Pattern[str] = attrs.field(init=False)
+    names: frozenset[str] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        segments = [part for part in self.pattern.strip("/").split("/") if part not in ("", ".")]
+        parts = []
+        for position, segment in enumerate(segments):
+            last = position == len(segments) - 1
+            if segment == "**":
+                parts.append(".*" if last else "(?:[^/]+/)*")
+            else:
+                parts.append(_segment(segment) + ("" if last else "/"))
+        object.__setattr__(self, "regex", re.compile("".join(parts)))
+        object.__setattr__(self, "names", frozenset(segments) & HIDDEN_DIRS)
+
+    def matches(self, file: WorkspaceFile) -> bool:
+        """True when `file` matches, and every hidden folder on its path is named here."""
+        return file.hidden <= self.names and self.regex.fullmatch(file.path) is not None
+
+
+@attrs.frozen
+class WorkspaceFile:
+    """A file of the workspace: `/`-separated relative path, hidden folders on that path."""
+
+    path: str
+    absolute: Path
+    hidden: frozenset[str] = frozenset()
+
+
+def walk(root: Path, enter: Iterable[str] = ()) -> list[WorkspaceFile]:
+    """Every regular file under `root`, sorted; hidden folders only if listed in `enter`.
+
+    Symlinks are never followed out of the workspace: a link whose target lies outside is not a
+    workspace file; a link to a file inside is one; linked folders are not entered (no loops).
+    """
+    root = root.resolve()
+    entered = frozenset(enter)
+    files: list[WorkspaceFile] = []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        here = Path(folder)
+        relative = here.relative_to(root)
+        hidden = frozenset(relative.parts) & HIDDEN_DIRS
+        dirs[:] = [d for d in dirs if d not in HIDDEN_DIRS or d in entered]
+        for name in names:
+            path = here / name
+            if path.is_symlink() and not _inside(path, root):
+                continue
+            if not path.is_file():
+                continue
+            rel = (relative / name).as_posix()
+            files.append(WorkspaceFile(rel, path, hidden))
+    files.sort(key=lambda file: file.path)
+    return files
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return target == root or root in target.parents
+
+
+def workspace_error(sample: Sample) -> str | None:
+    """Why the sample's workspace cannot be graded (an error text), or None when it can."""
+    if not sample.workspace:
+        return (
+            "ValueError: the sample has no workspace; give the case a `workspace` folder "
+            "holding the files the agent wrote"
+        )
+    if not Path(sample.workspace).is_dir():
+        return f"FileNotFoundError: workspace '{sample.workspace}' is not a folder; check the path"
+    return None

@@ -1,0 +1,210 @@
+"""The `behavior` kind: checks over the tool calls an agent made, each reported on its own."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+from gradekit._errors import ConfigError
+from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample, ToolCall
+from gradekit.graders._checks import Check, checks_result, validate_threshold
+from gradekit.graders._match import Matcher, compile_matcher
+
+__all__ = ["Behavior"]
+
+_CONSTRAINTS = (
+    "required_tools",
+    "forbidden_tools",
+    "max_turns",
+    "max_tool_calls",
+    "min_calls",
+    "max_calls",
+    "order",
+    "expected_calls",
+)
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """Exact name or glob (`mcp__github__*`), case-sensitive."""
+    return name == pattern or fnmatch.fnmatchcase(name, pattern)
+
+
+def _times(count: int) -> str:
+    return "1 time" if count == 1 else f"{count} times"
+
+
+def _non_negative(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    values = value.values() if isinstance(value, Mapping) else [value]
+    for number in values:
+        if number is not None and number < 0:
+            raise OptionError(attribute.name, f"must be >= 0, got {number!r}")
+
+
+@attrs.frozen
+class _ExpectedCall:
+    name: str
+    arguments: dict[str, Matcher]
+
+
+def _expected_calls(items: Sequence[Mapping[str, Any]]) -> tuple[_ExpectedCall, ...]:
+    calls = []
+    for index, item in enumerate(items):
+        where = f"expected_calls[{index}]"
+        unknown = sorted(set(item) - {"name", "arguments"})
+        if unknown:
+            raise OptionError(
+                where, f"unknown key {unknown[0]!r}; an expected call takes name, arguments"
+            )
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise OptionError(f"{where}.name", "each expected call needs the tool's name")
+        arguments = item.get("arguments") or {}
+        if not isinstance(arguments, Mapping):
+            raise OptionError(f"{where}.arguments", f"expected a map, got {arguments!r}")
+        matchers = {
+            str(key): compile_matcher(value, f"{where}.arguments.{key}")
+            for key, value in arguments.items()
+        }
+        calls.append(_ExpectedCall(name, matchers))
+    return tuple(calls)
+
+
+@attrs.frozen
+class Behavior:
+    """Checks the sample's tool calls (with `scope: case`, also those of earlier turns).
+
+    Every listed constraint is one check; score = fraction of checks passed; passed = every
+    check passed, or score >= `threshold` when set. A grader with no constraint is a
+    ConfigError. Tool names match exactly or as case-sensitive globs (`mcp__github__*`).
+    """
+
+    kind: ClassVar[str] = "behavior"
+    inline: ClassVar[bool] = True
+
+    name: str = attrs.field(kw_only=True, default="behavior")
+    required_tools: tuple[str, ...] = attrs.field(kw_only=True, default=())
+    forbidden_tools: tuple[str, ...] = attrs.field(kw_only=True, default=())
+    max_turns: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
+    max_tool_calls: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
+    min_calls: FrozenDict[str, int] = attrs.field(
+        kw_only=True, default=EMPTY, converter=freeze, validator=_non_negative
+    )
+    max_calls: FrozenDict[str, int] = attrs.field(
+        kw_only=True, default=EMPTY, converter=freeze, validator=_non_negative
+    )
+    order: tuple[str, ...] = attrs.field(kw_only=True, default=())
+    expected_calls: tuple[FrozenDict[str, Any], ...] = attrs.field(
+        kw_only=True, default=(), converter=freeze
+    )
+    scope: Literal["turn", "case"] = attrs.field(kw_only=True, default="turn")
+    threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
+    _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        if not any(getattr(self, option) not in (None, (), EMPTY) for option in _CONSTRAINTS):
+            raise ConfigError(
+                "a behavior grader with no constraint checks nothing; set at least one of "
+                + ", ".join(_CONSTRAINTS)
+            )
+        object.__setattr__(self, "_expected", _expected_calls(self.expected_calls))
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Check the tool calls in scope against every constraint."""
+        calls = self._calls(sample)
+        names = [call.name for call in calls]
+        checks: list[Check] = []
+        for pattern in self.required_tools:
+            count = sum(_matches(pattern, name) for name in names)
+            message = f"called {_times(count)}" if count else "never called"
+            checks.append(Check(f"required tool {pattern}", count > 0, message))
+        for pattern in self.forbidden_tools:
+            hits = sorted({name for name in names if _matches(pattern, name)})
+            message = "called: " + ", ".join(hits) if hits else "not called"
+            checks.append(Check(f"forbidden tool {pattern}", not hits, message))
+        if self.max_turns is not None:
+            turns = self._turns(sample, calls)
+            message = f"{turns} turns (at most {self.max_turns})"
+            checks.append(Check("max_turns", turns <= self.max_turns, message))
+        if self.max_tool_calls is not None:
+            ok = len(calls) <= self.max_tool_calls
+            message = f"{len(calls)} tool calls (at most {self.max_tool_calls})"
+            checks.append(Check("max_tool_calls", ok, message))
+        for pattern, bound in self.min_calls.items():
+            count = sum(_matches(pattern, name) for name in names)
+            message = f"called {_times(count)} (at least {bound})"
+            checks.append(Check(f"min_calls {pattern}", count >= bound, message))
+        for pattern, bound in self.max_calls.items():
+            count = sum(_matches(pattern, name) for name in names)
+            message = f"called {_times(count)} (at most {bound})"
+            checks.append(Check(f"max_calls {pattern}", count <= bound, message))
+        if self.order:
+            checks.append(self._order_check(names))
+        checks.extend(self._expected_check(expected, calls) for expected in self._expected)
+        return checks_result(
+            self.kind, self.name, checks, threshold=self.threshold, details={"tool_calls": names}
+        )
+
+    def _calls(self, sample: Sample) -> list[ToolCall]:
+        if self.scope == "turn":
+            return list(sample.tool_calls)
+        earlier = [call for turn in sample.history for call in turn.tool_calls]
+        return [*earlier, *sample.tool_calls]
+
+    @staticmethod
+    def _turns(sample: Sample, calls: list[ToolCall]) -> int:
+        """The highest turn recorded on a tool call, else the conversation's turns so far."""
+        recorded = [call.turn for call in calls if call.turn is not None]
+        if recorded:
+            return max(recorded)
+        return max(sample.turn, len(sample.history)) + 1
+
+    def _order_check(self, names: list[str]) -> Check:
+        step = 0
+        for name in names:
+            if step < len(self.order) and _matches(self.order[step], name):
+                step += 1
+        wanted = " -> ".join(self.order)
+        if step == len(self.order):
+            return Check("order", True, f"called in order: {wanted}")
+        missing = self.order[step]
+        if step == 0:
+            message = f"'{missing}' never called (wanted {wanted})"
+        else:
+            message = f"'{missing}' not called after '{self.order[step - 1]}' (wanted {wanted})"
+        return Check("order", False, message)
+
+    @staticmethod
+    def _expected_check(expected: _ExpectedCall, calls: list[ToolCall]) -> Check:
+        label = f"expected call {expected.name}"
+        candidates = [
+            (index, call) for index, call in enumerate(calls) if call.name == expected.name
+        ]
+        if not candidates:
+            return Check(label, False, f"'{expected.name}' never called")
+        first_reason = ""
+        for index, call in candidates:
+            reason = _argument_mismatch(expected.arguments, call.arguments)
+            if reason is None:
+                return Check(label, True, f"matched tool call #{index + 1}")
+            first_reason = first_reason or reason
+        count = len(candidates)
+        return Check(
+            label,
+            False,
+            f"none of {count} call(s) to '{expected.name}' matched; first: {first_reason}",
+        )
+
+
+def _argument_mismatch(matchers: Mapping[str, Matcher], arguments: Mapping[str, Any]) -> str | None:
+    for key, matcher in matchers.items():
+        if key not in arguments:
+            return f"argument '{key}' missing"
+        reason = matcher(arguments[key])
+        if reason is not None:
+            return f"argument '{key}': {reason}"
+    return None

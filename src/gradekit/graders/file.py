@@ -1,0 +1,140 @@
+"""The `file` kind: checks over the files an agent left in the sample's workspace folder."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from gradekit._errors import ConfigError
+from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit._options import OptionError
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._checks import Check, checks_result, validate_threshold
+from gradekit.graders._paths import Glob, WorkspaceFile, bad_glob, walk, workspace_error
+
+__all__ = ["File"]
+
+_SHOWN = 5  # file names listed in one check message
+
+
+def _globs(_: object, attribute: attrs.Attribute[Any], value: Iterable[str]) -> None:
+    for index, pattern in enumerate(value):
+        problem = bad_glob(pattern)
+        if problem is not None:
+            field = attribute.name if attribute.name == "contains" else f"{attribute.name}[{index}]"
+            raise OptionError(field, problem)
+
+
+def _count(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    if value is not None and value < 0:
+        raise OptionError(attribute.name, f"must be >= 0, got {value!r}")
+
+
+def _listing(files: list[WorkspaceFile]) -> str:
+    shown = ", ".join(file.path for file in files[:_SHOWN])
+    more = len(files) - _SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _read(file: WorkspaceFile) -> str:
+    try:
+        return file.absolute.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""  # unreadable: it cannot contain the pattern
+
+
+@attrs.frozen
+class File:
+    """Checks the sample's workspace: required and forbidden globs, file counts, contents.
+
+    Every constraint is one check (each glob its own); score = fraction passed; passed = every
+    check passed, or score >= `threshold` when set. Files under .git, __pycache__,
+    node_modules and .venv are not counted unless a glob names that folder.
+    """
+
+    kind: ClassVar[str] = "file"
+
+    name: str = attrs.field(kw_only=True, default="file")
+    required_files: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_globs)
+    forbidden_files: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_globs)
+    min_files: int | None = attrs.field(kw_only=True, default=None, validator=_count)
+    max_files: int | None = attrs.field(kw_only=True, default=None, validator=_count)
+    contains: FrozenDict[str, str] = attrs.field(
+        kw_only=True, default=EMPTY, converter=freeze, validator=_globs
+    )
+    threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
+    _patterns: dict[str, re.Pattern[str]] = attrs.field(init=False, repr=False, eq=False)
+    _globs: dict[str, Glob] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        if not (
+            self.required_files
+            or self.forbidden_files
+            or self.contains
+            or self.min_files is not None
+            or self.max_files is not None
+        ):
+            raise ConfigError(
+                "a file grader with no constraint checks nothing; set at least one of "
+                "required_files, forbidden_files, min_files, max_files, contains"
+            )
+        patterns = {}
+        for glob, regex in self.contains.items():
+            try:
+                patterns[glob] = re.compile(regex, re.MULTILINE)
+            except re.error as error:
+                raise OptionError(
+                    f"contains.{glob}", f"invalid regular expression: {error}"
+                ) from None
+        object.__setattr__(self, "_patterns", patterns)
+        every = (*self.required_files, *self.forbidden_files, *self.contains)
+        object.__setattr__(self, "_globs", {pattern: Glob(pattern) for pattern in every})
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Walk the workspace once and run every check on what is there."""
+        error = workspace_error(sample)
+        if error is not None:
+            return GradeResult.of_error(self.kind, self.name, error)
+        assert sample.workspace is not None
+        names = frozenset().union(*(glob.names for glob in self._globs.values()))
+        files = walk(Path(sample.workspace), enter=names)
+        counted = [file for file in files if not file.hidden]
+        checks: list[Check] = []
+        for pattern in self.required_files:
+            found = [file for file in files if self._globs[pattern].matches(file)]
+            message = f"found {_listing(found)}" if found else "no file matches"
+            checks.append(Check(f"required {pattern}", bool(found), message))
+        for pattern in self.forbidden_files:
+            found = [file for file in files if self._globs[pattern].matches(file)]
+            message = f"found {_listing(found)}" if found else "no file matches"
+            checks.append(Check(f"forbidden {pattern}", not found, message))
+        if self.min_files is not None:
+            ok = len(counted) >= self.min_files
+            checks.append(
+                Check("min_files", ok, f"{len(counted)} files (at least {self.min_files})")
+            )
+        if self.max_files is not None:
+            ok = len(counted) <= self.max_files
+            checks.append(
+                Check("max_files", ok, f"{len(counted)} files (at most {self.max_files})")
+            )
+        for pattern, regex in self._patterns.items():
+            matched = [file for file in files if self._globs[pattern].matches(file)]
+            checks.append(self._contains_check(pattern, regex, matched))
+        return checks_result(
+            self.kind, self.name, checks, threshold=self.threshold, details={"files": len(counted)}
+        )
+
+    @staticmethod
+    def _contains_check(pattern: str, regex: re.Pattern[str], files: list[WorkspaceFile]) -> Check:
+        label = f"contains {pattern}"
+        if not files:
+            return Check(label, False, "no file matches")
+        missing = [file for file in files if regex.search(_read(file)) is None]
+        if missing:
+            return Check(label, False, f"/{regex.pattern}/ not found in {_listing(missing)}")
+        return Check(label, True, f"/{regex.pattern}/ found in {_listing(files)}")
