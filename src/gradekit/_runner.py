@@ -1,0 +1,336 @@
+"""The runner: `run_suite` grades a suite's cases concurrently; `grade` grades one sample.
+
+The event loop runs in a daemon thread of its own; the thread that called `run_suite` receives
+each finished case from a queue, calls `on_case` with it and counts it. So `on_case` always
+runs in the caller's thread, Ctrl-C (KeyboardInterrupt, delivered to the main thread) stops
+the run cleanly wherever the graders are, and a grader that hangs holds neither the caller nor
+the exit of the process.
+
+Cases are read lazily from `suite.cases()`, with a bounded window of cases in flight. A case
+whose graders are all `inline` joins a batch graded in one worker thread (no task or thread
+per grade); any other case is a task on the loop, at most `jobs` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
+
+from gradekit._execute import (
+    Context,
+    Settings,
+    current_context,
+    default_jobs,
+    entry_of,
+    is_inline,
+    run_entry,
+    run_sync,
+    set_context,
+    timeout_result,
+)
+from gradekit._grading import GradeKey, Progress, grade_batch, grade_case, unloadable
+from gradekit._model import (
+    Case,
+    CaseReport,
+    GraderEntry,
+    Isolation,
+    Suite,
+    SuiteReport,
+    SummaryBuilder,
+)
+from gradekit._pool import DaemonPool
+from gradekit._types import Grader, GradeResult, Sample
+
+__all__ = ["default_jobs", "grade", "run_suite"]
+
+BATCH_SIZE: Final = 256
+"""Inline cases graded per batch: large enough that handing a batch to a thread costs nothing
+per case, small enough that progress is reported often."""
+
+_STOP_SECONDS: Final = 5.0
+_CASES, _DONE, _FAILED = "cases", "done", "failed"
+
+
+def grade(
+    sample: Sample, graders: Iterable[Grader | GraderEntry], *, timeout: float | None = None
+) -> tuple[GradeResult, ...]:
+    """Grade one sample with every grader, concurrently; results in the graders' order.
+
+    `graders` are graders (from `gradekit.create`) or suite entries. `timeout` (seconds,
+    default 60) applies to graders whose entry sets none. Never raises for a grader's fault:
+    such a grader gets an error result.
+    """
+    entries = [entry_of(grader) for grader in graders]
+    settings = Settings() if timeout is None else Settings(timeout=_seconds(timeout))
+
+    async def main() -> list[GradeResult]:
+        context = Context(settings, current_context().pool)
+        set_context(context)
+        return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
+
+    return tuple(run_sync(main))
+
+
+def run_suite(
+    suite: Suite,
+    *,
+    jobs: int | None = None,
+    on_case: Callable[[CaseReport], object] | None = None,
+    timeout: float | None = None,
+    isolation: Isolation | None = None,
+    keep_cases: bool = True,
+    memory_limit_mb: int | None = None,
+) -> SuiteReport:
+    """Grade every case of `suite` and return the report.
+
+    `jobs`: cases graded at once (default `default_jobs()`: CPU count + 4, at most 32).
+    `on_case(report)`: called in this thread as each case finishes (in finishing order).
+    `timeout` / `isolation`: for entries that set none (an entry's own value wins; without
+    either, the suite's timeout and thread isolation). `memory_limit_mb`: address-space limit
+    of each child process under process isolation. `keep_cases=False`: keep only the summary,
+    for runs too large to hold every case in memory.
+
+    The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
+    the cases that finished and has `complete=False`.
+    """
+    jobs = default_jobs() if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
+    if isolation not in (None, "thread", "process"):
+        raise ValueError(f"isolation must be 'thread' or 'process', got {isolation!r}")
+    if memory_limit_mb is not None and memory_limit_mb <= 0:
+        raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
+    folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
+    settings = Settings(
+        timeout=suite.timeout if timeout is None else _seconds(timeout),
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
+        suite_dir=folder,
+    )
+    started = time.perf_counter()
+    stored: dict[int, CaseReport] = {}
+    summary = SummaryBuilder()
+
+    def receive(items: Sequence[tuple[int, CaseReport]]) -> None:
+        for position, report in items:
+            summary.add(report)
+            if keep_cases:
+                stored[position] = report
+            if on_case is not None:
+                on_case(report)
+
+    run = _Run(suite, settings, jobs)
+    complete = True
+    run.start()
+    try:
+        run.deliver(receive)
+    except KeyboardInterrupt:
+        complete = False
+        run.stop()
+        with contextlib.suppress(KeyboardInterrupt):
+            run.deliver(receive, deadline=time.monotonic() + _STOP_SECONDS)
+    except BaseException:
+        run.stop()
+        raise
+    cases = tuple(stored[position] for position in sorted(stored))
+    return SuiteReport(
+        suite=suite.name,
+        cases=cases,
+        complete=complete,
+        duration_ms=(time.perf_counter() - started) * 1000.0,
+        stored_summary=summary.build(),
+    )
+
+
+def _seconds(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"timeout must be a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+class _Run:
+    """The loop-thread side of one run."""
+
+    def __init__(self, suite: Suite, settings: Settings, jobs: int) -> None:
+        self.suite = suite
+        self.settings = settings
+        self.jobs = jobs
+        self.window = jobs + 4 * BATCH_SIZE
+        self.pool = DaemonPool(jobs + 1, "gradekit-worker")
+        self.context = Context(settings, self.pool)
+        self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.stopping = False
+        self.in_flight = 0
+        self.room: asyncio.Event | None = None
+
+    # -- the caller's thread -----------------------------------------------------------------
+
+    def start(self) -> None:
+        thread = threading.Thread(target=self._thread, name="gradekit-loop", daemon=True)
+        thread.start()
+
+    def deliver(
+        self, receive: Callable[[Sequence[tuple[int, CaseReport]]], None], deadline: float = 0.0
+    ) -> None:
+        """Hand finished cases to `receive` until the run ends (or `deadline` passes)."""
+        while True:
+            wait = 0.25 if not deadline else deadline - time.monotonic()
+            if deadline and wait <= 0:
+                return
+            try:
+                what, value = self.out.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if what == _CASES:
+                receive(value)
+                self._release(len(value))
+            elif what == _DONE:
+                return
+            else:
+                if self.stopping:  # cancelled on purpose: whatever ended the loop is moot
+                    return
+                raise value
+
+    def stop(self) -> None:
+        """Cancel the run from another thread; the loop emits what finished and ends."""
+        self.stopping = True
+        loop, task = self.loop, self.task
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already closed
+                loop.call_soon_threadsafe(task.cancel)
+
+    def _release(self, count: int) -> None:
+        loop = self.loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._make_room, count)
+
+    # -- the loop's thread -------------------------------------------------------------------
+
+    def _thread(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:
+            self.out.put((_FAILED, error))
+        else:
+            self.out.put((_DONE, None))
+        finally:
+            self.pool.shutdown()
+
+    def _emit(self, items: list[tuple[int, CaseReport]]) -> None:
+        if items:
+            self.out.put((_CASES, items))
+
+    def _make_room(self, count: int) -> None:
+        self.in_flight -= count
+        if self.room is not None and self.in_flight < self.window:
+            self.room.set()
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        if self.stopping:
+            return
+        set_context(self.context)
+        self.room = asyncio.Event()
+        slots = asyncio.Semaphore(self.jobs)
+        tasks: set[asyncio.Task[None]] = set()
+        batch: list[tuple[int, Case]] = []
+
+        def flush() -> None:
+            if batch:
+                spawn(self._batch(list(batch)))
+                batch.clear()
+
+        def spawn(coroutine: Any) -> None:
+            task = asyncio.ensure_future(coroutine)
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        try:
+            for position, case in enumerate(self.suite.cases()):
+                while self.in_flight >= self.window:
+                    flush()
+                    self.room.clear()
+                    await self.room.wait()
+                self.in_flight += 1
+                if case.error is not None:
+                    self._emit([(position, unloadable(case))])
+                elif self._is_fast(case):
+                    batch.append((position, case))
+                    if len(batch) >= BATCH_SIZE:
+                        flush()
+                else:
+                    if slots.locked():
+                        flush()
+                    await slots.acquire()
+                    spawn(self._slow(position, case, slots))
+            flush()
+            while tasks:
+                done, _ = await asyncio.wait(set(tasks))
+                for task in done:
+                    task.result()
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(set(tasks))
+
+    def _is_fast(self, case: Case) -> bool:
+        settings = self.settings
+        return all(is_inline(entry, settings) for turn in case.turns for entry in turn.graders)
+
+    async def _slow(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
+        try:
+            report = await grade_case(case, case.policy or self.suite.policy, self.context)
+            self._emit([(position, report)])
+        finally:
+            slots.release()
+
+    async def _batch(self, items: list[tuple[int, Case]]) -> None:
+        """Grade a batch on one worker; a grade that outlives its timeout gets the timeout
+        error, its worker is abandoned, and the rest of the batch goes on in a new one."""
+        preset: dict[GradeKey, GradeResult] = {}
+        while items:
+            progress = Progress()
+            ticket = self.pool.submit(
+                grade_batch, items, progress, preset, self.settings, self.suite.policy
+            )
+            future = asyncio.wrap_future(ticket.future)
+            try:
+                while True:
+                    mark = progress.mark
+                    wait = 0.5 if mark is None else mark[1] + mark[2] - time.monotonic()
+                    if wait <= 0 and mark is not None:
+                        with progress.lock:
+                            progress.abandoned = True
+                            done = list(progress.done)
+                        self.pool.abandon(ticket)
+                        future.cancel()
+                        key, _, seconds, entry = mark
+                        preset[key] = timeout_result(entry, seconds)
+                        self._emit(done)
+                        items = items[len(done) :]
+                        break
+                    finished, _ = await asyncio.wait((future,), timeout=max(wait, 0.0))
+                    if finished:
+                        self._emit(future.result())
+                        items = []
+                        break
+            except asyncio.CancelledError:
+                with progress.lock:
+                    progress.abandoned = True
+                    done = list(progress.done)
+                self.pool.abandon(ticket)
+                future.cancel()
+                # Cases finished before the stop belong in the partial report.
+                self._emit(done)
+                raise
