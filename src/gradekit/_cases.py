@@ -89,9 +89,15 @@ def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath)
                     threshold_where, "the policy mapping already gives the threshold; remove one"
                 )
             )
+        if any(key not in ("mode", "threshold") for key in value):
+            return None
         value, threshold = value.get("mode"), value.get("threshold")
         where, threshold_where = (*where, "mode"), (*where, "threshold")
-    if value is None and threshold is None:
+    if value is None:
+        if threshold is not None:
+            problems.append(
+                Problem(threshold_where, "a threshold needs `policy: weighted` beside it; add it")
+            )
         return None
     mode: Any = value
     if mode not in MODES:
