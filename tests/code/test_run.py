@@ -263,3 +263,55 @@ def test_cli_refuses_a_suite_with_a_bad_grader(tmp_path: Path) -> None:
         "'my_benchmarks:numeric_equl': module 'my_benchmarks' has no attribute 'numeric_equl'"
     ) in child.stderr
     assert not (tmp_path / "report.json").exists()
+
+
+def test_process_isolation_imports_the_suites_module_in_the_child(
+    write_module: Callable[..., Path],
+) -> None:
+    folder = write_module(
+        "isolated_graders",
+        """
+        import os
+
+        def pid(ctx):
+            from gradekit.code import GraderResult
+            return GraderResult(1.0, details={"pid": os.getpid()})
+        """,
+    )
+    report = run(
+        folder,
+        """\
+        name: isolated
+        cases:
+          - name: one
+            graders:
+              - kind: code
+                grader: "isolated_graders:pid"
+                isolation: process
+                timeout: 60
+        """,
+    )
+    [result] = report["cases"][0]["turns"][0]["results"]
+    assert (result["name"], result["passed"], result["error"]) == ("pid", True, None)
+    assert result["details"]["pid"] != os.getpid()
+
+
+def test_timeouts_name_the_callable(tmp_path: Path) -> None:
+    report = run(
+        tmp_path,
+        """\
+        name: slow
+        cases:
+          - name: one
+            graders:
+              - {kind: code, grader: "my_benchmarks:sleeps", timeout: 0.2}
+              - {kind: code, grader: "my_benchmarks:async_sleeps", timeout: 0.2}
+              - {kind: code, grader: "my_benchmarks:returns_float"}
+        """,
+    )
+    [turn] = report["cases"][0]["turns"]
+    assert results(turn) == [
+        ("sleeps", False, 0.0, "TimeoutError: grader 'sleeps' exceeded 0.2s"),
+        ("async_sleeps", False, 0.0, "TimeoutError: grader 'async_sleeps' exceeded 0.2s"),
+        ("returns_float", True, 0.75, None),
+    ]
