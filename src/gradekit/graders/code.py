@@ -24,7 +24,6 @@ import time
 import types
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from types import ModuleType
 from typing import Any, ClassVar
 
 import attrs
@@ -94,7 +93,7 @@ class Code:
         object.__setattr__(self, "_is_async", _is_async(target))
         object.__setattr__(self, "_suite_dir", current_suite_dir())
         if self.name == self.kind:
-            object.__setattr__(self, "name", self.grader.rpartition(".")[2].rpartition(":")[2])
+            object.__setattr__(self, "name", self.grader.partition(":")[2].rpartition(".")[2])
 
     agrade = _AsyncOnly()
     """`await grader.agrade(sample)`: present only when the callable is `async def`."""
@@ -195,7 +194,7 @@ def _parse(reference: str) -> tuple[str, list[str]]:
     return module, parts
 
 
-def _import(reference: str, name: str) -> ModuleType:
+def _import(reference: str, name: str) -> types.ModuleType:
     folder = current_suite_dir()
     if folder is not None:
         _check_shadowed(reference, name, folder)
