@@ -1,0 +1,130 @@
+"""The `equality` kind: strict by default, normalisations in their documented order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import gradekit
+from gradekit import GradeResult, Sample
+
+
+def grade(output: Any, expected: Any, **options: Any) -> GradeResult:
+    return gradekit.create("equality", config=options).grade(
+        Sample(output=output, expected=expected)
+    )
+
+
+def test_strict_by_default() -> None:
+    assert grade("Yes", "yes").outcome == "fail"
+    assert grade("yes ", "yes").outcome == "fail"
+    assert grade("yes", "yes").outcome == "pass"
+
+
+def test_case_insensitive_alone_still_fails_on_punctuation() -> None:
+    result = grade("Yes", "yes.", case_insensitive=True)
+    assert result.outcome == "fail"
+    assert result.message == "expected 'yes.', got 'Yes' (after case_insensitive: 'yes.' vs 'yes')"
+    assert result.details == {"output": "yes", "expected": "yes."}
+
+
+def test_case_insensitive_with_strip_punctuation_passes() -> None:
+    result = grade("Yes", "yes.", case_insensitive=True, strip_punctuation=True)
+    assert result.outcome == "pass"
+    assert result.message == (
+        "output 'Yes' matches expected 'yes.' after case_insensitive, strip_punctuation"
+    )
+
+
+def test_case_insensitive_uses_casefold() -> None:
+    assert grade("STRASSE", "straße", case_insensitive=True).outcome == "pass"
+
+
+def test_strip_whitespace_trims_and_collapses_every_unicode_space() -> None:
+    assert grade("\t a \u00a0\n b\u3000", "a b", strip_whitespace=True).outcome == "pass"
+    assert grade("a  b", "a b").outcome == "fail"
+
+
+def test_strip_punctuation_removes_unicode_punctuation_not_symbols() -> None:
+    assert grade("«Oui»… ¡sí!", "Oui sí", strip_punctuation=True).outcome == "pass"
+    assert grade("「はい」。", "はい", strip_punctuation=True).outcome == "pass"
+    result = grade("$5", "5", strip_punctuation=True)
+    assert result.outcome == "fail"  # `$` is a symbol (Sc), not punctuation
+
+
+def test_punctuation_removed_between_spaces_leaves_one_space_with_strip_whitespace() -> None:
+    assert grade("a - b", "a b", strip_whitespace=True, strip_punctuation=True).passed
+    # Without strip_whitespace the two spaces stay: whitespace was not asked to be normalised.
+    assert not grade("a - b", "a b", strip_punctuation=True).passed
+
+
+def test_whitespace_is_collapsed_after_casefold() -> None:
+    # Order: casefold, then whitespace, then punctuation.
+    result = grade(
+        " A.B ", "ab", case_insensitive=True, strip_whitespace=True, strip_punctuation=True
+    )
+    assert result.passed
+    assert result.details == {"output": "ab", "expected": "ab"}
+
+
+def test_yaml_scalars_are_compared_as_their_text() -> None:
+    assert grade("42", 42).passed
+    assert grade("true", True).passed
+    assert grade("0.5", 0.5).passed
+    assert grade(42, "42").passed
+
+
+def test_messages_cut_long_texts_but_details_keep_them() -> None:
+    long = "x" * 100
+    result = grade(long, "y")
+    assert result.message == "expected 'y', got '" + "x" * 59 + "…'"
+    assert result.details == {"output": long, "expected": "y"}
+
+
+def test_no_expected_value_is_an_error_not_a_failure() -> None:
+    result = grade("hello", None)
+    assert result.outcome == "error"
+    assert result.message == (
+        "no expected value: equality compares the output with the sample's expected value; "
+        "add 'expected' to the case or turn"
+    )
+    assert result.error == f"ValueError: {result.message}"
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "message"),
+    [
+        (
+            "x",
+            [1, 2],
+            "the expected value is a list, not text: equality compares text; give a single "
+            "value, or use the json kind with equals_expected: true",
+        ),
+        (
+            {"a": 1},
+            "x",
+            "the output is a mapping, not text: equality compares text; "
+            "use the json kind to grade structured output",
+        ),
+    ],
+)
+def test_structured_values_are_an_error(output: Any, expected: Any, message: str) -> None:
+    result = grade(output, expected)
+    assert (result.outcome, result.message) == ("error", message)
+
+
+def test_unknown_option_names_the_key_with_a_suggestion() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("equality", config={"case_insensitve": True})
+    assert str(caught.value) == (
+        "invalid options for kind 'equality'\n"
+        "$.case_insensitve: unknown option 'case_insensitve' for kind 'equality' "
+        "(did you mean 'case_insensitive'?)"
+    )
+
+
+def test_name_and_inline() -> None:
+    grader = gradekit.create("equality", name="exact answer")
+    assert grader.grade(Sample(output="a", expected="a")).name == "exact answer"
+    assert type(grader).inline is True

@@ -1,0 +1,154 @@
+"""The `json` kind: parse, schema (optional jsonschema), equality with the expected value."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+import gradekit
+from gradekit import GradeResult, Sample
+
+PERSON = {
+    "type": "object",
+    "required": ["name", "age"],
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+}
+
+
+def grade(output: Any, expected: Any = None, **options: Any) -> GradeResult:
+    return gradekit.create("json", config=options).grade(Sample(output=output, expected=expected))
+
+
+def test_output_must_parse_as_json() -> None:
+    assert grade('{"a": [1, 2]}').message == "output is valid JSON"
+    result = grade("{a: 1}")
+    assert (result.outcome, result.score) == ("fail", 0.0)
+    assert result.message == (
+        "output is not valid JSON (Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)): '{a: 1}'"
+    )
+
+
+@pytest.mark.parametrize("output", ["NaN", "[Infinity]", "-Infinity", ""])
+def test_strict_json(output: str) -> None:
+    assert grade(output).outcome == "fail"
+
+
+def test_deeply_nested_output_fails_without_crashing() -> None:
+    result = grade("[" * 100_000 + "]" * 100_000)
+    assert result.outcome == "fail"
+    assert result.message.startswith("output is not valid JSON (nested too deeply)")
+
+
+def test_structured_output_is_taken_as_parsed() -> None:
+    assert grade({"name": "Ada", "age": 36}, schema=PERSON).passed
+
+
+def test_schema() -> None:
+    result = grade('{"name": "Ada", "age": "36"}', schema=PERSON)
+    assert result.outcome == "fail"
+    assert (
+        result.message == "output does not match the schema at $.age: '36' is not of type 'integer'"
+    )
+    # Most relevant first, as jsonschema's best_match ranks them.
+    result = grade('{"age": "x"}', schema=PERSON)
+    assert result.message == (
+        "output does not match the schema at $: 'name' is a required property (and 1 more)"
+    )
+    assert result.details == {
+        "schema_errors": [
+            {"path": "$", "message": "'name' is a required property"},
+            {"path": "$.age", "message": "'x' is not of type 'integer'"},
+        ]
+    }
+    result = grade('{"name": "Ada", "age": 36}', schema=PERSON)
+    assert (result.outcome, result.message) == (
+        "pass",
+        "output is valid JSON and matches the schema",
+    )
+
+
+def test_invalid_schema_is_a_config_error() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("json", config={"schema": {"type": "strng"}})
+    assert str(caught.value) == (
+        "invalid options for kind 'json'\n$.schema: invalid JSON Schema at $.type: 'strng' is "
+        "not valid under any of the given schemas; fix the schema"
+    )
+
+
+def test_without_jsonschema_a_schema_is_a_config_error_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # makes `import jsonschema` fail
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("json", config={"schema": PERSON})
+    assert str(caught.value) == (
+        "invalid options for kind 'json'\n$.schema: validating against a schema needs the "
+        "jsonschema library; install it with pip install 'gradekit[json]'"
+    )
+    assert gradekit.create("json").grade(Sample(output="[]")).passed
+
+
+def test_equals_expected_parses_a_string_expected_value() -> None:
+    result = grade('{"a": [1, 2.0]}', '{"a": [1.0, 2]}', equals_expected=True)
+    assert (result.outcome, result.message) == (
+        "pass",
+        "output is valid JSON and equals the expected value",
+    )
+
+
+def test_equals_expected_with_a_yaml_value() -> None:
+    assert grade('{"a": [1, "x"]}', {"a": [1, "x"]}, equals_expected=True).passed
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "difference"),
+    [
+        ('{"a": true}', {"a": 1}, "at $.a: expected 1, got true"),
+        ('{"a": 1}', {"a": 1, "b": 2}, 'at $: missing key "b"'),
+        ('{"a": 1, "c": 3}', {"a": 1}, 'at $: unexpected key "c"'),
+        ('{"a": [1]}', {"a": [1, 2]}, "at $.a: expected 2 items, got 1"),
+        (
+            '{"my key": "x"}',
+            {"my key": {"b": 1}},
+            'at $["my key"]: expected an object, got a string',
+        ),
+        ("[null]", [0], "at $[0]: expected 0, got null"),
+        ('"1"', 1, 'at $: expected 1, got "1"'),
+    ],
+)
+def test_equals_expected_names_the_first_difference(
+    output: str, expected: Any, difference: str
+) -> None:
+    result = grade(output, expected, equals_expected=True)
+    assert result.outcome == "fail"
+    assert result.message == f"output differs from the expected value {difference}"
+    assert result.details == {"difference": difference}
+
+
+def test_schema_and_expected_failures_are_both_reported() -> None:
+    result = grade(
+        '{"name": 1, "age": 2}', {"name": "x", "age": 2}, schema=PERSON, equals_expected=True
+    )
+    assert result.message == (
+        "output does not match the schema at $.name: 1 is not of type 'string'; "
+        'output differs from the expected value at $.name: expected "x", got 1'
+    )
+
+
+def test_expected_value_problems_are_errors() -> None:
+    result = grade("{}", None, equals_expected=True)
+    assert result.outcome == "error"
+    assert result.message == (
+        "no expected value: json compares the output with the sample's expected value; "
+        "add 'expected' to the case or turn"
+    )
+    result = grade("{}", "{oops", equals_expected=True)
+    assert result.outcome == "error"
+    assert result.message == (
+        "the expected value is not valid JSON (Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1)): '{oops'; write it as JSON text or as a YAML value"
+    )
