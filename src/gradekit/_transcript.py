@@ -173,8 +173,8 @@ def transcript_turns(messages: Any, path: Path) -> tuple[list[TranscriptTurn], l
             problems.append(
                 Problem(
                     where,
-                    f"a '{role}' message before the first user message; each turn of a "
-                    "transcript starts with a user message",
+                    f"a message with role '{role}' before the first user message; each turn "
+                    "of a transcript starts with a user message",
                 )
             )
         elif role == "assistant":

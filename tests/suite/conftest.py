@@ -108,3 +108,9 @@ def write(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def created(registry: Registry) -> list[str]:
+    """Names of the `counted` graders created so far (cleared for each test)."""
+    return CREATED
