@@ -37,16 +37,19 @@ def checks_result(
     *,
     threshold: float | None = None,
     details: Mapping[str, Any] | None = None,
+    message: str | None = None,
 ) -> GradeResult:
-    """A result from `checks`: score = fraction passed; message names the failed checks."""
+    """A result from `checks`: score = fraction passed; the message (unless given) counts
+    the checks and names the failed ones."""
     listed = list(checks)
     passed_count = sum(check.passed for check in listed)
     score = passed_count / len(listed) if listed else 1.0
     passed = score >= threshold if threshold is not None else passed_count == len(listed)
     failed = [check for check in listed if not check.passed]
-    message = f"{passed_count}/{len(listed)} checks passed"
-    if failed:
-        message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
+    if message is None:
+        message = f"{passed_count}/{len(listed)} checks passed"
+        if failed:
+            message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
     return GradeResult(
         kind,
         name,

@@ -29,7 +29,7 @@ from gradekit._process import (
 )
 from gradekit._types import GradeResult, Sample
 
-__all__ = ["SandboxOptions", "parse_size", "tail"]
+__all__ = ["SandboxOptions", "parse_size", "positive", "tail"]
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
@@ -79,7 +79,8 @@ def _env(value: Any) -> FrozenDict[str, str | None]:
     )
 
 
-def _positive(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    """attrs validator: a positive, finite number (or None)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
         raise OptionError(attribute.name, f"must be a positive number, got {value!r}")
 
@@ -95,11 +96,11 @@ class SandboxOptions:
 
     kind: ClassVar[str] = ""
 
-    timeout: float = attrs.field(kw_only=True, default=30.0, validator=_positive)
+    timeout: float = attrs.field(kw_only=True, default=30.0, validator=positive)
     copy_workspace: bool = attrs.field(kw_only=True, default=True)
     env: Any = attrs.field(kw_only=True, default=None, converter=_env)
     memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)
-    cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=_positive)
+    cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
     network: bool = attrs.field(kw_only=True, default=True)
 
@@ -119,7 +120,7 @@ class SandboxOptions:
         *,
         deadline: float,
         stdin: str | None = None,
-        extra_env: Mapping[str, str] | None = None,
+        extra_env: Mapping[str, str | None] | None = None,
         search: Sequence[str] = (),
         cancel: threading.Event | None = None,
     ) -> ProcessResult:

@@ -1,0 +1,159 @@
+"""Build presets: for each language, the commands that check a workspace builds.
+
+A preset looks at the (sandboxed) workspace and returns a `Plan`: the commands to run in
+order, the toolchain variables they need, and whether to keep going after a failing command
+(one `node --check` per file) or stop (configure, then build).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+__all__ = ["ALIASES", "PRESETS", "Plan", "plan_for"]
+
+SKIPPED_DIRS: Final = frozenset(
+    {
+        ".git",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        "node_modules",
+        "site-packages",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "target",
+    }
+)
+_PY_SKIP: Final = (
+    r"(^|/)(\.venv|venv|\.tox|\.nox|__pycache__|\.git|node_modules|site-packages)(/|$)"
+)
+
+
+@attrs.frozen
+class Plan:
+    """What a preset runs: `steps` in order; `env` set before the user's `env` (a None value
+    passes the parent's variable through); `search` folders tried after PATH; `empty` is the
+    failure message when there is nothing to build."""
+
+    steps: tuple[tuple[str, ...], ...] = ()
+    env: Mapping[str, str | None] = attrs.field(factory=dict)
+    search: tuple[str, ...] = ()
+    keep_going: bool = False
+    empty: str | None = None
+
+
+def _files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
+    """Relative paths of files with these suffixes, outside skipped folders, sorted."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        for name in names:
+            if name.endswith(suffixes):
+                found.append(os.path.relpath(os.path.join(folder, name), root))
+    return sorted(found)
+
+
+def _real_home(folder: str) -> str | None:
+    """A toolchain folder in the real home (HOME is replaced inside the sandbox)."""
+    path = Path(os.path.expanduser("~")) / folder
+    return str(path) if path.is_dir() else None
+
+
+def _python(root: Path, scratch: Path) -> Plan:
+    # When the workspace is not a copy, a pycache prefix keeps .pyc files out of it (at the
+    # price of compiling the standard library's imports afresh, about half a second).
+    in_place = scratch.parent not in root.parents
+    env = {"PYTHONPYCACHEPREFIX": str(scratch / "pycache")} if in_place else {}
+    return Plan(((sys.executable, "-m", "compileall", "-q", "-x", _PY_SKIP, "."),), env=env)
+
+
+def _javascript(root: Path, scratch: Path) -> Plan:
+    files = _files(root, (".js", ".mjs", ".cjs"))
+    return Plan(
+        tuple(("node", "--check", file) for file in files),
+        keep_going=True,
+        empty="no JavaScript files (.js, .mjs, .cjs) to check",
+    )
+
+
+def _typescript(root: Path, scratch: Path) -> Plan:
+    local = (str(root / "node_modules" / ".bin"),)
+    if (root / "tsconfig.json").is_file():
+        return Plan((("tsc", "--noEmit", "-p", "."),), search=local)
+    files = _files(root, (".ts", ".tsx", ".mts", ".cts"))
+    return Plan(
+        (("tsc", "--noEmit", *files),) if files else (),
+        search=local,
+        empty="no TypeScript files and no tsconfig.json",
+    )
+
+
+def _go(root: Path, scratch: Path) -> Plan:
+    passed = dict.fromkeys(("GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS", "GOPROXY", "GOROOT"))
+    return Plan((("go", "build", "./..."),), env=passed)
+
+
+def _rust(root: Path, scratch: Path) -> Plan:
+    env: dict[str, str | None] = {"CARGO_TARGET_DIR": str(scratch / "target")}
+    for variable, folder in (("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")):
+        env[variable] = os.environ.get(variable) or _real_home(folder)
+    cargo_bin = _real_home(".cargo/bin")
+    return Plan((("cargo", "build", "--quiet"),), env=env, search=(cargo_bin,) if cargo_bin else ())
+
+
+def _java(root: Path, scratch: Path) -> Plan:
+    env: dict[str, str | None] = {"JAVA_HOME": None, "MAVEN_OPTS": None}
+    if (root / "pom.xml").is_file():
+        repository = _real_home(".m2/repository")
+        local = (f"-Dmaven.repo.local={repository}",) if repository else ()
+        return Plan((("mvn", "-q", *local, "compile"),), env=env)
+    files = _files(root, (".java",))
+    return Plan(
+        (("javac", "-d", str(scratch / "classes"), *files),) if files else (),
+        env=env,
+        empty="no pom.xml and no .java files",
+    )
+
+
+def _c(root: Path, scratch: Path) -> Plan:
+    if any((root / name).is_file() for name in ("Makefile", "makefile", "GNUmakefile")):
+        return Plan((("make",),))
+    if (root / "CMakeLists.txt").is_file():
+        build = str(scratch / "cmake-build")
+        return Plan((("cmake", "-S", ".", "-B", build), ("cmake", "--build", build)))
+    return Plan(empty="no Makefile and no CMakeLists.txt")
+
+
+PRESETS: Final[Mapping[str, Callable[[Path, Path], Plan]]] = {
+    "python": _python,
+    "javascript": _javascript,
+    "typescript": _typescript,
+    "go": _go,
+    "rust": _rust,
+    "java": _java,
+    "c": _c,
+    "cpp": _c,
+}
+ALIASES: Final = {
+    "py": "python",
+    "js": "javascript",
+    "ts": "typescript",
+    "golang": "go",
+    "c++": "cpp",
+    "rs": "rust",
+}
+
+
+def plan_for(language: str, root: Path, scratch: Path) -> Plan:
+    """The plan of `language` (a preset name or alias, any case) for the workspace `root`."""
+    name = language.lower()
+    return PRESETS[ALIASES.get(name, name)](root, scratch)
