@@ -6,7 +6,7 @@ import re
 
 from gradekit._model import CaseReport, ResultRecord
 
-__all__ = ["failing_lines", "one_line", "percent", "result_text"]
+__all__ = ["advisory_errors", "failing_lines", "one_line", "percent", "result_text"]
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
@@ -51,6 +51,22 @@ def failing_lines(case: CaseReport) -> list[str]:
             lines.append(
                 f"turn {turn.index}: {record.result.name} {label}: {one_line(result_text(record))}"
             )
+    if case.outcome == "error" and not any(" error: " in line for line in lines):
+        # No verdict result errored: an advisory grader's error ended the case.
+        lines[:0] = [
+            f"turn {index}: {record.result.name} error (advisory): {one_line(result_text(record))}"
+            for index, record in advisory_errors(case)
+        ]
     if not lines and case.outcome == "fail":
         lines.append("the case's policy did not pass")
     return lines
+
+
+def advisory_errors(case: CaseReport) -> list[tuple[int, ResultRecord]]:
+    """`(turn index, record)` of every advisory result of `case` that errored."""
+    return [
+        (turn.index, record)
+        for turn in case.turns
+        for record in turn.results
+        if record.advisory and record.result.outcome == "error"
+    ]

@@ -9,6 +9,7 @@ small in memory.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -58,15 +59,9 @@ class Collector:
         """Cases of the suite that matched the patterns (graded or resumed)."""
         self.resumed = 0
         """Cases taken from the log instead of being graded again."""
-        self.failing: list[CaseReport] = []
-        """The first cases that did not pass (at most `keep_failing`)."""
+        self._failing: list[tuple[int, CaseReport]] = []
         self.more_failing = 0
         """How many more cases did not pass."""
-
-    @property
-    def already_done(self) -> int:
-        """How many cases the log held when the run started."""
-        return len(self._done) + self.resumed
 
     def suite(self) -> Suite:
         """The suite to run: the same, with only the cases still to grade."""
@@ -91,7 +86,7 @@ class Collector:
                 if offset is not None and self._log is not None:
                     self._offsets.append(offset)
                     self.resumed += 1
-                    self._count(self._log.read_at(offset))
+                    self._count(self._log.read_at(offset), ordinal)
                 else:
                     self._offsets.append(-1)
                     self._pending.setdefault(case.name, []).append(ordinal)
@@ -106,21 +101,30 @@ class Collector:
         offset = self._log.append(case) if self._log is not None else -1
         with self._lock:
             ordinals = self._pending.get(case.name)
+            ordinal = len(self._offsets)
             if ordinals:
-                self._offsets[ordinals.pop(0)] = offset
+                ordinal = ordinals.pop(0)
+                self._offsets[ordinal] = offset
                 if not ordinals:
                     del self._pending[case.name]
-            self._count(case)
+            self._count(case, ordinal)
         if self._on_progress is not None:
             self._on_progress(1)
 
-    def _count(self, case: CaseReport) -> None:
+    def _count(self, case: CaseReport, ordinal: int) -> None:
         self._summary.add(case)
         if case.outcome != "pass":
-            if len(self.failing) < self._keep_failing:
-                self.failing.append(case)
-            else:
+            # Keep the first failing cases in suite order, whatever order they finish in.
+            bisect.insort(self._failing, (ordinal, case), key=lambda item: item[0])
+            if len(self._failing) > self._keep_failing:
+                self._failing.pop()
                 self.more_failing += 1
+
+    @property
+    def failing(self) -> list[CaseReport]:
+        """The first cases (in suite order) that did not pass, at most `keep_failing`."""
+        with self._lock:
+            return [case for _, case in self._failing]
 
     def summary(self) -> Summary:
         """The summary of every case of the run so far, resumed ones included."""

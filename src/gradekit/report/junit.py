@@ -22,7 +22,7 @@ from typing import TextIO
 from gradekit._frozen import thaw
 from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import one_line, result_text
+from gradekit.report._text import advisory_errors, one_line, result_text
 
 __all__ = ["write_junit"]
 
@@ -75,6 +75,14 @@ def _testcase(case: CaseReport, classname: str) -> tuple[str, str]:
                 parts.append(_element("error", _error_type(result.error or ""), message, body))
             else:
                 parts.append(_element("failure", result.kind, message, body))
+    if not parts and case.outcome == "error":
+        # Only an advisory grader errored, and its error ended the case (`fail_on_error`).
+        for index, record in advisory_errors(case):
+            message = f"turn {index}: {record.result.name} (advisory): {result_text(record)}"
+            kind = _error_type(record.result.error or "")
+            parts.append(_element("error", kind, message, message))
+        if not parts:
+            parts.append(_element("error", "Error", "the case errored", "the case errored"))
     if not parts and case.outcome == "fail":
         message = f"the case's policy did not pass (score {case.score:g})"
         parts.append(_element("failure", "policy", message, message))

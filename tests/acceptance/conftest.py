@@ -1,0 +1,105 @@
+"""Acceptance tests: the installed `gradekit` command, run in a subprocess as a user would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def gradekit_command() -> str:
+    """The console script installed beside this interpreter, else the one on PATH."""
+    beside = Path(sys.executable).parent / "gradekit"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("gradekit")
+    if found is None:
+        pytest.fail("the gradekit command is not installed: pip install -e '.[test]'")
+    return found
+
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def gradekit(tmp_path: Path) -> Run:
+    """`gradekit(*args, cwd=tmp_path)` -> CompletedProcess with text stdout/stderr."""
+    command = gradekit_command()
+
+    def run(
+        *args: str, cwd: Path | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+        env["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
+        return subprocess.run(
+            [command, *args],
+            cwd=cwd or tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+
+    return run
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Callable[[str, str], Path]:
+    """`write("suite.yaml", text)`: a dedented file in the test's folder."""
+
+    def put(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        return path
+
+    return put
+
+
+MIXED_SUITE = """
+    name: mixed
+    cases:
+      - name: good
+        output: "42"
+        expected: 42
+        graders: [{kind: numeric}]
+      - name: bad
+        output: "41"
+        expected: 42
+        graders: [{kind: numeric}]
+      - name: broken
+        output: "x"
+        graders: [{kind: code, grader: "graders:explode"}]
+      - name: two-turns
+        turns:
+          - output: "Paris"
+            expected: "Paris"
+            graders: [{kind: equality}]
+          - output: "Lyon"
+            expected: "Lyon"
+            graders:
+              - {kind: equality}
+              - {kind: contains, name: polite, values: [please], advisory: true}
+"""
+
+MIXED_GRADERS = """
+    def explode(ctx):
+        raise ValueError("no luck")
+"""
+
+
+@pytest.fixture
+def mixed_suite(write: Callable[[str, str], Path]) -> Path:
+    """A suite with a passing, a failing, an errored and a two-turn case."""
+    write("graders.py", MIXED_GRADERS)
+    return write("suite.yaml", MIXED_SUITE)
