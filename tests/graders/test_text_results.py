@@ -1,0 +1,35 @@
+"""Results of the text kinds are ordinary GradeResults, and using a kind imports only it."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import attrs
+
+from gradekit import GradeResult
+from gradekit.graders._text import result
+
+
+def test_fast_result_is_the_same_as_a_validated_one() -> None:
+    fast = result("contains", "c", False, 0.5, "missing 'x'", details={"missing": ["x"]})
+    slow = GradeResult("contains", "c", False, 0.5, "missing 'x'", {"missing": ["x"]})
+    assert fast == slow
+    assert repr(fast) == repr(slow)
+    assert (fast.outcome, fast.error, fast.duration_ms) == ("fail", None, 0.0)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    assert attrs.evolve(fast, duration_ms=1.5).duration_ms == 1.5
+
+
+def test_creating_equality_imports_neither_the_other_kinds_nor_jsonschema() -> None:
+    code = (
+        "import sys, gradekit\n"
+        "gradekit.create('equality')\n"
+        "prefixes = ('gradekit.graders.', 'jsonschema')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(prefixes)))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert completed.stdout.strip() == "['gradekit.graders._text', 'gradekit.graders.equality']"
