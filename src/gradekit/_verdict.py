@@ -24,6 +24,7 @@ __all__ = [
     "combine",
     "negate",
     "turn_verdict",
+    "votes_of",
 ]
 
 Outcome = Literal["pass", "fail", "error"]
@@ -91,8 +92,10 @@ def combine(
         errored_weight = float(errored)
         total_weight = errored_weight + len(decided)
     mean = _mean(decided)
-    if not decided and not errored:
-        return Verdict("pass", None)
+    if not decided:
+        # Nothing scored: vacuously a pass with no results, but never a pass made of errors
+        # (a `weighted` with threshold 0 would otherwise pass on errors alone).
+        return Verdict("error" if errored else "pass", None)
     passes = sum(1 for ok, _, _ in decided if ok)
     fails = len(decided) - passes
     if mode == "all":
