@@ -65,7 +65,7 @@ def _typo(key: Any, fields: tuple[str, ...]) -> str | None:
 
 def case_name(raw: Any, default: str) -> str:
     """The case's name, or `default` when it has none (or a bad one, reported elsewhere)."""
-    name = raw.get("name") if isinstance(raw, Mapping) else None
+    name = raw.get("name") if isinstance(raw, dict) else None
     return name if isinstance(name, str) and name else default
 
 
@@ -76,7 +76,7 @@ def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath)
     threshold: Any = raw.get("threshold")
     where: KeyPath = (*base, "policy")
     threshold_where = (*base, "threshold")
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         for key in value:
             if key not in ("mode", "threshold"):
                 hint = close_matches(str(key), ("mode", "threshold"))
@@ -167,7 +167,7 @@ def _tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tuple[Too
     calls: list[ToolCall] = []
     for index, raw in enumerate(value):
         where = (*path, index)
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, dict):
             problems.append(
                 Problem(where, f"expected a tool call mapping with a 'name', got {describe(raw)}")
             )
@@ -188,7 +188,7 @@ def _tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tuple[Too
             )
         elif not isinstance(name, str):
             problems.append(Problem((*where, "name"), f"expected a string, got {describe(name)}"))
-        if arguments is not None and not isinstance(arguments, Mapping):
+        if arguments is not None and not isinstance(arguments, dict):
             problems.append(
                 Problem((*where, "arguments"), f"expected a mapping, got {describe(arguments)}")
             )
@@ -235,7 +235,7 @@ class CaseBuilder:
     ) -> tuple[Case | None, list[Problem]]:
         """The case `raw` found at `base`, or None and every problem in it."""
         problems: list[Problem] = []
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, dict):
             problems.append(
                 Problem(base, f"a case must be a mapping of fields, got {describe(raw)}")
             )
@@ -328,7 +328,7 @@ class CaseBuilder:
             else:
                 extra[key] = value
         metadata = raw.get("metadata")
-        if metadata is not None and not isinstance(metadata, Mapping):
+        if metadata is not None and not isinstance(metadata, dict):
             problems.append(
                 Problem((*path, "metadata"), f"expected a mapping, got {describe(metadata)}")
             )
@@ -366,7 +366,7 @@ class CaseBuilder:
         specs = []
         for index, turn in enumerate(turns):
             path = (*base, "turns", index)
-            if not isinstance(turn, Mapping):
+            if not isinstance(turn, dict):
                 problems.append(
                     Problem(path, f"a turn must be a mapping of fields, got {describe(turn)}")
                 )

@@ -3,7 +3,7 @@
 The file is never read whole: `cases()` reads a line, builds its case and yields it, so a run of
 millions of lines holds one line at a time. A malformed line becomes an errored Case naming the
 file and line, and the lines after it go on. Grader entries repeated on many lines are created
-once and reused (cached by the entry's canonical JSON).
+once and reused (cached by the entry as written).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def problem_text(problem: Problem) -> str:
 class EntryCache:
     """Creates grader entries through `make_entry`, reusing one per distinct configuration.
 
-    Keyed by the canonical JSON of the raw entry; failures are cached too, so a bad entry on a
+    Keyed by the entry as written (its repr); failures are cached too, so a bad entry on a
     million lines is created once. Bounded: the least recently used configuration goes first.
     """
 
@@ -65,10 +65,9 @@ class EntryCache:
 
     def __call__(self, raw: Any, path: KeyPath) -> GraderEntry | None:
         """The entry for `raw` (found at `path`), created on first sight."""
-        try:
-            key = json.dumps(raw, sort_keys=True, separators=(",", ":"))
-        except (TypeError, ValueError):
-            return self._make_entry(raw, path)
+        # repr is exact for JSON data (it tells 1, 1.0 and true apart) and much cheaper than
+        # canonical JSON; the same entry written with its keys in another order only misses.
+        key = repr(raw)
         if key in self._cache:
             self._cache.move_to_end(key)
             found = self._cache[key]

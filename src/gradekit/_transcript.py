@@ -48,7 +48,7 @@ def _text(content: Any, path: Path, problems: list[Problem]) -> str | None:
         parts = [
             part["text"]
             for part in content
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
         ]
         return "\n".join(parts)
     problems.append(
@@ -61,7 +61,7 @@ def _text(content: Any, path: Path, problems: list[Problem]) -> str | None:
 
 
 def _arguments(value: Any, path: Path, problems: list[Problem]) -> dict[str, Any]:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return dict(value)
     if value is None or value == "":
         return {}
@@ -100,9 +100,9 @@ def _calls(
         return
     for index, call in enumerate(calls):
         where = (*path, "tool_calls", index)
-        function = call.get("function") if isinstance(call, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(name, str):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(function, dict) or not isinstance(name, str):
             problems.append(
                 Problem(
                     where,
@@ -153,13 +153,13 @@ def transcript_turns(messages: Any, path: Path) -> tuple[list[TranscriptTurn], l
     system: str | None = None
     for index, message in enumerate(messages):
         where = (*path, index)
-        role = message.get("role") if isinstance(message, Mapping) else None
-        if not isinstance(message, Mapping) or role not in ROLES:
+        role = message.get("role") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or role not in ROLES:
             hint = close_matches(role, ROLES) if isinstance(role, str) else []
             suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
             problems.append(
                 Problem(
-                    (*where, "role") if isinstance(message, Mapping) else where,
+                    (*where, "role") if isinstance(message, dict) else where,
                     f"a message needs a role: {', '.join(ROLES)}; got {role!r}{suffix}",
                 )
             )
