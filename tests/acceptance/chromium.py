@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -64,14 +65,16 @@ class Browser:
         self._profile = tempfile.mkdtemp(prefix="gradekit-chromium-")
         to_chrome_read, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_write = os.pipe()
-        # Chromium reads commands on fd 3 and writes replies on fd 4: a shell puts the pipe
-        # ends there (no preexec_fn, which is unsafe with threads).
-        redirect = f'exec "$0" "$@" 3<&{to_chrome_read} 4>&{from_chrome_write}'
+        # Chromium reads commands on fd 3 and writes replies on fd 4: a small Python step
+        # puts the pipe ends there, then becomes Chromium (no preexec_fn: unsafe with threads;
+        # no shell: dash cannot name descriptors above 9).
         self._process = subprocess.Popen(
             [
-                "/bin/sh",
+                sys.executable,
                 "-c",
-                redirect,
+                _PLACE_FDS,
+                str(to_chrome_read),
+                str(from_chrome_write),
                 binary,
                 *FLAGS,
                 f"--user-data-dir={self._profile}",
@@ -150,6 +153,12 @@ class Browser:
             self._process.wait()
         os.close(self._from_chrome)
         shutil.rmtree(self._profile, ignore_errors=True)
+
+
+_PLACE_FDS = (
+    "import os, sys; os.dup2(int(sys.argv[1]), 3); os.dup2(int(sys.argv[2]), 4); "
+    "os.execv(sys.argv[3], sys.argv[3:])"
+)
 
 
 def file_url(path: Path) -> str:
