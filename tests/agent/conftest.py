@@ -8,14 +8,19 @@ from pathlib import Path
 import pytest
 
 
-def alive(pid: int) -> bool:
-    """True while `pid` runs; a zombie (dead, not yet reaped by init) counts as gone."""
+def _alive(pid: int) -> bool:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return False
     state = next(line for line in status.splitlines() if line.startswith("State:"))
     return "Z" not in state.split()[1]
+
+
+@pytest.fixture
+def alive() -> Callable[[int], bool]:
+    """`alive(pid)`: True while `pid` runs; a zombie (dead, not yet reaped) counts as gone."""
+    return _alive
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-from conftest import alive
 
 from gradekit._process import (
     CommandError,
@@ -25,6 +24,7 @@ from gradekit._process import (
 )
 
 Workspace = Callable[[Mapping[str, str]], Path]
+Alive = Callable[[int], bool]
 PY = sys.executable
 
 
@@ -41,7 +41,7 @@ def test_no_shell_is_involved() -> None:
     assert result.stdout == "a; rm -rf / $HOME *\n"
 
 
-def test_grandchild_left_sleeping_is_killed_at_timeout() -> None:
+def test_grandchild_left_sleeping_is_killed_at_timeout(alive: Alive) -> None:
     with Sandbox(None) as box:
         started = time.monotonic()
         result = python(
@@ -60,7 +60,7 @@ def test_grandchild_left_sleeping_is_killed_at_timeout() -> None:
     assert not alive(grandchild)
 
 
-def test_background_children_are_killed_when_the_command_exits() -> None:
+def test_background_children_are_killed_when_the_command_exits(alive: Alive) -> None:
     with Sandbox(None) as box:
         started = time.monotonic()
         result = python(
@@ -204,7 +204,7 @@ def test_command_not_found() -> None:
     )
 
 
-def test_cancelling_run_async_kills_the_group() -> None:
+def test_cancelling_run_async_kills_the_group(alive: Alive) -> None:
     async def main() -> float:
         with Sandbox(None) as box:
             marker = box.tmp / "pid"

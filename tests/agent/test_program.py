@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive
 
 import gradekit
 from gradekit import ConfigError, Sample
@@ -18,6 +17,7 @@ from gradekit._entries import KIND_TIMEOUT_GRACE, build_entry
 from gradekit._process import _network_prefix
 
 Workspace = Callable[[Mapping[str, str]], Path]
+Alive = Callable[[int], bool]
 PY = sys.executable
 
 
@@ -101,7 +101,7 @@ def test_output_matching(match: str, stream: str, expected: str, outcome: str) -
     assert grader.grade(Sample()).outcome == outcome
 
 
-def test_timeout_is_a_fail_with_exit_code_minus_one_and_no_orphan() -> None:
+def test_timeout_is_a_fail_with_exit_code_minus_one_and_no_orphan(alive: Alive) -> None:
     code = (
         "import subprocess, time\n"
         "print(subprocess.Popen(['sleep', '300']).pid, flush=True)\n"
