@@ -1,0 +1,171 @@
+"""`--resume`: a run killed with SIGKILL at any point, then resumed, grades every case exactly
+once in the final report and loses none; a line cut short by the kill is graded again."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Run, gradekit_command
+
+Write = Callable[[str, str], Path]
+
+SLOW_GRADERS = """
+    import os, time
+
+    def slow(ctx):
+        # Record every grading, so the test can tell which cases were graded in which run.
+        with open("graded.log", "a") as log:
+            log.write(ctx.test_case_name + "\\n")
+        time.sleep(0.05)
+        return True
+"""
+
+CASES = 60
+
+
+def _slow_suite(write: Write, cases: int = CASES) -> None:
+    write("graders.py", SLOW_GRADERS)
+    lines = [
+        json.dumps(
+            {
+                "name": f"case-{i:03d}",
+                "output": str(i),
+                "expected": i,
+                "graders": [{"kind": "code", "grader": "graders:slow"}],
+            }
+        )
+        for i in range(cases)
+    ]
+    write("data.jsonl", "\n".join(lines) + "\n")
+    write("suite.yaml", "name: slow\ngraders: [{kind: numeric}]\ndataset: data.jsonl\n")
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def _names(path: Path) -> list[str]:
+    return [json.loads(line)["name"] for line in _lines(path)]
+
+
+def test_resume_after_sigkill_grades_every_case_exactly_once(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    _slow_suite(write)
+    log = tmp_path / "results.jsonl"
+    process = subprocess.Popen(
+        [
+            gradekit_command(),
+            "run",
+            "suite.yaml",
+            "--resume",
+            "results.jsonl",
+            "-o",
+            "report.json",
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (log.exists() and log.read_bytes().count(b"\n") >= 10):
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no case finished in time"
+            time.sleep(0.01)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    assert not (tmp_path / "report.json").exists()
+    complete = [line for line in log.read_text().split("\n")[:-1]]  # last piece may be cut
+    finished_before = {json.loads(line)["name"] for line in complete}
+    assert 10 <= len(finished_before) < CASES, "the kill must land mid-run"
+    graded_before = len(_lines(tmp_path / "graded.log"))
+
+    done = gradekit("run", "suite.yaml", "--resume", "results.jsonl", "-o", "report.json")
+    assert done.returncode == 0, done.stderr
+
+    expected = [f"case-{i:03d}" for i in range(CASES)]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [case["name"] for case in report["cases"]] == expected
+    assert report["summary"]["cases"] == CASES
+    assert report["summary"]["passed"] == CASES
+    assert sorted(_names(log)) == expected  # the log holds every case once
+    graded_after = _lines(tmp_path / "graded.log")[graded_before:]
+    assert not finished_before & set(graded_after), "a finished case was graded again"
+    assert set(graded_after) | finished_before == set(expected)
+
+
+def test_truncated_last_line_is_graded_again(gradekit: Run, write: Write, tmp_path: Path) -> None:
+    _slow_suite(write, cases=5)
+    assert gradekit("run", "suite.yaml", "--resume", "results.jsonl").returncode == 0
+    log = tmp_path / "results.jsonl"
+    data = log.read_bytes()
+    last_start = data.rstrip(b"\n").rfind(b"\n") + 1
+    cut = json.loads(data[last_start:])["name"]
+    log.write_bytes(data[: last_start + 25])  # the kill landed mid-write
+    (tmp_path / "graded.log").unlink()
+
+    done = gradekit("run", "suite.yaml", "--resume", "results.jsonl", "-o", "report.json")
+    assert done.returncode == 0, done.stderr
+    assert _lines(tmp_path / "graded.log") == [cut]
+    names = _names(log)  # every line whole again: the partial one was cut off, not appended to
+    assert sorted(names) == [f"case-{i:03d}" for i in range(5)]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [case["name"] for case in report["cases"]] == [f"case-{i:03d}" for i in range(5)]
+
+
+def test_resuming_a_finished_log_grades_nothing(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    first = gradekit("run", "suite.yaml", "--resume", "results.jsonl", "-o", "first.json")
+    assert first.returncode == 1
+    before = (tmp_path / "results.jsonl").read_bytes()
+    again = gradekit("run", "suite.yaml", "--resume", "results.jsonl", "-o", "again.json")
+    assert again.returncode == 1  # the failures in the log still fail the run
+    assert (tmp_path / "results.jsonl").read_bytes() == before
+    first_report = json.loads((tmp_path / "first.json").read_text())
+    again_report = json.loads((tmp_path / "again.json").read_text())
+    assert again_report["summary"] == first_report["summary"]
+    assert again_report["cases"] == first_report["cases"]
+    assert "cases that did not pass (2):\n  FAIL   bad\n" in again.stdout
+
+
+def test_a_corrupt_line_in_the_log_is_an_error(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "results.jsonl").write_text('{"name": "good"}\nnot json\n')
+    done = gradekit("run", "suite.yaml", "--resume", "results.jsonl")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "results.jsonl:1: not a finished case (KeyError: 'passed'); this file is not a gradekit "
+        "results log, or was edited: delete the line (its case is graded again) or give "
+        "another --resume file"
+    )
+
+
+def test_resume_counts_in_the_filter(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> None:
+    done = gradekit("run", "suite.yaml", "--resume", "r.jsonl", "--filter", "good")
+    assert done.returncode == 0, done.stderr
+    assert Counter(_names(tmp_path / "r.jsonl")) == {"good": 1}
+    done = gradekit("run", "suite.yaml", "--resume", "r.jsonl", "-o", "all.json")
+    assert done.returncode == 1
+    assert Counter(_names(tmp_path / "r.jsonl")) == {
+        "good": 1,
+        "bad": 1,
+        "broken": 1,
+        "two-turns": 1,
+    }
