@@ -3,7 +3,8 @@
 A grader entry is a `oneOf` over every installed kind, told apart by `kind` (a `const`). A
 kind whose factory is an attrs class gets its options from that class: types, defaults, enums
 from `Literal`, descriptions from a field's `metadata={"help": ...}`, and no other keys. A kind
-whose factory is a plain function accepts any extra keys. Kinds that fail to load are left out.
+whose factory is not an attrs class accepts any extra keys (with the options its
+`options_class` declares, if any). Kinds that fail to load are left out.
 """
 
 from __future__ import annotations
@@ -215,6 +216,7 @@ def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
 def _kind(kind: str, registry: Any) -> dict[str, Any] | None:
     """The entry schema of one kind, or None when the kind cannot be loaded."""
     try:
+        factory = registry.factory(kind)
         options_class = registry.options_class(kind)
         options, required = _options(options_class) if options_class is not None else ({}, [])
     except Exception:  # a broken plugin is left out, as `gradekit kinds` reports it
@@ -228,7 +230,9 @@ def _kind(kind: str, registry: Any) -> dict[str, Any] | None:
         schema["description"] = " ".join(doc.split())
     schema["properties"] = properties
     schema["required"] = ["kind", *required]
-    schema["additionalProperties"] = options_class is None
+    # Only a factory that is itself the attrs class is known to take no other keys; a
+    # function's `options_class` may declare only some of its options (composites' `graders`).
+    schema["additionalProperties"] = not (isinstance(factory, type) and attrs.has(factory))
     return schema
 
 

@@ -11,7 +11,7 @@ import attrs
 import jsonschema
 import pytest
 import yaml
-from suite_kinds import Exact
+from suite_kinds import Exact, loose
 
 from gradekit import GradeResult, Registry, Sample
 from gradekit._schema import suite_schema
@@ -160,3 +160,33 @@ def test_composite_children_are_grader_entries():
     assert errors(schema, "cases: [{graders: [{kind: every, graders: [{kind: exact}]}]}]") == []
     bad = "cases: [{graders: [{kind: every, graders: [{kind: exact, typo: 1}]}]}]"
     assert errors(schema, bad) != []
+
+
+def test_a_function_factory_with_an_options_class_keeps_other_keys_open(registry):
+    @attrs.frozen
+    class Declared:
+        name: str = attrs.field(kw_only=True, default="")
+        threshold: float = attrs.field(kw_only=True, default=0.5)
+
+    def factory(name: str, config: Mapping[str, Any]) -> Any:
+        return loose(name, config)
+
+    factory.options_class = Declared  # type: ignore[attr-defined]
+    registry.register("declared", factory)
+    kinds = {k["title"]: k for k in suite_schema(registry)["$defs"]["grader"]["oneOf"]}
+    assert kinds["declared"]["additionalProperties"] is True
+    assert "threshold" in kinds["declared"]["properties"]
+
+
+def test_builtin_composites_validate_with_their_children():
+    pytest.importorskip("gradekit.graders.composite")
+    text = """
+    cases:
+      - graders:
+          - kind: weighted
+            threshold: 0.5
+            graders: [{kind: equality}, {kind: contains, values: [a], weight: 2}]
+          - kind: not
+            graders: [{kind: equality}]
+    """
+    assert errors(suite_schema(), textwrap.dedent(text)) == []
