@@ -17,8 +17,9 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._cases import CaseBuilder, EntryMaker, KeyPath, case_name, describe
+from gradekit._cases import CaseBuilder, case_name
 from gradekit._errors import ConfigError, Problem, format_path
+from gradekit._fields import EntryMaker, KeyPath, describe
 from gradekit._model import Case, GraderEntry
 
 __all__ = ["Dataset", "EntryCache", "count_lines", "problem_text"]

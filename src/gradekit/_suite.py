@@ -13,10 +13,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from gradekit._cases import CaseBuilder, KeyPath, build_entries, case_name, describe, parse_policy
+from gradekit._cases import CaseBuilder, case_name
 from gradekit._dataset import Dataset, EntryCache, count_lines
 from gradekit._entries import build_entry
 from gradekit._errors import ConfigError, Problem
+from gradekit._fields import KeyPath, build_entries, describe, parse_policy
 from gradekit._loading import suite_dir
 from gradekit._model import Case, GraderEntry, Policy, Suite
 from gradekit._options import close_matches
