@@ -158,7 +158,7 @@ class Behavior:
     @staticmethod
     def _turns(sample: Sample, calls: list[ToolCall]) -> int:
         """The highest turn recorded on a tool call, else the conversation's turns so far."""
-        recorded = [call.turn for call in calls if call.turn is not None]
+        recorded = [call.turn for call in calls if isinstance(call.turn, int)]
         if recorded:
             return max(recorded)
         return max(sample.turn, len(sample.history)) + 1
