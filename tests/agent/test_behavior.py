@@ -265,4 +265,4 @@ def test_result_details_are_json_safe() -> None:
 def test_turn_values_that_are_not_numbers_are_ignored() -> None:
     sample = Sample(tool_calls=[ToolCall("a", turn="9"), ToolCall("b", turn=1)])  # type: ignore[arg-type]
     result = behavior(max_turns=1).grade(sample)
-    assert checks(result)["max_turns"] == (True, "1 turns (at most 1)")
+    assert checks(result)["max_turns"] == (True, "1 turn (at most 1)")

@@ -128,7 +128,8 @@ class Behavior:
             checks.append(Check(f"forbidden tool {pattern}", not hits, message))
         if self.max_turns is not None:
             turns = self._turns(sample, calls)
-            message = f"{turns} turns (at most {self.max_turns})"
+            noun = "turn" if turns == 1 else "turns"
+            message = f"{turns} {noun} (at most {self.max_turns})"
             checks.append(Check("max_turns", turns <= self.max_turns, message))
         if self.max_tool_calls is not None:
             ok = len(calls) <= self.max_tool_calls
