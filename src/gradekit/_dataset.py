@@ -19,7 +19,7 @@ import attrs
 
 from gradekit._cases import CaseBuilder, case_name
 from gradekit._errors import ConfigError, Problem, format_path
-from gradekit._fields import EntryMaker, KeyPath, describe
+from gradekit._fields import EntryMaker, KeyPath, describe, json_error
 from gradekit._model import Case, GraderEntry
 
 __all__ = ["Dataset", "EntryCache", "count_lines", "problem_text"]
@@ -116,7 +116,7 @@ class Dataset:
         except UnicodeDecodeError:
             return _error(default, where, "the line is not UTF-8 text; save the file as UTF-8")
         except json.JSONDecodeError as error:
-            message = f"invalid JSON: {error.msg} (column {error.colno}); fix this line"
+            message = f"invalid JSON: {json_error(error)}; fix this line"
             return _error(default, where, message)
         if not isinstance(raw, dict):
             message = f"a dataset line must be a JSON object (one case), got {describe(raw)}"

@@ -6,6 +6,7 @@ could build, so one pass over a file reports everything at once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -19,6 +20,7 @@ __all__ = [
     "KeyPath",
     "build_entries",
     "describe",
+    "json_error",
     "parse_policy",
     "parse_tool_calls",
 ]
@@ -29,6 +31,13 @@ EntryMaker = Callable[[Any, KeyPath], "GraderEntry | None"]
 
 TOOL_CALL_FIELDS: Final = ("name", "arguments", "result", "error", "turn")
 MODES: Final = ("all", "any", "weighted")
+
+
+def json_error(error: json.JSONDecodeError) -> str:
+    """`Expecting ',' delimiter (column 12)` / `Unterminated string starting at column 3`."""
+    if error.msg.endswith(" at"):  # the json module's messages that expect a position
+        return f"{error.msg} column {error.colno}"
+    return f"{error.msg} (column {error.colno})"
 
 
 def describe(value: Any) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
+from gradekit._fields import json_error
 from gradekit._options import close_matches
 from gradekit._types import ToolCall
 
@@ -74,7 +75,7 @@ def _arguments(value: Any, path: Path, problems: list[Problem]) -> dict[str, Any
         problems.append(
             Problem(
                 path,
-                f"invalid JSON in tool call arguments: {error.msg} (column {error.colno}); "
+                f"invalid JSON in tool call arguments: {json_error(error)}; "
                 "arguments must be a JSON object encoded as a string",
             )
         )

@@ -65,6 +65,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
         {"name": "kind", "turns": [{"input": "a", "graders": [{"kind": "nope"}]}]},
         {"name": "first", "input": "clash"},
         {"name": "shape", "expectd": 1, "tool_calls": [{"name": 3}]},
+        '{"name": "cut',
         {"name": "ok2"},
     )
     path = write("cases: [{name: first}]\ndataset: data.jsonl\n")
@@ -103,6 +104,10 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
             "data.jsonl:7: unknown key 'expectd' (did you mean 'expected'?); to keep it as "
             "metadata, put it under 'metadata:'; tool_calls[0].name: expected a string, got 3 "
             "(int)",
+        ),
+        (
+            "data.jsonl:8",
+            "data.jsonl:8: invalid JSON: Invalid control character at column 14; fix this line",
         ),
         ("ok2", None),
     ]
