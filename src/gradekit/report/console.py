@@ -7,6 +7,7 @@ functions that use it, never by `import gradekit`.
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -17,6 +18,9 @@ from gradekit._model import CaseReport, SuiteReport, Summary
 from gradekit.report._text import failing_lines, percent
 
 __all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
+
+# A count, a score, a percentage, a duration, or "-" (nothing to count): aligned right.
+_NUMBER = re.compile(r"-|\d[\d.,]*(%| s)?")
 
 
 def _rich() -> bool:
@@ -136,10 +140,7 @@ def print_table(
     title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], stream: TextIO
 ) -> None:
     """A table with rich when installed, else aligned plain text. Numbers align right."""
-    numeric = [
-        all(row[i].replace(".", "").replace("%", "").replace("-", "").isdigit() for row in rows)
-        for i in range(len(headers))
-    ]
+    numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
     if _rich():
         from rich.console import Console
         from rich.table import Table
