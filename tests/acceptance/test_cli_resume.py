@@ -169,3 +169,36 @@ def test_resume_counts_in_the_filter(gradekit: Run, mixed_suite: Path, tmp_path:
         "broken": 1,
         "two-turns": 1,
     }
+
+
+def test_ctrl_c_exits_1_with_partial_reports(write: Write, tmp_path: Path) -> None:
+    _slow_suite(write)
+    log = tmp_path / "results.jsonl"
+    process = subprocess.Popen(
+        [
+            gradekit_command(),
+            "run",
+            "suite.yaml",
+            "--resume",
+            "results.jsonl",
+            "-o",
+            "report.json",
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (log.exists() and log.read_bytes().count(b"\n") >= 5):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=60) == 1
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert (report["complete"], report["passed"]) == (False, False)
+    finished = _names(log)
+    assert [case["name"] for case in report["cases"]] == sorted(finished)
+    assert 5 <= report["summary"]["cases"] == len(finished) < CASES
