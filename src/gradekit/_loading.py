@@ -1,7 +1,8 @@
-"""What is being loaded right now: the suite file's folder, for kinds that import user code.
+"""What is being loaded right now: the suite file's folder and the case and turn at hand.
 
-The suite loader sets it while it creates graders; the `code` kind reads it so that a
-`graders.py` beside the suite file can be imported. A plain Python caller may set it too.
+The suite loader sets both while it creates graders; the `code` kind reads them so that a
+`graders.py` beside the suite file can be imported and its errors name the case and turn. A
+plain Python caller may set them too.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
-__all__ = ["current_suite_dir", "suite_dir"]
+__all__ = ["current_place", "current_suite_dir", "place", "suite_dir"]
 
 _SUITE_DIR: ContextVar[Path | None] = ContextVar("gradekit_suite_dir", default=None)
+_PLACE: ContextVar[str | None] = ContextVar("gradekit_place", default=None)
 
 
 def current_suite_dir() -> Path | None:
@@ -29,3 +31,22 @@ def suite_dir(path: Path | str | None) -> Iterator[None]:
         yield
     finally:
         _SUITE_DIR.reset(token)
+
+
+def current_place() -> str | None:
+    """Where in the suite the grader being created sits (`case 'growth', turn 1`), or None.
+
+    Kinds whose errors come from user code (the `code` kind) name it in their messages, so the
+    user sees which case's grader failed, not only its position in the file."""
+    return _PLACE.get()
+
+
+@contextlib.contextmanager
+def place(case: str | None, turn: int | None = None) -> Iterator[None]:
+    """Make `case` (and `turn`) the current place for the duration of the block."""
+    text = None if case is None else f"case '{case}'" + ("" if turn is None else f", turn {turn}")
+    token = _PLACE.set(text)
+    try:
+        yield
+    finally:
+        _PLACE.reset(token)

@@ -1,8 +1,8 @@
 """`load_suite`: a YAML suite file to a validated `Suite`, every grader created up front.
 
 Every problem in the file is collected and raised at once as one ConfigError whose problems
-print as `suite.yaml:14:9: cases[2].graders[0]: case 'growth': unknown option ...`: position of
-the offending YAML node, path to it, and for problems inside a case its name (and turn).
+print as `suite.yaml:14:9: cases[2].graders[0]: unknown option ...`: position of the offending
+YAML node, then the path to it.
 Dataset lines are checked as they stream: a bad line becomes an errored case, not a load error.
 """
 
@@ -18,6 +18,7 @@ from gradekit._dataset import Dataset, EntryCache, count_lines
 from gradekit._entries import build_entry
 from gradekit._errors import ConfigError, Problem
 from gradekit._fields import KeyPath, build_entries, describe, parse_policy
+from gradekit._loading import place as at_place
 from gradekit._loading import suite_dir
 from gradekit._model import Case, GraderEntry, Policy, Suite
 from gradekit._options import close_matches
@@ -80,8 +81,17 @@ class _Loader:
     def make_entry(self, raw: Any, path: KeyPath) -> GraderEntry | None:
         """Create one grader entry of the YAML file (the suite folder is importable)."""
         line, column = self.located.where(path)
-        with suite_dir(self.folder):
+        case, turn = self.case_and_turn(path)
+        with suite_dir(self.folder), at_place(case, turn):
             return build_entry(raw, registry=self.registry, location=self.at(line, column))
+
+    def case_and_turn(self, path: KeyPath) -> tuple[str | None, int | None]:
+        """The case name and turn index a path inside `cases` leads to."""
+        if len(path) < 2 or path[0] != "cases" or not isinstance(path[1], int):
+            return None, None
+        case = self.names[path[1]] if path[1] < len(self.names) else f"case-{path[1]}"
+        turn = path[3] if len(path) >= 4 and path[2] == "turns" else None
+        return case, turn if isinstance(turn, int) else None
 
     def at(self, line: int, column: int) -> str:
         """`file:line:column` in this file."""
@@ -227,20 +237,14 @@ class _Loader:
         return Dataset(path, label, dataset_builder, taken)
 
     def place(self, problem: Problem) -> Problem:
-        """Give a problem its `file:line:column`, and inside a case its name and turn."""
+        """Give a problem its `file:line:column`."""
         path = problem.path
         exact = problem.key and path in self.located.keys
         line, column = self.located.where(path, key=problem.key)
         if exact and path and isinstance(path[-1], str):
             path = path[:-1]  # the message names the key: point at its mapping's path
-        message = problem.message
-        if len(path) >= 2 and path[0] == "cases" and isinstance(path[1], int):
-            prefix = f"case '{self.names[path[1]]}'" if path[1] < len(self.names) else ""
-            if len(path) >= 4 and path[2] == "turns" and isinstance(path[3], int):
-                prefix += f", turn {path[3]}"
-            message = f"{prefix}: {message}"
         where = problem.where or self.at(line, column)
-        return Problem(path, message, key=problem.key, where=where)
+        return Problem(path, problem.message, key=problem.key, where=where)
 
     def error(self) -> ConfigError:
         """One ConfigError with every problem, placed, in file order."""

@@ -12,7 +12,7 @@ pytest.importorskip("gradekit.graders.code")
 
 
 def test_design_example_loads_with_a_code_grader_beside_the_suite(write, tmp_path):
-    (tmp_path / "my_benchmarks.py").write_text(
+    (tmp_path / "design_example_benchmarks.py").write_text(
         "def numeric_equal(ctx):\n    return True\n", encoding="utf-8"
     )
     (tmp_path / "runs").mkdir()
@@ -37,7 +37,7 @@ def test_design_example_loads_with_a_code_grader_beside_the_suite(write, tmp_pat
                 tool_calls: [{name: calculator, arguments: {expr: "a/b"}}]
                 graders:
                   - kind: code
-                    grader: "my_benchmarks:numeric_equal"
+                    grader: "design_example_benchmarks:numeric_equal"
         dataset: runs/agent-outputs.jsonl
         """
     )
@@ -68,7 +68,7 @@ def test_issue_example_message(write):
     with pytest.raises(ConfigError) as caught:
         load_suite(path)
     assert [str(p) for p in caught.value.problems] == [
-        f"{path}:11:9: cases[2].graders[0]: case 'growth': unknown option 'absolute_tolerence' "
+        f"{path}:11:9: cases[2].graders[0]: unknown option 'absolute_tolerence' "
         "for kind 'numeric' (did you mean 'absolute_tolerance'?)"
     ]
 

@@ -51,13 +51,13 @@ def test_every_problem_at_once_in_file_order(write, registry):
             "invalid suite file suite.yaml (6 problems)",
             "suite.yaml:4:5: graders[0]: unknown option 'ignore_cse' for kind 'exact' "
             "(did you mean 'ignore_case'?)",
-            "suite.yaml:7:5: cases[0]: case 'growth': unknown key 'expectd' "
+            "suite.yaml:7:5: cases[0]: unknown key 'expectd' "
             "(did you mean 'expected'?); to keep it as metadata, put it under 'metadata:'",
-            "suite.yaml:10:9: cases[0].graders[0]: case 'growth': unknown option 'tolerence' for "
+            "suite.yaml:10:9: cases[0].graders[0]: unknown option 'tolerence' for "
             "kind 'near' (did you mean 'tolerance'?)",
-            "suite.yaml:15:20: cases[1].turns[0].graders[0].kind: case 'chat', turn 0: unknown "
+            "suite.yaml:15:20: cases[1].turns[0].graders[0].kind: unknown "
             "grader kind 'exakt'; did you mean 'exact'?",
-            "suite.yaml:17:35: cases[1].turns[1].tool_calls[0]: case 'chat', turn 1: unknown "
+            "suite.yaml:17:35: cases[1].turns[1].tool_calls[0]: unknown "
             "tool call key 'args'; a tool call has name, arguments, "
             "result, error, turn",
             "suite.yaml:18:1: unknown top-level key 'grader' (did you mean 'graders'?); a suite "
@@ -80,8 +80,7 @@ def test_the_issue_example_shape(write, registry):
         """
     )
     assert problems(path, registry) == [
-        "suite.yaml:8:9: cases[2].graders[0]: case 'growth': unknown option "
-        "'absolute_tolerence' for kind 'near'"
+        "suite.yaml:8:9: cases[2].graders[0]: unknown option 'absolute_tolerence' for kind 'near'"
     ]
 
 
@@ -90,17 +89,15 @@ def test_the_issue_example_shape(write, registry):
     [
         (
             "cases: [{graders: [{kind: near, tolerance: abc}]}]\n",
-            "suite.yaml:1:44: cases[0].graders[0].tolerance: case 'case-0': "
-            "expected a number, got 'abc'",
+            "suite.yaml:1:44: cases[0].graders[0].tolerance: expected a number, got 'abc'",
         ),
         (
             "cases: [{graders: [{kind: near}]}]\n",
-            "suite.yaml:1:20: cases[0].graders[0].tolerance: case 'case-0': "
-            "this option is required",
+            "suite.yaml:1:20: cases[0].graders[0].tolerance: this option is required",
         ),
         (
             "cases: [{graders: [{tolerance: 1}]}]\n",
-            "suite.yaml:1:20: cases[0].graders[0]: case 'case-0': "
+            "suite.yaml:1:20: cases[0].graders[0]: "
             "missing 'kind': every grader entry names its kind",
         ),
         (
@@ -137,8 +134,7 @@ def test_grader_entry_problems(write, registry, text, expected):
         ("cases: {a: 1}\n", "suite.yaml:1:8: cases: expected a list of cases, got {'a': 1} (dict)"),
         (
             "cases: [just-text]\n",
-            "suite.yaml:1:9: cases[0]: case 'case-0': a case must be a "
-            "mapping of fields, got 'just-text'",
+            "suite.yaml:1:9: cases[0]: a case must be a mapping of fields, got 'just-text'",
         ),
         ("name: 3\ncases: []\n", "suite.yaml:1:7: name: expected a string, got 3 (int)"),
         (
@@ -206,67 +202,61 @@ def test_top_level_problems(write, registry, tmp_path, text, expected):
 @pytest.mark.parametrize(
     ("case", "expected"),
     [
-        ("{name: 7}", "cases[0].name: case 'case-0': expected a non-empty string, got 7 (int)"),
+        ("{name: 7}", "cases[0].name: expected a non-empty string, got 7 (int)"),
         (
             "{turns: []}",
-            "cases[0].turns: case 'case-0': expected a non-empty list of turns, got [] (list)",
+            "cases[0].turns: expected a non-empty list of turns, got [] (list)",
         ),
         (
             "{turns: [a]}",
-            "cases[0].turns[0]: case 'case-0', turn 0: a turn must be a mapping of fields, got 'a'",
+            "cases[0].turns[0]: a turn must be a mapping of fields, got 'a'",
         ),
         (
             "{turns: [{input: a}], output: b}",
-            "cases[0]: case 'case-0': a case with 'turns' gives "
-            "'output' per turn; move it into the turns",
+            "cases[0]: a case with 'turns' gives 'output' per turn; move it into the turns",
         ),
         (
             "{turns: [{input: a, policy: any}]}",
-            "cases[0].turns[0]: case 'case-0', turn 0: "
-            "'policy' belongs to the case, not to a turn; move it to the case",
+            "cases[0].turns[0]: 'policy' belongs to the case, not to a turn; move it to the case",
         ),
         (
             "{turns: [{input: a}], messages: [{role: user}]}",
-            "cases[0].messages: case 'case-0': "
-            "a case gives 'turns' or 'messages', not both; remove one",
+            "cases[0].messages: a case gives 'turns' or 'messages', not both; remove one",
         ),
         (
             "{tool_calls: {name: x}}",
-            "cases[0].tool_calls: case 'case-0': expected a list of "
-            "tool calls, got {'name': x} (dict)",
+            "cases[0].tool_calls: expected a list of tool calls, got {'name': x} (dict)",
         ),
         (
             "{tool_calls: [{arguments: {}}]}",
-            "cases[0].tool_calls[0]: case 'case-0': missing 'name': every tool call names its tool",
+            "cases[0].tool_calls[0]: missing 'name': every tool call names its tool",
         ),
         (
             "{tool_calls: [{name: x, arguments: '{}'}]}",
-            "cases[0].tool_calls[0].arguments: case 'case-0': expected a mapping, got '{}'",
+            "cases[0].tool_calls[0].arguments: expected a mapping, got '{}'",
         ),
         (
             "{tool_calls: [{name: x, turn: first}]}",
-            "cases[0].tool_calls[0].turn: case 'case-0': expected a whole number, got 'first'",
+            "cases[0].tool_calls[0].turn: expected a whole number, got 'first'",
         ),
-        ("{context: 3}", "cases[0].context: case 'case-0': expected a list of texts, got 3 (int)"),
+        ("{context: 3}", "cases[0].context: expected a list of texts, got 3 (int)"),
         (
             "{metadata: [a]}",
-            "cases[0].metadata: case 'case-0': expected a mapping, got ['a'] (list)",
+            "cases[0].metadata: expected a mapping, got ['a'] (list)",
         ),
         (
             "{workspace: out}",
-            "cases[0].workspace: case 'case-0': workspace folder 'out' does not "
+            "cases[0].workspace: workspace folder 'out' does not "
             "exist (looked for {dir}/out); workspace paths are relative to the suite file",
         ),
         (
             "{turns: [{input: a, workspace: nope}]}",
-            "cases[0].turns[0].workspace: case 'case-0', "
-            "turn 0: workspace folder 'nope' does not exist (looked for {dir}/nope); workspace "
-            "paths are relative to the suite file",
+            "cases[0].turns[0].workspace: workspace folder 'nope' does not exist "
+            "(looked for {dir}/nope); workspace paths are relative to the suite file",
         ),
         (
             "{policy: weighted}",
-            "cases[0].policy: case 'case-0': policy 'weighted' needs a "
-            "threshold; add `threshold: 0.8` (0 to 1)",
+            "cases[0].policy: policy 'weighted' needs a threshold; add `threshold: 0.8` (0 to 1)",
         ),
     ],
 )
@@ -306,7 +296,7 @@ def test_duplicate_case_names(write, registry):
         """
     )
     assert problems(path, registry) == [
-        "suite.yaml:4:11: cases[2].name: case 'same': duplicate case name (first at "
+        "suite.yaml:4:11: cases[2].name: duplicate case name (first at "
         "suite.yaml:2:11); give each case its own name"
     ]
 
@@ -321,7 +311,7 @@ def test_duplicate_yaml_keys(write, registry):
         """
     )
     assert problems(path, registry) == [
-        "suite.yaml:4:5: cases[0]: case 'a': duplicate key 'input' (first at line 3, column 5); "
+        "suite.yaml:4:5: cases[0]: duplicate key 'input' (first at line 3, column 5); "
         "remove one of them"
     ]
 

@@ -144,7 +144,7 @@ def test_malformed_json_arguments_are_a_load_error_with_location(write, registry
     )
     assert failures(path, registry) == [
         "suite.yaml:11:26: cases[0].messages[1].tool_calls[0].function.arguments: "
-        "case 'broken': invalid JSON in tool call arguments: Expecting ',' delimiter "
+        "invalid JSON in tool call arguments: Expecting ',' delimiter "
         "(column 11); arguments must be a JSON object encoded as a string"
     ]
 
@@ -154,45 +154,44 @@ def test_malformed_json_arguments_are_a_load_error_with_location(write, registry
     [
         (
             "[{role: user, content: hi}, {role: tool, tool_call_id: x, content: '1'}]",
-            "suite.yaml:2:71: cases[0].messages[1].tool_call_id: case 'case-0': no earlier "
+            "suite.yaml:2:71: cases[0].messages[1].tool_call_id: no earlier "
             "assistant tool call has id 'x'; a tool message answers a call of the assistant "
             "message before it",
         ),
         (
             "[{role: assistant, content: hello}, {role: user, content: hi}]",
-            "suite.yaml:2:17: cases[0].messages[0]: case 'case-0': a message with role "
+            "suite.yaml:2:17: cases[0].messages[0]: a message with role "
             "'assistant' before the first user message; each turn of a transcript starts with "
             "a user message",
         ),
         (
             "[{role: usr, content: hi}]",
-            "suite.yaml:2:24: cases[0].messages[0].role: case 'case-0': a message needs a role: "
+            "suite.yaml:2:24: cases[0].messages[0].role: a message needs a role: "
             "system, developer, user, assistant, tool; got 'usr' (did you mean 'user'?)",
         ),
         (
             "[{role: system, content: be brief}]",
-            "suite.yaml:2:16: cases[0].messages: case 'case-0': the transcript has no user "
-            "message; add one",
+            "suite.yaml:2:16: cases[0].messages: the transcript has no user message; add one",
         ),
         (
             "[]",
-            "suite.yaml:2:16: cases[0].messages: case 'case-0': expected a non-empty list of "
+            "suite.yaml:2:16: cases[0].messages: expected a non-empty list of "
             "chat messages, got []",
         ),
         (
             "[{role: user, content: hi}, {role: assistant, tool_calls: [{id: a}]}]",
-            "suite.yaml:2:75: cases[0].messages[1].tool_calls[0]: case 'case-0': a tool call "
+            "suite.yaml:2:75: cases[0].messages[1].tool_calls[0]: a tool call "
             "needs 'function' with a 'name' and 'arguments', got {'id': 'a'}",
         ),
         (
             "[{role: user, content: hi}, {role: assistant, tool_calls: [{id: a, function: "
             "{name: f, arguments: '[1]'}}]}]",
-            "suite.yaml:2:114: cases[0].messages[1].tool_calls[0].function.arguments: case "
-            "'case-0': tool call arguments must be a JSON object, got '[1]'",
+            "suite.yaml:2:114: cases[0].messages[1].tool_calls[0].function.arguments: "
+            "tool call arguments must be a JSON object, got '[1]'",
         ),
         (
             "[{role: user, content: 5}]",
-            "suite.yaml:2:39: cases[0].messages[0].content: case 'case-0': expected a string or "
+            "suite.yaml:2:39: cases[0].messages[0].content: expected a string or "
             "a list of content parts, got 5",
         ),
     ],
@@ -205,6 +204,6 @@ def test_transcript_problems(write, registry, messages, expected):
 def test_turn_fields_beside_messages_are_errors(write, registry):
     path = write("cases:\n  - {input: x, messages: [{role: user, content: hi}]}\n")
     assert failures(path, registry) == [
-        "suite.yaml:2:6: cases[0]: case 'case-0': a case with 'messages' gives 'input' per "
+        "suite.yaml:2:6: cases[0]: a case with 'messages' gives 'input' per "
         "turn; move it into the turns"
     ]

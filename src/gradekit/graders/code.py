@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._loading import current_suite_dir, suite_dir
+from gradekit._loading import current_place, current_suite_dir, suite_dir
 from gradekit._options import OptionError, close_matches
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.code import GraderContext
@@ -88,7 +88,14 @@ class Code:
     _suite_dir: Path | None = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        target = resolve(self.grader)
+        try:
+            target = resolve(self.grader)
+        except OptionError as error:
+            where = current_place()
+            if where is None:
+                raise
+            # Name the case and turn: the file position alone does not say which case it is.
+            raise OptionError(error.field, f"{where}: {error.message}") from error.__cause__
         object.__setattr__(self, "_callable", target)
         object.__setattr__(self, "_is_async", _is_async(target))
         object.__setattr__(self, "_suite_dir", current_suite_dir())
