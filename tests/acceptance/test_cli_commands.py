@@ -24,9 +24,9 @@ TYPO_SUITE = """
 
 TYPO_LINES = [
     "invalid suite file suite.yaml (2 problems)",
-    "suite.yaml:8:9: cases[0].graders[0]: case 'growth': unknown option 'absolute_tolerence' "
+    "suite.yaml:8:9: cases[0].graders[0]: unknown option 'absolute_tolerence' "
     "for kind 'numeric' (did you mean 'absolute_tolerance'?)",
-    "suite.yaml:9:15: cases[0].graders[1].kind: case 'growth': unknown grader kind 'numerik'; "
+    "suite.yaml:9:15: cases[0].graders[1].kind: unknown grader kind 'numerik'; "
     "did you mean 'numeric'?",
 ]
 
