@@ -75,11 +75,19 @@ def test_yaml_scalars_are_compared_as_their_text() -> None:
     assert grade(42, "42").passed
 
 
-def test_messages_cut_long_texts_but_details_keep_them() -> None:
+def test_messages_cut_long_texts_and_details_keep_them() -> None:
     long = "x" * 100
     result = grade(long, "y")
     assert result.message == "expected 'y', got '" + "x" * 59 + "…'"
     assert result.details == {"output": long, "expected": "y"}
+    result = grade(long, long)
+    assert result.message == "output equals expected '" + "x" * 59 + "…'"
+    assert result.details == {"output": long, "expected": long}
+
+
+def test_short_texts_are_whole_in_the_message_and_need_no_details() -> None:
+    assert grade("a", "b").details is None
+    assert grade("a", "a").details is None
 
 
 def test_no_expected_value_is_an_error_not_a_failure() -> None:

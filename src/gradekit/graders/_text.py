@@ -16,6 +16,7 @@ import attrs
 from gradekit._types import GradeResult, Sample, as_text
 
 __all__ = [
+    "QUOTE_LIMIT",
     "compared_texts",
     "data_error",
     "expected_missing",
@@ -118,13 +119,12 @@ _SETTERS: Final = _slot_setters()
 
 if _SETTERS is None:  # pragma: no cover - only if GradeResult changes shape
 
-    def result(
+    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
         kind: str,
         name: str,
         passed: bool,
         score: float,
         message: str,
-        *,
         details: Mapping[str, Any] | None = None,
     ) -> GradeResult:
         """A graded (not errored) result; `score` must already be a float in [0, 1]."""
@@ -134,13 +134,12 @@ else:
     _new = object.__new__
     _kind, _name, _passed, _score, _message, _details, _error, _duration = _SETTERS
 
-    def result(
+    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
         kind: str,
         name: str,
         passed: bool,
         score: float,
         message: str,
-        *,
         details: Mapping[str, Any] | None = None,
     ) -> GradeResult:
         """A graded (not errored) result; `score` must already be a float in [0, 1]."""

@@ -68,11 +68,9 @@ class Contains:
             for value, searched in zip(values, self._searched, strict=True):
                 if searched in text:
                     message = f"found {quote(value)}"
-                    return result(
-                        "contains", self.name, True, 1.0, message, details={"found": [value]}
-                    )
+                    return result("contains", self.name, True, 1.0, message, {"found": [value]})
             message = f"found none of {self._listed} in {quote(output)}"
-            return result("contains", self.name, False, 0.0, message, details={"found": []})
+            return result("contains", self.name, False, 0.0, message, {"found": []})
         missing = [
             value
             for value, searched in zip(values, self._searched, strict=True)
@@ -80,13 +78,13 @@ class Contains:
         ]
         if not missing:
             message = f"found all of {self._listed}"
-            return result("contains", self.name, True, 1.0, message, details={"missing": []})
+            return result("contains", self.name, True, 1.0, message, {"missing": []})
         found = len(values) - len(missing)
         message = (
             f"missing {_listed(tuple(missing))} in {quote(output)} (found {found} of {len(values)})"
         )
         details = {"missing": missing}
-        return result("contains", self.name, False, found / len(values), message, details=details)
+        return result("contains", self.name, False, found / len(values), message, details)
 
 
 @attrs.frozen
@@ -121,6 +119,6 @@ class NotContains:
         ]
         if not found:
             message = f"found none of {self._listed}"
-            return result("not_contains", self.name, True, 1.0, message, details={"found": []})
+            return result("not_contains", self.name, True, 1.0, message, {"found": []})
         message = f"found forbidden {_listed(tuple(found))} in {quote(output)}"
-        return result("not_contains", self.name, False, 0.0, message, details={"found": found})
+        return result("not_contains", self.name, False, 0.0, message, {"found": found})

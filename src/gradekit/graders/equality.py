@@ -10,7 +10,7 @@ from typing import ClassVar
 import attrs
 
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import compared_texts, quote, result
+from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, result
 
 __all__ = ["Equality", "punctuation_table"]
 
@@ -92,12 +92,24 @@ class Equality:
             output, expected = texts
         normalise = self._normalise
         if normalise is None:
-            details = {"output": output, "expected": expected}
+            # The hot path. The message quotes both texts whole unless one is long; only then
+            # do details repeat them, so nothing is lost and short grades stay cheap.
+            details = None
+            if len(expected) <= QUOTE_LIMIT:
+                shown = repr(expected)
+            else:
+                shown = quote(expected)
+                details = {"output": output, "expected": expected}
             if output == expected:
-                message = f"output equals expected {quote(expected)}"
-                return result("equality", self.name, True, 1.0, message, details=details)
-            message = f"expected {quote(expected)}, got {quote(output)}"
-            return result("equality", self.name, False, 0.0, message, details=details)
+                message = f"output equals expected {shown}"
+                return result("equality", self.name, True, 1.0, message, details)
+            if len(output) <= QUOTE_LIMIT:
+                got = repr(output)
+            else:
+                got = quote(output)
+                details = {"output": output, "expected": expected}
+            message = f"expected {shown}, got {got}"
+            return result("equality", self.name, False, 0.0, message, details)
         compared_output = normalise(output)
         compared_expected = normalise(expected)
         details = {"output": compared_output, "expected": compared_expected}
@@ -105,9 +117,9 @@ class Equality:
             message = (
                 f"output {quote(output)} matches expected {quote(expected)} after {self._applied}"
             )
-            return result("equality", self.name, True, 1.0, message, details=details)
+            return result("equality", self.name, True, 1.0, message, details)
         message = (
             f"expected {quote(expected)}, got {quote(output)} (after {self._applied}: "
             f"{quote(compared_expected)} vs {quote(compared_output)})"
         )
-        return result("equality", self.name, False, 0.0, message, details=details)
+        return result("equality", self.name, False, 0.0, message, details)

@@ -144,7 +144,7 @@ class Json:
             except (ValueError, RecursionError) as error:
                 reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
                 message = f"output is not valid JSON ({reason}): {quote(text)}"
-                return result("json", self.name, False, 0.0, message, details={"reason": reason})
+                return result("json", self.name, False, 0.0, message, {"reason": reason})
         passed_parts = ["output is valid JSON"]
         failed_parts: list[str] = []
         details: dict[str, Any] = {}
@@ -174,12 +174,12 @@ class Json:
         except RecursionError:
             return data_error("json", self.name, "the JSON value is nested too deeply to check")
         if failed_parts:
-            return result("json", self.name, False, 0.0, "; ".join(failed_parts), details=details)
+            return result("json", self.name, False, 0.0, "; ".join(failed_parts), details)
         if len(passed_parts) > 1:
             message = ", ".join(passed_parts[:-1]) + " and " + passed_parts[-1]
         else:
             message = passed_parts[0]
-        return result("json", self.name, True, 1.0, message, details=details or None)
+        return result("json", self.name, True, 1.0, message, details or None)
 
     def _schema_errors(self, value: Any) -> list[dict[str, str]]:
         from jsonschema.exceptions import relevance

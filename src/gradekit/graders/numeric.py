@@ -15,7 +15,7 @@ import attrs
 
 from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import compared_texts, data_error, quote, result
+from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["Numeric"]
 
@@ -35,28 +35,32 @@ _EXPONENT_LIMIT: Final = 10**9
 _NEVER: Final = "(?!)"  # a group that never matches, so every pattern has the same groups
 
 
-def _number_pattern(separators: bool, percent: bool) -> str:
+def _number_pattern(separators: bool, percent: bool, fraction: str) -> str:
     """The regular expression of one number, with groups `number`, `sep` and `percent`."""
-    plain = r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+"
+    plain = rf"[0-9]+(?:{fraction})?|\.[0-9]+"
     if separators:
         grouped = (
-            rf"[0-9]{{1,3}}(?P<sep>[{SEPARATORS}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?:\.[0-9]*)?"
+            rf"[0-9]{{1,3}}(?P<sep>[{SEPARATORS}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?:{fraction})?"
         )
         body = f"{grouped}|{plain}"
     else:
         body = f"(?P<sep>{_NEVER})?{plain}"
-    sign_percent = r"[ \u00a0\u202f]?%" if percent else _NEVER
-    return rf"(?P<number>[+\-\u2212]?(?:{body})(?:[eE][+\-]?[0-9]+)?)(?P<percent>{sign_percent})?"
+    percent_sign = r"[ \u00a0\u202f]?%" if percent else _NEVER
+    return rf"(?P<number>[+\-\u2212]?(?:{body})(?:[eE][+\-]?[0-9]+)?)(?P<percent>{percent_sign})?"
 
 
 def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(whole-text pattern, pattern finding numbers inside text) for these options."""
-    number = _number_pattern(separators, percent)
+    # A whole text may end its number with a dot (`42.`); inside text that dot ends a sentence.
+    whole = _number_pattern(separators, percent, r"\.[0-9]*")
+    inside = _number_pattern(separators, percent, r"\.[0-9]+")
     # Inside text, a number does not start in the middle of a word or of another number.
-    return re.compile(number), re.compile(rf"(?<![\w.]){number}(?![0-9])")
+    return re.compile(whole), re.compile(rf"(?<![\w.]){inside}(?![0-9])")
 
 
 _LENIENT_WHOLE, _LENIENT_INSIDE = _patterns(True, True)
+_PLAIN: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
+_LETTER: Final = re.compile(r"[^\W\d_]")
 _NOT_FINITE: Final = re.compile(r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?", re.IGNORECASE)
 
 
@@ -66,15 +70,14 @@ class _Unreadable(Exception):
 
 def _value(match: re.Match[str]) -> Decimal:
     """The exact value of a matched number (separators removed, percent scaled)."""
-    text = match["number"]
-    separator = match["sep"]
+    text, separator, percent = match.groups()
     if separator:
         text = text.replace(separator, "")
     if text[0] == "\u2212":
         text = "-" + text[1:]
     try:
         value = _CONTEXT.create_decimal(text)
-        if match["percent"]:
+        if percent:
             sign, digits, exponent = value.as_tuple()
             value = Decimal((sign, digits, int(exponent) - 2))
     except decimal.DecimalException:
@@ -86,8 +89,13 @@ def _value(match: re.Match[str]) -> Decimal:
 
 def _show(value: Decimal) -> str:
     """A Decimal as people write it (`0.5`, `10`, `0`): plain digits unless it is extreme."""
-    value = value.normalize(_CONTEXT)
-    return f"{value:f}" if -20 < value.adjusted() < 21 else str(value)
+    if not value:
+        return "0"
+    text = str(value)
+    if "E" in text:  # `1E+3`, `1E-7`: written out unless the exponent is extreme
+        value = value.normalize(_CONTEXT)
+        text = f"{value:f}" if -20 < value.adjusted() < 21 else str(value)
+    return text
 
 
 def _non_negative(_: Any, attribute: attrs.Attribute[float], value: float) -> None:
@@ -121,6 +129,8 @@ class Numeric:
     _inside: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False)
     _absolute: Decimal = attrs.field(init=False, repr=False, eq=False)
     _relative: Decimal = attrs.field(init=False, repr=False, eq=False)
+    _shown_absolute: str = attrs.field(init=False, repr=False, eq=False)
+    _whole_text: bool = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         whole, inside = _patterns(self.accept_thousands_separators, self.accept_percent)
@@ -130,6 +140,8 @@ class Numeric:
         # 0.1000000000000000055511151231257827.
         object.__setattr__(self, "_absolute", Decimal(repr(self.absolute_tolerance)))
         object.__setattr__(self, "_relative", Decimal(repr(self.relative_tolerance)))
+        object.__setattr__(self, "_shown_absolute", _show(self._absolute))
+        object.__setattr__(self, "_whole_text", self.extract == "whole")
 
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""
@@ -141,43 +153,55 @@ class Numeric:
                 return texts
             output, expected_text = texts
         try:
-            match = self._whole.fullmatch(expected_text.strip())
-            if match is None:
-                raise _Unreadable(
-                    "expected value " + self._unreadable(expected_text, inside_hint=False)
-                )
-            expected = _value(match)
-            match = self._find(output)
-            actual = _value(match)
+            # Most texts are plain numbers such as `-12.5`: read them without the full grammar.
+            if _PLAIN(expected_text):
+                expected = Decimal(expected_text)
+                expected_value = expected_text
+            else:
+                match = self._whole.fullmatch(expected_text.strip())
+                if match is None:
+                    raise _Unreadable(
+                        "expected value " + self._unreadable(expected_text, inside_hint=False)
+                    )
+                expected = _value(match)
+                expected_value = str(expected)
+            if self._whole_text and _PLAIN(output):
+                actual = Decimal(output)
+                got = actual_value = output
+            else:
+                match = self._find(output)
+                actual = _value(match)
+                got = match[0]
+                actual_value = str(actual)
         except _Unreadable as error:
             return data_error("numeric", self.name, str(error), {"output": output})
-        got = match[0]
-        difference = _CONTEXT.copy_abs(_CONTEXT.subtract(actual, expected))
-        allowed = self._absolute
-        passed = difference <= allowed
+        difference = _CONTEXT.subtract(actual, expected).copy_abs()
+        passed = difference <= self._absolute
+        shown_allowed = self._shown_absolute
         if self._relative:
             relative = _CONTEXT.multiply(self._relative, expected.copy_abs())
-            allowed = max(allowed, relative)
+            if relative > self._absolute:
+                shown_allowed = _show(relative.normalize(_CONTEXT))
             passed = passed or difference <= relative
         shown_difference = _show(difference)
-        shown_allowed = _show(allowed)
         details = {
-            "output": _show(actual),
-            "expected": _show(expected),
+            "output": actual_value,
+            "expected": expected_value,
             "difference": shown_difference,
             "allowed": shown_allowed,
         }
+        # quote() inlined for short texts: this runs once per grade.
+        got = repr(got) if len(got) <= QUOTE_LIMIT else quote(got)
+        wanted = repr(expected_text) if len(expected_text) <= QUOTE_LIMIT else quote(expected_text)
         if passed:
             message = (
-                f"got {quote(got)}, expected {quote(expected_text)} "
-                f"(off by {shown_difference}; allowed {shown_allowed})"
+                f"got {got}, expected {wanted} (off by {shown_difference}; allowed {shown_allowed})"
             )
-            return result("numeric", self.name, True, 1.0, message, details=details)
+            return result("numeric", self.name, True, 1.0, message, details)
         message = (
-            f"expected {quote(expected_text)}, got {quote(got)} "
-            f"(off by {shown_difference}; allowed {shown_allowed})"
+            f"expected {wanted}, got {got} (off by {shown_difference}; allowed {shown_allowed})"
         )
-        return result("numeric", self.name, False, 0.0, message, details=details)
+        return result("numeric", self.name, False, 0.0, message, details)
 
     def _find(self, text: str) -> re.Match[str]:
         """The match of the number `extract` selects in `text`, or raise _Unreadable."""
@@ -220,7 +244,7 @@ class Numeric:
                 return f"{quote(text)} is not a number; set {names} to read {reads}"
         if _NOT_FINITE.fullmatch(stripped):
             return f"{quote(text)} is not a finite number"
-        if inside_hint and _LENIENT_INSIDE.search(text):
+        if inside_hint and _LETTER.search(text) and _LENIENT_INSIDE.search(text):
             return (
                 f"{quote(text)} is not a number; set extract: first, last or only "
                 "to read a number inside text"

@@ -56,13 +56,13 @@ class Regex:
             match = self._compiled.fullmatch(output)
             if match is None:
                 message = f"output {quote(output)} does not fully match {self._shown}"
-                return result("regex", self.name, False, 0.0, message, details={"match": None})
+                return result("regex", self.name, False, 0.0, message, {"match": None})
             message = f"output {quote(output)} fully matches {self._shown}"
         else:
             match = self._compiled.search(output)
             if match is None:
                 message = f"no match for {self._shown} in {quote(output)}"
-                return result("regex", self.name, False, 0.0, message, details={"match": None})
+                return result("regex", self.name, False, 0.0, message, {"match": None})
             message = f"found {quote(match[0])} matching {self._shown}"
         details = {"match": match[0], "groups": list(match.groups()), "named": match.groupdict()}
-        return result("regex", self.name, True, 1.0, message, details=details)
+        return result("regex", self.name, True, 1.0, message, details)
