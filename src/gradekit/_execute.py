@@ -19,6 +19,7 @@ from typing import Any, Final, TypeVar
 
 import attrs
 
+from gradekit._frozen import FrozenDict
 from gradekit._model import GraderEntry, Isolation
 from gradekit._pool import DaemonPool, Ticket
 from gradekit._types import Grader, GradeResult, Sample, error_text
@@ -205,8 +206,37 @@ def finish(entry: GraderEntry, value: Any, started: float) -> GradeResult:
     )
 
 
+_SCALARS: Final = frozenset({str, bool, int, type(None)})
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """A quick yes for the common shapes of details: small, acyclic, plain types."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth > 20:  # deep (or cyclic): leave it to the thorough check
+        return False
+    if kind is dict or kind is FrozenDict:
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            if type(item) not in _SCALARS and not _plain(item, depth + 1):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:
+            if type(item) not in _SCALARS and not _plain(item, depth + 1):
+                return False
+        return True
+    return False
+
+
 def json_problem(value: Any) -> tuple[str, str] | None:
     """None for strict JSON; else (error class, `$.path is what`) for the first problem."""
+    if _plain(value):
+        return None
     found = _json_problem(value, set())
     if found is None:
         return None

@@ -110,6 +110,7 @@ def grade_batch(
     attempt at this batch); those grades are not run again.
     """
     monotonic = time.monotonic
+    default_timeout = settings.timeout
     for position, case in items:
         started = time.perf_counter()
         policy = case.policy or default_policy
@@ -122,10 +123,10 @@ def grade_batch(
             sample = turn.sample
             records: list[ResultRecord] = []
             for number, entry in enumerate(turn.graders):
-                key = (position, index, number)
-                result: Any = preset.get(key) if preset else None
+                result: Any = preset.get((position, index, number)) if preset else None
                 if result is None:
-                    progress.mark = (key, monotonic(), settings.timeout_of(entry), entry)
+                    seconds = default_timeout if entry.timeout is None else entry.timeout
+                    progress.mark = ((position, index, number), monotonic(), seconds, entry)
                     result = call_sync(entry, sample)
                 records.append(ResultRecord(result, entry.advisory, entry.weight))
                 if entry.fail_on_error and result.error is not None:

@@ -10,9 +10,7 @@ results would have been. Advisory results are reported but take no part in any v
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final, Literal
-
-import attrs
+from typing import Final, Literal, NamedTuple
 
 from gradekit._model import Policy, ResultRecord, TurnReport
 
@@ -37,12 +35,12 @@ Vote = tuple[str, float, float, bool]
 """One result as the rules see it: (outcome, score, weight, advisory)."""
 
 
-@attrs.frozen
-class Verdict:
+class Verdict(NamedTuple):
     """The outcome of a combination and its score.
 
     `score` is the weighted mean of the non-advisory, non-errored scores (errored results have
-    no score to average), or None when there is no such score.
+    no score to average), or None when there is no such score. (A named tuple: the runner
+    makes one per turn, so it must be cheap.)
     """
 
     outcome: Outcome
@@ -74,30 +72,38 @@ def combine(
     only advisory results passes). Weights are relative; when they are all zero, every vote
     counts equally.
     """
-    decided: list[tuple[bool, float, float]] = []
-    errored_weight = 0.0
-    errored = 0
+    passes = fails = errored = 0
+    weight_sum = weighted_sum = plain_sum = errored_weight = 0.0
+    last = 0.0
     for outcome, score, weight, advisory in votes:
         if advisory:
             continue
         if outcome == "error":
             errored += 1
             errored_weight += weight
+            continue
+        if outcome == "pass":
+            passes += 1
         else:
-            decided.append((outcome == "pass", score, weight))
-    total_weight = errored_weight + sum(weight for _, _, weight in decided)
-    if total_weight <= 0.0:
-        # All weights zero: equal weights, so the mean is still defined.
-        decided = [(ok, score, 1.0) for ok, score, _ in decided]
-        errored_weight = float(errored)
-        total_weight = errored_weight + len(decided)
-    mean = _mean(decided)
+            fails += 1
+        weight_sum += weight
+        weighted_sum += weight * score
+        plain_sum += score
+        last = score
+    decided = passes + fails
     if not decided:
         # Nothing scored: vacuously a pass with no results, but never a pass made of errors
         # (a `weighted` with threshold 0 would otherwise pass on errors alone).
         return Verdict("error" if errored else "pass", None)
-    passes = sum(1 for ok, _, _ in decided if ok)
-    fails = len(decided) - passes
+    if weight_sum + errored_weight <= 0.0:
+        # All weights zero: equal weights, so the mean is still defined.
+        weight_sum, weighted_sum, errored_weight = float(decided), plain_sum, float(errored)
+    if decided == 1:
+        mean = last  # exact: `all` over one grader is that grader
+    elif weight_sum > 0.0:
+        mean = min(1.0, weighted_sum / weight_sum)
+    else:
+        mean = min(1.0, plain_sum / decided)
     if mode == "all":
         outcome = _decide(fails == 0 and errored == 0, fails == 0)
     elif mode == "any":
@@ -107,12 +113,15 @@ def combine(
         outcome = _decide(passes >= need, passes + errored >= need)
     elif mode == "weighted":
         limit = DEFAULT_THRESHOLD if threshold is None else threshold
-        # The errored results could score anything in [0, 1]: decided only if every value
-        # they could take gives the same verdict. Same arithmetic as `_mean`, so with no
-        # errored result the verdict agrees exactly with the reported score.
-        lowest = sum((weight / total_weight) * score for _, score, weight in decided)
-        highest = lowest + errored_weight / total_weight
-        outcome = _decide(lowest >= limit, highest >= limit)
+        if errored == 0:
+            outcome = _decide(mean >= limit, False)
+        else:
+            # The errored results could score anything in [0, 1]: decided only if every
+            # value they could take gives the same verdict.
+            total = weight_sum + errored_weight
+            lowest = weighted_sum / total
+            highest = (weighted_sum + errored_weight) / total
+            outcome = _decide(lowest >= limit, highest >= limit)
     else:
         raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
     return Verdict(outcome, mean)
@@ -122,16 +131,6 @@ def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
     if surely_passes:
         return "pass"
     return "error" if may_pass else "fail"
-
-
-def _mean(decided: Sequence[tuple[bool, float, float]]) -> float | None:
-    weight = sum(w for _, _, w in decided)
-    if weight <= 0.0:
-        if not decided:
-            return None
-        return min(1.0, sum(score for _, score, _ in decided) / len(decided))
-    # Normalising each weight first keeps a single vote's score exact.
-    return min(1.0, sum((w / weight) * score for _, score, w in decided))
 
 
 def negate(verdict: Verdict) -> Verdict:
@@ -153,13 +152,14 @@ def turn_verdict(records: Sequence[ResultRecord], policy: Policy) -> tuple[bool,
     `errored` is true when any non-advisory result has an error (the case then counts as
     errored, apart from passed and failed cases).
     """
+    votes = [(r.result.outcome, r.result.score, r.weight, r.advisory) for r in records]
     errored = False
-    for record in records:
-        if record.result.error is not None and not record.advisory:
+    for outcome, _, _, advisory in votes:
+        if outcome == "error" and not advisory:
             errored = True
             break
-    verdict = combine(votes_of(records), policy.mode, threshold=policy.threshold)
-    return verdict.passed, verdict.score_or_default(), errored
+    verdict = combine(votes, policy.mode, threshold=policy.threshold)
+    return verdict.outcome == "pass", verdict.score_or_default(), errored
 
 
 def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[bool, float, bool]:
@@ -168,6 +168,9 @@ def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[b
 
     The score is the mean of the scores of the turns that ran.
     """
+    if len(turns) == 1 and not ended:  # the common single-turn case, kept cheap
+        (turn,) = turns
+        return turn.passed, turn.score, turn.errored
     ran = [turn for turn in turns if not turn.skipped]
     passed = not ended and all(turn.passed for turn in ran)
     errored = ended or any(turn.errored for turn in ran)
