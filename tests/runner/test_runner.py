@@ -232,3 +232,17 @@ def test_grade_works_inside_a_running_event_loop():
 def test_grade_rejects_what_is_not_a_grader():
     with pytest.raises(TypeError, match=r"^expected a grader or a GraderEntry, got int; "):
         gradekit.grade(Sample(), [3])
+
+
+def test_fail_on_error_in_an_inline_batch():
+    sample = Sample(output="0", expected="0")
+    broken = (entry(Fixed(outcome="error"), fail_on_error=True), entry(Fixed(name="other")))
+    later = (entry(Fixed()),)
+    cases = [
+        Case("broken", (Turn(sample, broken), Turn(sample, later))),
+        Case("fine", (Turn(sample, later), Turn(sample, later))),
+    ]
+    report = run_suite(Suite("s", lambda: iter(cases)))
+    assert [case.outcome for case in report.cases] == ["error", "pass"]
+    assert [turn.skipped for turn in report.cases[0].turns] == [False, True]
+    assert report.cases[0].turns[0].results[1].result.passed
