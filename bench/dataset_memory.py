@@ -63,8 +63,16 @@ def main() -> None:
         started = time.perf_counter()
         suite = write_suite(folder, args.cases)
         print(f"dataset: {args.cases:,} lines in {time.perf_counter() - started:.1f} s")
-        argv = [str(command), "run", str(suite), "--resume", "results.jsonl",
-                "-o", "report.json", "--quiet"]
+        argv = [
+            str(command),
+            "run",
+            str(suite),
+            "--resume",
+            "results.jsonl",
+            "-o",
+            "report.json",
+            "--quiet",
+        ]
         started = time.perf_counter()
         done = subprocess.run(argv, cwd=folder, stdin=subprocess.DEVNULL, check=False)
         seconds = time.perf_counter() - started
