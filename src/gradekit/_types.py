@@ -82,7 +82,9 @@ def _score(value: Any) -> float:
     return float(value)
 
 
-@attrs.frozen
+# Not slotted: attrs then builds a frozen instance by writing its __dict__ directly, about
+# twice as fast as eight slot setattr calls, and one result is made per grade (bench/RESULTS.md).
+@attrs.frozen(slots=False)
 class GradeResult:
     """The uniform result of one grader on one sample.
 
