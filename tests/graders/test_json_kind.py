@@ -152,3 +152,9 @@ def test_expected_value_problems_are_errors() -> None:
         "the expected value is not valid JSON (Expecting property name enclosed in double "
         "quotes: line 1 column 2 (char 1)): '{oops'; write it as JSON text or as a YAML value"
     )
+
+
+def test_a_json_grader_with_a_schema_is_hashable_and_comparable() -> None:
+    grader = gradekit.create("json", config={"schema": PERSON})
+    assert grader == gradekit.create("json", config={"schema": PERSON})
+    assert {grader: 1}[grader] == 1

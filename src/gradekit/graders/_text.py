@@ -7,8 +7,7 @@ constructor costs more than the comparison it reports (see bench/RESULTS.md).
 
 from __future__ import annotations
 
-import types
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -105,19 +104,41 @@ def output_not_text(kind: str, name: str, output: Any) -> GradeResult:
 _FIELDS: Final = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
 
 
-def _slot_setters() -> tuple[Callable[[Any, Any], None], ...] | None:
-    """The slot setters of GradeResult's fields, or None if its layout is not the known one."""
-    if tuple(field.name for field in attrs.fields(GradeResult)) != _FIELDS:
-        return None
-    descriptors = [GradeResult.__dict__.get(field) for field in _FIELDS]
-    if not all(isinstance(item, types.MemberDescriptorType) for item in descriptors):
-        return None
-    return tuple(item.__set__ for item in descriptors)  # type: ignore[union-attr]
+def _writes_dict() -> bool:
+    """True when GradeResult keeps its fields in an instance __dict__ (it is not slotted)."""
+    return (
+        tuple(field.name for field in attrs.fields(GradeResult)) == _FIELDS
+        and "__slots__" not in GradeResult.__dict__
+    )
 
 
-_SETTERS: Final = _slot_setters()
+if _writes_dict():
+    _new = object.__new__
 
-if _SETTERS is None:  # pragma: no cover - only if GradeResult changes shape
+    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
+        kind: str,
+        name: str,
+        passed: bool,
+        score: float,
+        message: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> GradeResult:
+        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
+        # What attrs' own __init__ does for a frozen dict class, without the score converter
+        # and the error check: the callers pass a bool and a float they computed.
+        record: GradeResult = _new(GradeResult)
+        fields = record.__dict__
+        fields["kind"] = kind
+        fields["name"] = name
+        fields["passed"] = passed
+        fields["score"] = score
+        fields["message"] = message
+        fields["details"] = details
+        fields["error"] = None
+        fields["duration_ms"] = 0.0
+        return record
+
+else:  # pragma: no cover - only if GradeResult changes shape
 
     def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
         kind: str,
@@ -129,27 +150,3 @@ if _SETTERS is None:  # pragma: no cover - only if GradeResult changes shape
     ) -> GradeResult:
         """A graded (not errored) result; `score` must already be a float in [0, 1]."""
         return GradeResult(kind, name, passed, score, message, details)
-
-else:
-    _new = object.__new__
-    _kind, _name, _passed, _score, _message, _details, _error, _duration = _SETTERS
-
-    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
-        kind: str,
-        name: str,
-        passed: bool,
-        score: float,
-        message: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> GradeResult:
-        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
-        record: GradeResult = _new(GradeResult)
-        _kind(record, kind)
-        _name(record, name)
-        _passed(record, passed)
-        _score(record, score)
-        _message(record, message)
-        _details(record, details)
-        _error(record, None)
-        _duration(record, 0.0)
-        return record

@@ -123,7 +123,8 @@ class Json:
     kind: ClassVar[str] = "json"
 
     name: str = attrs.field(kw_only=True, default="json")
-    schema: dict[str, Any] | None = attrs.field(kw_only=True, default=None)
+    # Left out of the hash (a dict is unhashable) so a json grader can still be a dict key.
+    schema: dict[str, Any] | None = attrs.field(kw_only=True, default=None, hash=False)
     equals_expected: bool = attrs.field(kw_only=True, default=False)
     _validator: Any = attrs.field(init=False, repr=False, eq=False)
 

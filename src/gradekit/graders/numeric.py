@@ -59,7 +59,8 @@ def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Patt
 
 
 _LENIENT_WHOLE, _LENIENT_INSIDE = _patterns(True, True)
-_PLAIN: Final = re.compile(r"-?[0-9]+(?:\.[0-9]+)?").fullmatch
+_PLAIN_CHARACTERS: Final = "0123456789.-"
+_ZERO: Final = Decimal(0)
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _NOT_FINITE: Final = re.compile(r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?", re.IGNORECASE)
 
@@ -153,37 +154,23 @@ class Numeric:
                 return texts
             output, expected_text = texts
         try:
-            # Most texts are plain numbers such as `-12.5`: read them without the full grammar.
-            if _PLAIN(expected_text):
-                expected = Decimal(expected_text)
-                expected_value = expected_text
-            else:
-                match = self._whole.fullmatch(expected_text.strip())
-                if match is None:
-                    raise _Unreadable(
-                        "expected value " + self._unreadable(expected_text, inside_hint=False)
-                    )
-                expected = _value(match)
-                expected_value = str(expected)
-            if self._whole_text and _PLAIN(output):
-                actual = Decimal(output)
-                got = actual_value = output
-            else:
-                match = self._find(output)
-                actual = _value(match)
-                got = match[0]
-                actual_value = str(actual)
+            expected, expected_value, actual, got, actual_value = self._read(output, expected_text)
         except _Unreadable as error:
             return data_error("numeric", self.name, str(error), {"output": output})
-        difference = _CONTEXT.subtract(actual, expected).copy_abs()
-        passed = difference <= self._absolute
+        if actual == expected:  # exact, and the usual passing case: no subtraction needed
+            difference = _ZERO
+            shown_difference = "0"
+            passed = True
+        else:
+            difference = _CONTEXT.subtract(actual, expected).copy_abs()
+            shown_difference = _show(difference)
+            passed = difference <= self._absolute
         shown_allowed = self._shown_absolute
         if self._relative:
             relative = _CONTEXT.multiply(self._relative, expected.copy_abs())
             if relative > self._absolute:
                 shown_allowed = _show(relative.normalize(_CONTEXT))
             passed = passed or difference <= relative
-        shown_difference = _show(difference)
         details = {
             "output": actual_value,
             "expected": expected_value,
@@ -202,6 +189,42 @@ class Numeric:
             f"expected {wanted}, got {got} (off by {shown_difference}; allowed {shown_allowed})"
         )
         return result("numeric", self.name, False, 0.0, message, details)
+
+    def _read(self, output: str, expected_text: str) -> tuple[Decimal, str, Decimal, str, str]:
+        """(expected, its text, output number, its text as found, its value text).
+
+        Raises _Unreadable when either text holds no number this grader reads.
+        """
+        # Most texts are plain numbers such as `-12.5`: try them without the full grammar
+        # (a text of only these characters is either a plain number or refused here).
+        expected = None
+        if not expected_text.strip(_PLAIN_CHARACTERS):
+            try:
+                expected = _CONTEXT.create_decimal(expected_text)
+                expected_value = expected_text
+            except decimal.InvalidOperation:
+                pass
+        if expected is None:
+            match = self._whole.fullmatch(expected_text.strip())
+            if match is None:
+                raise _Unreadable(
+                    "expected value " + self._unreadable(expected_text, inside_hint=False)
+                )
+            expected = _value(match)
+            expected_value = str(expected)
+        actual = None
+        if self._whole_text and not output.strip(_PLAIN_CHARACTERS):
+            try:
+                actual = _CONTEXT.create_decimal(output)
+                got = actual_value = output
+            except decimal.InvalidOperation:
+                pass
+        if actual is None:
+            match = self._find(output)
+            actual = _value(match)
+            got = match[0]
+            actual_value = str(actual)
+        return expected, expected_value, actual, got, actual_value
 
     def _find(self, text: str) -> re.Match[str]:
         """The match of the number `extract` selects in `text`, or raise _Unreadable."""
