@@ -21,6 +21,10 @@ def test_search_by_default() -> None:
     assert result.details == {"match": "order 1234", "groups": ["1234"], "named": {"id": "1234"}}
 
 
+def test_details_of_a_pattern_without_groups_hold_the_match() -> None:
+    assert grade("abc 123", pattern=r"\d+").details == {"match": "123"}
+
+
 def test_search_failure() -> None:
     result = grade("nothing here", pattern=r"\d+")
     assert (result.outcome, result.score) == ("fail", 0.0)

@@ -64,5 +64,12 @@ class Regex:
                 message = f"no match for {self._shown} in {quote(output)}"
                 return result("regex", self.name, False, 0.0, message, {"match": None})
             message = f"found {quote(match[0])} matching {self._shown}"
-        details = {"match": match[0], "groups": list(match.groups()), "named": match.groupdict()}
+        if self._compiled.groups:
+            details = {
+                "match": match[0],
+                "groups": list(match.groups()),
+                "named": match.groupdict(),
+            }
+        else:
+            details = {"match": match[0]}
         return result("regex", self.name, True, 1.0, message, details)
