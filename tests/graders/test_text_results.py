@@ -5,10 +5,13 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from typing import Any
 
 import attrs
+import pytest
 
-from gradekit import GradeResult
+import gradekit
+from gradekit import GradeResult, Sample
 from gradekit.graders._text import result
 
 
@@ -33,3 +36,22 @@ def test_creating_equality_imports_neither_the_other_kinds_nor_jsonschema() -> N
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert completed.stdout.strip() == "['gradekit.graders._text', 'gradekit.graders.equality']"
+
+
+@pytest.mark.parametrize(
+    ("kind", "options"),
+    [
+        ("equality", {"case_insensitive": True, "strip_punctuation": True}),
+        ("numeric", {"relative_tolerance": 0.1, "extract": "last"}),
+        ("contains", {"values": ["a", "B"], "case_insensitive": True}),
+        ("not_contains", {"values": ["x"]}),
+        ("regex", {"pattern": r"(\d+)", "full_match": True}),
+        ("json", {"schema": {"type": "array"}, "equals_expected": True}),
+    ],
+)
+def test_graders_survive_pickling_for_process_isolation(kind: str, options: dict[str, Any]) -> None:
+    grader = gradekit.create(kind, config=options)
+    copy = pickle.loads(pickle.dumps(grader))
+    sample = Sample(output="[1, 2]", expected="[1, 2.0]")
+    assert copy == grader
+    assert copy.grade(sample) == grader.grade(sample)

@@ -21,6 +21,7 @@ __all__ = [
     "expected_missing",
     "output_not_text",
     "quote",
+    "rebuilt",
     "result",
     "text_of",
 ]
@@ -99,6 +100,21 @@ def output_not_text(kind: str, name: str, output: Any) -> GradeResult:
         f"the output is a {_shape(output)}, not text: {kind} compares text; "
         "use the json kind to grade structured output",
     )
+
+
+def rebuilt(grader: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A `__reduce__` value that pickles a grader as its options and builds it again.
+
+    For graders whose private fields (a closure, a schema validator) cannot be pickled but
+    are derived from the options.
+    """
+    options = {field.name: getattr(grader, field.name) for field in attrs.fields(type(grader))}
+    options = {name: value for name, value in options.items() if not name.startswith("_")}
+    return (_build, (type(grader), options))
+
+
+def _build(cls: type, options: dict[str, Any]) -> Any:
+    return cls(**options)
 
 
 _FIELDS: Final = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")

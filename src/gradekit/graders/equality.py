@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, result
+from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
 
 __all__ = ["Equality", "punctuation_table"]
 
@@ -80,6 +80,10 @@ class Equality:
         )
         object.__setattr__(self, "_normalise", normalise)
         object.__setattr__(self, "_applied", applied)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its options: the normaliser is a closure, rebuilt from them."""
+        return rebuilt(self)
 
     def grade(self, sample: Sample) -> GradeResult:
         """Compare `sample.output` with `sample.expected` as text."""

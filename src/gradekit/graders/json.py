@@ -15,7 +15,7 @@ import attrs
 from gradekit._frozen import thaw
 from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample, as_text
-from gradekit.graders._text import data_error, expected_missing, quote, result
+from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 
 __all__ = ["Json"]
 
@@ -132,6 +132,10 @@ class Json:
         object.__setattr__(
             self, "_validator", None if self.schema is None else _compile(self.schema)
         )
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its options: the schema validator is rebuilt from them."""
+        return rebuilt(self)
 
     def grade(self, sample: Sample) -> GradeResult:
         """Parse the output as JSON, then check the schema and the expected value if asked."""

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 import attrs
 
 from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import output_not_text, quote, result, text_of
+from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
 
 __all__ = ["Regex"]
 
@@ -28,7 +29,8 @@ class Regex:
     pattern: str = attrs.field(kw_only=True)
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
     full_match: bool = attrs.field(kw_only=True, default=False)
-    _compiled: re.Pattern[str] = attrs.field(init=False, repr=False, eq=False)
+    _match: Callable[[str], re.Match[str] | None] = attrs.field(init=False, repr=False, eq=False)
+    _groups: bool = attrs.field(init=False, repr=False, eq=False)
     _shown: str = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -40,10 +42,11 @@ class Regex:
                 f"invalid regular expression {self.pattern!r}: {error}; fix the pattern "
                 "(Python re syntax)",
             ) from None
-        object.__setattr__(self, "_compiled", compiled)
-        object.__setattr__(
-            self, "_shown", f"/{self.pattern}/" + ("i" if self.case_insensitive else "")
-        )
+        match = compiled.fullmatch if self.full_match else compiled.search
+        object.__setattr__(self, "_match", match)
+        object.__setattr__(self, "_groups", compiled.groups > 0)
+        shown = f"/{self.pattern}/" + ("i" if self.case_insensitive else "")
+        object.__setattr__(self, "_shown", shown)
 
     def grade(self, sample: Sample) -> GradeResult:
         """Search (or fully match) the pattern in the output text."""
@@ -52,24 +55,21 @@ class Regex:
             output = text_of(output)
             if output is None:
                 return output_not_text("regex", self.name, sample.output)
-        if self.full_match:
-            match = self._compiled.fullmatch(output)
-            if match is None:
+        match = self._match(output)
+        if match is None:
+            if self.full_match:
                 message = f"output {quote(output)} does not fully match {self._shown}"
-                return result("regex", self.name, False, 0.0, message, {"match": None})
-            message = f"output {quote(output)} fully matches {self._shown}"
-        else:
-            match = self._compiled.search(output)
-            if match is None:
+            else:
                 message = f"no match for {self._shown} in {quote(output)}"
-                return result("regex", self.name, False, 0.0, message, {"match": None})
-            message = f"found {quote(match[0])} matching {self._shown}"
-        if self._compiled.groups:
-            details = {
-                "match": match[0],
-                "groups": list(match.groups()),
-                "named": match.groupdict(),
-            }
+            return result("regex", self.name, False, 0.0, message, {"match": None})
+        found = match[0]
+        shown = repr(found) if len(found) <= QUOTE_LIMIT else quote(found)
+        if self.full_match:
+            message = f"output {shown} fully matches {self._shown}"
         else:
-            details = {"match": match[0]}
+            message = f"found {shown} matching {self._shown}"
+        if self._groups:
+            details = {"match": found, "groups": list(match.groups()), "named": match.groupdict()}
+        else:
+            details = {"match": found}
         return result("regex", self.name, True, 1.0, message, details)
