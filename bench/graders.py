@@ -1,19 +1,22 @@
 """Per-grade cost of the built-in text kinds against a plain-Python loop doing the same work.
 
 For each kind: create the grader once, then time `grader.grade(sample)` over N generated
-samples (half passing, half failing), keeping every result in a list. The baseline loops over
+samples (half passing, half failing), handing each result to a sink. The baseline loops over
 the same Sample objects, does the same check in plain Python and builds a comparable result
-record: a dict with `passed`, `score` and a `message` made with the same f-string shape. The
+record: a dict with `passed`, `score` and a `message` made with the same f-string shape, handed
+to the same kind of sink. By default the sink drops each record as the next arrives (a
+`deque(maxlen=1)`), as the runner streams finished cases out; `--keep` keeps them all. The
 garbage collector is off while timing (as `timeit` does). Each loop runs R times, gradekit and
 baseline alternating; the table shows medians, their ratio (target: at most 3x) and the range
 of the ratios of single runs (gradekit run i over plain run i).
 
-    .venv/bin/python bench/graders.py [--samples 100000] [--repeat 7]
+    .venv/bin/python bench/graders.py [--samples 100000] [--repeat 11] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import platform
@@ -22,12 +25,16 @@ import re
 import statistics
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import gradekit
 from gradekit import Sample
 from gradekit.graders.equality import punctuation_table
+
+Sink = list[Any] | deque[Any]
+"""Where the records go: a list that keeps them, or a deque(maxlen=1) that drops each."""
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"]
 
@@ -79,9 +86,8 @@ def text_samples(rng: random.Random, n: int) -> list[Sample]:
 # -- plain-Python baselines ------------------------------------------------------------------
 
 
-def plain_equality(samples: list[Sample]) -> list[dict[str, Any]]:
-    records = []
-    append = records.append
+def plain_equality(samples: list[Sample], sink: Sink) -> Sink:
+    append = sink.append
     for sample in samples:
         output = sample.output
         expected = sample.expected
@@ -91,13 +97,12 @@ def plain_equality(samples: list[Sample]) -> list[dict[str, Any]]:
             append(
                 {"passed": False, "score": 0.0, "message": f"expected {expected!r}, got {output!r}"}
             )
-    return records
+    return sink
 
 
-def plain_noisy_equality(samples: list[Sample]) -> list[dict[str, Any]]:
+def plain_noisy_equality(samples: list[Sample], sink: Sink) -> Sink:
     table = punctuation_table()
-    records = []
-    append = records.append
+    append = sink.append
     for sample in samples:
         output = sample.output
         expected = sample.expected
@@ -108,13 +113,12 @@ def plain_noisy_equality(samples: list[Sample]) -> list[dict[str, Any]]:
         else:
             message = f"expected {expected!r}, got {output!r} ({e!r} vs {a!r})"
             append({"passed": False, "score": 0.0, "message": message})
-    return records
+    return sink
 
 
-def plain_numeric(samples: list[Sample]) -> list[dict[str, Any]]:
+def plain_numeric(samples: list[Sample], sink: Sink) -> Sink:
     # Binary floats: faster than the exact decimals gradekit uses, so a demanding baseline.
-    records = []
-    append = records.append
+    append = sink.append
     for sample in samples:
         output = sample.output
         expected = sample.expected
@@ -129,16 +133,15 @@ def plain_numeric(samples: list[Sample]) -> list[dict[str, Any]]:
         else:
             message = f"expected {expected!r}, got {output!r} (off by {difference})"
             append({"passed": False, "score": 0.0, "message": message})
-    return records
+    return sink
 
 
 CONTAINS_VALUES = ["order", "alpha", "gamma"]
 
 
-def plain_contains(samples: list[Sample]) -> list[dict[str, Any]]:
+def plain_contains(samples: list[Sample], sink: Sink) -> Sink:
     values = CONTAINS_VALUES
-    records = []
-    append = records.append
+    append = sink.append
     for sample in samples:
         output = sample.output
         missing = [value for value in values if value not in output]
@@ -148,13 +151,12 @@ def plain_contains(samples: list[Sample]) -> list[dict[str, Any]]:
             score = (len(values) - len(missing)) / len(values)
             message = f"missing {missing!r} in {output!r}"
             append({"passed": False, "score": score, "message": message})
-    return records
+    return sink
 
 
-def plain_not_contains(samples: list[Sample]) -> list[dict[str, Any]]:
+def plain_not_contains(samples: list[Sample], sink: Sink) -> Sink:
     values = ["order", "sorry"]
-    records = []
-    append = records.append
+    append = sink.append
     for sample in samples:
         output = sample.output
         found = [value for value in values if value in output]
@@ -163,16 +165,15 @@ def plain_not_contains(samples: list[Sample]) -> list[dict[str, Any]]:
         else:
             message = f"found {found!r} in {output!r}"
             append({"passed": False, "score": 0.0, "message": message})
-    return records
+    return sink
 
 
 REGEX = r"order (?P<id>\d+)"
 
 
-def plain_regex(samples: list[Sample]) -> list[dict[str, Any]]:
+def plain_regex(samples: list[Sample], sink: Sink) -> Sink:
     search = re.compile(REGEX).search
-    records = []
-    append = records.append
+    append = sink.append
     for sample in samples:
         output = sample.output
         match = search(output)
@@ -181,7 +182,7 @@ def plain_regex(samples: list[Sample]) -> list[dict[str, Any]]:
             append({"passed": False, "score": 0.0, "message": message})
         else:
             append({"passed": True, "score": 1.0, "message": f"found {match[0]!r}"})
-    return records
+    return sink
 
 
 # (label, kind, options, samples, baseline)
@@ -213,27 +214,23 @@ CASES: list[tuple[str, str, dict[str, Any], Callable[..., list[Sample]], Callabl
 ]
 
 
-def timed(function: Callable[[], Any]) -> float:
+def timed(loop: Callable[[Sink], Sink], sink: Sink) -> float:
     gc.collect()
     gc.disable()
     try:
         start = time.perf_counter()
-        function()
+        loop(sink)
         return time.perf_counter() - start
     finally:
         gc.enable()
 
 
-def gradekit_loop(grader: Any, samples: list[Sample]) -> Callable[[], list[Any]]:
-    def run() -> list[Any]:
-        grade = grader.grade
-        results = []
-        append = results.append
-        for sample in samples:
-            append(grade(sample))
-        return results
-
-    return run
+def gradekit_loop(grader: Any, samples: list[Sample], sink: Sink) -> Sink:
+    grade = grader.grade
+    append = sink.append
+    for sample in samples:
+        append(grade(sample))
+    return sink
 
 
 def cpu_model() -> str:
@@ -250,12 +247,20 @@ def cpu_model() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--only", help="run only cases whose label contains this text")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep every result in a list (default: drop each one as the next is made, as the "
+        "runner does when it streams cases out)",
+    )
     args = parser.parse_args()
+    sink: Callable[[], Sink] = list if args.keep else functools.partial(deque, maxlen=1)
 
     print(
-        f"{args.samples:,} samples per kind, median of {args.repeat} runs; "
+        f"{args.samples:,} samples per kind, median of {args.repeat} runs, results "
+        f"{'kept' if args.keep else 'dropped'}; "
         f"Python {platform.python_version()} on {platform.system()} {platform.machine()}, "
         f"{cpu_model()}, {os.cpu_count()} CPUs, gradekit {gradekit.__version__}",
         file=sys.stderr,
@@ -270,14 +275,14 @@ def main() -> None:
             continue
         samples = make_samples(random.Random(2024), args.samples)
         grader = gradekit.create(kind, config=options)
-        ours = gradekit_loop(grader, samples)
-        plain = lambda samples=samples, baseline=baseline: baseline(samples)  # noqa: E731
-        ours()
-        plain()  # warm up caches and the punctuation table
+        ours = functools.partial(gradekit_loop, grader, samples)
+        plain = functools.partial(baseline, samples)
+        ours(sink())
+        plain(sink())  # warm up caches and the punctuation table
         ours_times, plain_times = [], []
         for _ in range(args.repeat):
-            ours_times.append(timed(ours))
-            plain_times.append(timed(plain))
+            ours_times.append(timed(ours, sink()))
+            plain_times.append(timed(plain, sink()))
         ratios = [ours / plain for ours, plain in zip(ours_times, plain_times, strict=True)]
         ours_median = statistics.median(ours_times)
         plain_median = statistics.median(plain_times)
