@@ -125,7 +125,7 @@ def run_suite(
                 stored[position] = report
             if on_case is not None:
                 on_case(report)
-        if freeze:
+        if freeze and keep_cases:
             gc.freeze()
 
     run = _Run(suite, settings, jobs)
@@ -182,6 +182,8 @@ class _Run:
         self.stopping = False
         self.in_flight = 0
         self.room: asyncio.Event | None = None
+        self._last_graders: tuple[GraderEntry, ...] | None = None
+        self._last_fast = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -298,7 +300,18 @@ class _Run:
 
     def _is_fast(self, case: Case) -> bool:
         settings = self.settings
-        return all(is_inline(entry, settings) for turn in case.turns for entry in turn.graders)
+        for turn in case.turns:
+            graders = turn.graders
+            # Most turns share their graders' tuple with the turn before: remember the last.
+            if graders is self._last_graders:
+                if not self._last_fast:
+                    return False
+                continue
+            fast = all(is_inline(entry, settings) for entry in graders)
+            self._last_graders, self._last_fast = graders, fast
+            if not fast:
+                return False
+        return True
 
     async def _slow(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         try:
