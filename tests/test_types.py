@@ -81,3 +81,14 @@ def test_text_of_yaml_scalars():
     assert as_text(0.14136) == "0.14136"
     assert error_text(KeyError("x")) == "KeyError: 'x'"
     assert error_text(RuntimeError()) == "RuntimeError"
+
+
+def test_checked_result_equals_a_constructed_one():
+    from gradekit._types import checked_result
+
+    fast = checked_result("equality", "e", False, 0.0, "expected 'a', got 'b'", {"x": 1})
+    slow = GradeResult("equality", "e", False, 0.0, "expected 'a', got 'b'", {"x": 1})
+    assert fast == slow
+    assert repr(fast) == repr(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    assert attrs.evolve(fast, duration_ms=1.5).duration_ms == 1.5

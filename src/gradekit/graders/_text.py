@@ -13,6 +13,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._types import GradeResult, Sample, as_text
+from gradekit._types import checked_result as result
 
 __all__ = [
     "QUOTE_LIMIT",
@@ -115,54 +116,3 @@ def rebuilt(grader: Any) -> tuple[Any, tuple[Any, ...]]:
 
 def _build(cls: type, options: dict[str, Any]) -> Any:
     return cls(**options)
-
-
-_FIELDS: Final = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
-
-
-def _writes_dict() -> bool:
-    """True when GradeResult keeps its fields in an instance __dict__ (it is not slotted)."""
-    return (
-        tuple(field.name for field in attrs.fields(GradeResult)) == _FIELDS
-        and "__slots__" not in GradeResult.__dict__
-    )
-
-
-if _writes_dict():
-    _new = object.__new__
-
-    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
-        kind: str,
-        name: str,
-        passed: bool,
-        score: float,
-        message: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> GradeResult:
-        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
-        # What attrs' own __init__ does for a frozen dict class, without the score converter
-        # and the error check: the callers pass a bool and a float they computed.
-        record: GradeResult = _new(GradeResult)
-        fields = record.__dict__
-        fields["kind"] = kind
-        fields["name"] = name
-        fields["passed"] = passed
-        fields["score"] = score
-        fields["message"] = message
-        fields["details"] = details
-        fields["error"] = None
-        fields["duration_ms"] = 0.0
-        return record
-
-else:  # pragma: no cover - only if GradeResult changes shape
-
-    def result(  # noqa: PLR0917 - positional: this is called once per grade, keep it cheap
-        kind: str,
-        name: str,
-        passed: bool,
-        score: float,
-        message: str,
-        details: Mapping[str, Any] | None = None,
-    ) -> GradeResult:
-        """A graded (not errored) result; `score` must already be a float in [0, 1]."""
-        return GradeResult(kind, name, passed, score, message, details)
