@@ -125,7 +125,7 @@ def run_suite(
                 stored[position] = report
             if on_case is not None:
                 on_case(report)
-        if freeze and keep_cases:
+        if freeze:
             gc.freeze()
 
     run = _Run(suite, settings, jobs)
