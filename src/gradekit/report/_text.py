@@ -6,7 +6,14 @@ import re
 
 from gradekit._model import CaseReport, ResultRecord
 
-__all__ = ["advisory_errors", "failing_lines", "one_line", "percent", "result_text"]
+__all__ = [
+    "advisory_errors",
+    "duration",
+    "failing_lines",
+    "one_line",
+    "percent",
+    "result_text",
+]
 
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
@@ -15,6 +22,13 @@ def one_line(text: str, limit: int = 300) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis."""
     flat = " ".join(_CONTROL.sub(" ", text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def duration(milliseconds: float) -> str:
+    """A run's duration for people: `840 ms` under a second, else `12.3 s`."""
+    if milliseconds < 1000.0:
+        return f"{milliseconds:.0f} ms"
+    return f"{milliseconds / 1000:.1f} s"
 
 
 def percent(value: float | None) -> str:

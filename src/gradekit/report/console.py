@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from gradekit._model import CaseReport, SuiteReport, Summary
-from gradekit.report._text import failing_lines, percent
+from gradekit.report._text import duration, failing_lines, percent
 
 __all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
 
@@ -115,7 +115,7 @@ def one_line_summary(report: SuiteReport) -> str:
     return (
         f"gradekit: {report.suite}: {s.cases} cases: {s.passed} passed, {s.failed} failed, "
         f"{s.errored} errored ({percent(s.pass_rate)} pass rate) in "
-        f"{report.duration_ms / 1000:.1f} s{state}"
+        f"{duration(report.duration_ms)}{state}"
     )
 
 
@@ -183,7 +183,7 @@ def print_summary(
                 str(s.failed),
                 str(s.errored),
                 percent(s.pass_rate),
-                f"{report.duration_ms / 1000:.1f} s",
+                f"{duration(report.duration_ms)}",
             ]
         ],
         stream,

@@ -13,7 +13,7 @@ from gradekit._frozen import thaw
 from gradekit._model import CaseReport, ResultRecord, SuiteReport, TurnReport
 from gradekit.report._atomic import atomic_text
 from gradekit.report._page import SCRIPT, STYLE
-from gradekit.report._text import percent
+from gradekit.report._text import duration, percent
 
 __all__ = ["write_html"]
 
@@ -125,7 +125,7 @@ def _header(out: TextIO, report: SuiteReport) -> None:
         out.write(f'<div class="count" id="count-{label}"><b>{value}</b> {label}</div>')
     out.write(
         f'<div class="count" id="pass-rate"><b>{percent(summary.pass_rate)}</b> pass rate</div>'
-        f'<div class="count"><b>{report.duration_ms / 1000:.1f} s</b> duration</div></div>\n'
+        f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n'
     )
     if summary.graders:
         out.write(

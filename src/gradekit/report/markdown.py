@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import failing_lines, percent
+from gradekit.report._text import duration, failing_lines, percent
 
 __all__ = ["MAX_LISTED", "render_markdown", "write_markdown"]
 
@@ -39,7 +39,7 @@ def render_markdown(report: SuiteReport, cases: Iterable[CaseReport] | None = No
         "| Cases | Passed | Failed | Errored | Pass rate | Duration |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
         f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
-        f"| {percent(summary.pass_rate)} | {report.duration_ms / 1000:.1f} s |",
+        f"| {percent(summary.pass_rate)} | {duration(report.duration_ms)} |",
         "",
     ]
     if summary.graders:
