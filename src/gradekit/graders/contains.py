@@ -34,7 +34,21 @@ def _folded(values: tuple[str, ...], case_insensitive: bool) -> tuple[str, ...]:
 
 
 @attrs.frozen
-class Contains:
+class _Search:
+    """The options both kinds share: the values to look for, and whether case matters."""
+
+    values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
+    case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
+    _listed: str = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
+        object.__setattr__(self, "_listed", _listed(self.values))
+
+
+@attrs.frozen
+class Contains(_Search):
     """Passes when the output contains the values: all of them (`mode: all`) or any one.
 
     With `mode: all` the score is the fraction of values found; with `mode: any` it is 1.0 or
@@ -45,15 +59,7 @@ class Contains:
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="contains")
-    values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
     mode: Literal["all", "any"] = attrs.field(kw_only=True, default="all")
-    case_insensitive: bool = attrs.field(kw_only=True, default=False)
-    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
-    _listed: str = attrs.field(init=False, repr=False, eq=False)
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
-        object.__setattr__(self, "_listed", _listed(self.values))
 
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each value in the output text."""
@@ -88,21 +94,13 @@ class Contains:
 
 
 @attrs.frozen
-class NotContains:
+class NotContains(_Search):
     """Passes when the output contains none of the values; `case_insensitive` casefolds."""
 
     kind: ClassVar[str] = "not_contains"
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="not_contains")
-    values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
-    case_insensitive: bool = attrs.field(kw_only=True, default=False)
-    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
-    _listed: str = attrs.field(init=False, repr=False, eq=False)
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
-        object.__setattr__(self, "_listed", _listed(self.values))
 
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each forbidden value in the output text."""
