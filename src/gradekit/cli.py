@@ -96,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
         help="default isolation of each grader (a grader's own `isolation` wins)",
     )
     run.add_argument(
+        "--memory-limit",
+        type=_positive_int,
+        metavar="MB",
+        help="memory limit of each process-isolated grader, in MiB",
+    )
+    run.add_argument(
         "--filter",
         action="append",
         metavar="GLOB",
@@ -254,6 +260,7 @@ def _run(args: argparse.Namespace) -> int:
                 timeout=args.timeout,
                 isolation=args.isolation,
                 keep_cases=False,
+                memory_limit_mb=args.memory_limit,
             )
         if args.filter and collector.selected == 0:
             patterns = " or ".join(repr(p) for p in args.filter)

@@ -218,6 +218,40 @@ def test_timeout_flag_applies_to_graders(gradekit: Run, write: Write) -> None:
     assert result["error"].startswith("TimeoutError")
 
 
+def test_memory_limit_flag_limits_process_isolated_graders(gradekit: Run, write: Write) -> None:
+    write(
+        "graders.py",
+        "def hog(ctx):\n    blocks = []\n    while True:\n"
+        "        blocks.append(bytearray(1 << 24))\n"
+        "\ndef fine(ctx):\n    return True\n",
+    )
+    write(
+        "suite.yaml",
+        "name: m\ncases:\n  - {name: a, output: x, graders: [{kind: code, grader: 'graders:hog'}, "
+        "{kind: code, grader: 'graders:fine'}]}\n",
+    )
+    done = gradekit(
+        "run",
+        "suite.yaml",
+        "--isolation",
+        "process",
+        "--memory-limit",
+        "300",
+        "--quiet",
+        "-o",
+        "r.json",
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads((Path(write("x", "").parent) / "r.json").read_text())
+    hog, fine = report["cases"][0]["turns"][0]["results"]
+    assert hog["error"] == (
+        "MemoryError: grader 'hog' exceeded the memory limit of 300 MiB; raise the limit or "
+        "fix the grader"
+    )
+    assert fine["passed"] is True
+    assert report["summary"]["errored"] == 1
+
+
 def test_kinds_lists_every_kind_with_its_distribution(gradekit: Run) -> None:
     done = gradekit("kinds", "--json")
     assert done.returncode == 0, done.stderr
