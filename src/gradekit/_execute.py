@@ -25,15 +25,19 @@ from gradekit._pool import DaemonPool, Ticket
 from gradekit._types import Grader, GradeResult, Sample, error_text
 
 __all__ = [
+    "FRESH_REFS",
     "Context",
     "Settings",
     "call_sync",
     "current_context",
     "default_jobs",
     "entry_of",
+    "error_result",
     "finish",
+    "getrefcount",
     "is_inline",
     "json_problem",
+    "plain_json",
     "run_entry",
     "run_sync",
     "timeout_result",
@@ -128,16 +132,19 @@ def is_inline(entry: GraderEntry, settings: Settings) -> bool:
 # -- checking what a grader returned --------------------------------------------------------
 
 
-_getrefcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda value: 1 << 30)
+getrefcount: Callable[[object], int] = getattr(sys, "getrefcount", lambda value: 1 << 30)
+"""`sys.getrefcount`, or a huge count where the interpreter has none."""
 
 
 def _refs_of_a_fresh_argument(value: object) -> int:
-    return _getrefcount(value) if hasattr(sys, "getrefcount") else -1
+    return getrefcount(value) if hasattr(sys, "getrefcount") else -1
 
 
-# A result object nobody else holds may get its duration set in place: rebuilding it would
-# double the cost of the fastest graders (see bench/runner.py).
-_FRESH_REFS: Final = _refs_of_a_fresh_argument(object())
+FRESH_REFS: Final = _refs_of_a_fresh_argument(object())
+"""`getrefcount(value)` of a value held only by one local variable of the calling function.
+
+A result object nobody else holds may get its duration set in place: rebuilding it would
+double the cost of the fastest graders (see bench/runner.py)."""
 
 
 def timeout_result(entry: GraderEntry, seconds: float) -> GradeResult:
@@ -146,7 +153,8 @@ def timeout_result(entry: GraderEntry, seconds: float) -> GradeResult:
     return GradeResult(entry.kind, entry.name, False, 0.0, text, None, text, seconds * 1000.0)
 
 
-def _error(entry: GraderEntry, text: str, started: float) -> GradeResult:
+def error_result(entry: GraderEntry, text: str, started: float) -> GradeResult:
+    """The error result `text` of `entry` for a grade started at `started` (perf_counter)."""
     duration = (time.perf_counter() - started) * 1000.0
     return GradeResult(entry.kind, entry.name, False, 0.0, text, None, text, duration)
 
@@ -159,7 +167,7 @@ def finish(entry: GraderEntry, value: Any, started: float) -> GradeResult:
     `duration_ms` is set.
     """
     if not isinstance(value, GradeResult):
-        return _error(
+        return error_result(
             entry,
             f"TypeError: grader '{entry.name}' returned {type(value).__name__}, not "
             "GradeResult; return gradekit.GradeResult(kind, name, passed, score, ...)",
@@ -167,17 +175,17 @@ def finish(entry: GraderEntry, value: Any, started: float) -> GradeResult:
         )
     passed = value.passed
     if passed is not True and passed is not False:
-        return _error(
+        return error_result(
             entry,
             f"TypeError: grader '{entry.name}' returned passed={passed!r} "
             f"({type(passed).__name__}); set passed to True or False",
             started,
         )
-    if value.details is not None:
+    if value.details is not None and not plain_json(value.details):
         problem = json_problem(value.details)
         if problem is not None:
             cls, where = problem
-            return _error(
+            return error_result(
                 entry,
                 f"{cls}: grader '{entry.name}' returned details that are not JSON ({where}); "
                 "details may hold only dict, list, str, int, float, bool and None",
@@ -190,7 +198,7 @@ def finish(entry: GraderEntry, value: Any, started: float) -> GradeResult:
         passed is value.passed
         and value.name == entry.name
         and value.kind == entry.kind
-        and _getrefcount(value) <= _FRESH_REFS
+        and getrefcount(value) <= FRESH_REFS
     ):
         object.__setattr__(value, "duration_ms", duration)
         return value
@@ -209,8 +217,9 @@ def finish(entry: GraderEntry, value: Any, started: float) -> GradeResult:
 _SCALARS: Final = frozenset({str, bool, int, type(None)})
 
 
-def _plain(value: Any, depth: int = 0) -> bool:
-    """A quick yes for the common shapes of details: small, acyclic, plain types."""
+def plain_json(value: Any, depth: int = 0) -> bool:
+    """A quick yes for the common shapes of details (small, acyclic, plain types): True only
+    for strict JSON; False means "not sure", for `json_problem` to decide."""
     kind = type(value)
     if kind in _SCALARS:
         return True
@@ -218,16 +227,17 @@ def _plain(value: Any, depth: int = 0) -> bool:
         return math.isfinite(value)
     if depth > 20:  # deep (or cyclic): leave it to the thorough check
         return False
+    # Plain loops: faster here than any C-level pass over a few items (no temporary objects).
     if kind is dict or kind is FrozenDict:
         for key, item in value.items():
             if type(key) is not str:
                 return False
-            if type(item) not in _SCALARS and not _plain(item, depth + 1):
+            if type(item) not in _SCALARS and not plain_json(item, depth + 1):
                 return False
         return True
     if kind is list or kind is tuple:
         for item in value:
-            if type(item) not in _SCALARS and not _plain(item, depth + 1):
+            if type(item) not in _SCALARS and not plain_json(item, depth + 1):
                 return False
         return True
     return False
@@ -235,7 +245,7 @@ def _plain(value: Any, depth: int = 0) -> bool:
 
 def json_problem(value: Any) -> tuple[str, str] | None:
     """None for strict JSON; else (error class, `$.path is what`) for the first problem."""
-    if _plain(value):
+    if plain_json(value):
         return None
     found = _json_problem(value, set())
     if found is None:
@@ -286,7 +296,7 @@ def call_sync(entry: GraderEntry, sample: Sample) -> GradeResult:
     try:
         return finish(entry, entry.grader.grade(sample), started)
     except (Exception, SystemExit) as error:
-        return _error(entry, error_text(error), started)
+        return error_result(entry, error_text(error), started)
 
 
 async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> GradeResult:
@@ -315,7 +325,7 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Gra
         except asyncio.TimeoutError:
             return timeout_result(entry, seconds)
         except Exception as error:
-            return _error(entry, error_text(error), started)
+            return error_result(entry, error_text(error), started)
         return finish(entry, value, started)
     ticket = context.pool.submit(call_sync, entry, sample)
     value = await _watch(context.pool, ticket, seconds)

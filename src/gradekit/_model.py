@@ -7,7 +7,7 @@ Everything here is plain, frozen data: the logic lives in the loader, the runner
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -230,6 +230,77 @@ class CaseReport:
         )
 
 
+# -- building reports fast ------------------------------------------------------------------
+#
+# The runner makes one ResultRecord per grade and one TurnReport / CaseReport per turn and case:
+# for the fastest graders attrs' frozen `__init__` (one `object.__setattr__` call per field)
+# costs about as much as the grade. These write the same slots directly: the objects are
+# exactly those the constructors make (the classes have no converters or validators).
+
+_new = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Callable[[object, Any], None], ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_RECORD = _setters(ResultRecord, "result", "advisory", "weight")
+_TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped")
+_CASE = _setters(CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms")
+
+
+def result_record(result: GradeResult, advisory: bool, weight: float) -> ResultRecord:
+    """`ResultRecord(result, advisory, weight)`, cheaper."""
+    record: ResultRecord = _new(ResultRecord)
+    set_result, set_advisory, set_weight = _RECORD
+    set_result(record, result)
+    set_advisory(record, advisory)
+    set_weight(record, weight)
+    return record
+
+
+def turn_report(  # noqa: PLR0917 - positional like the class: called once per turn
+    index: int,
+    passed: bool,
+    score: float,
+    results: tuple[ResultRecord, ...],
+    errored: bool,
+    skipped: bool = False,
+) -> TurnReport:
+    """`TurnReport(index, passed, score, results, errored, skipped)`, cheaper."""
+    turn: TurnReport = _new(TurnReport)
+    set_index, set_passed, set_score, set_results, set_errored, set_skipped = _TURN
+    set_index(turn, index)
+    set_passed(turn, passed)
+    set_score(turn, score)
+    set_results(turn, results)
+    set_errored(turn, errored)
+    set_skipped(turn, skipped)
+    return turn
+
+
+def case_report(  # noqa: PLR0917 - positional like the class: called once per case
+    name: str,
+    passed: bool,
+    score: float,
+    turns: Sequence[TurnReport],
+    errored: bool,
+    error: str | None,
+    duration_ms: float,
+) -> CaseReport:
+    """`CaseReport(name, passed, score, tuple(turns), errored, error, duration_ms)`, cheaper."""
+    case: CaseReport = _new(CaseReport)
+    set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration = _CASE
+    set_name(case, name)
+    set_passed(case, passed)
+    set_score(case, score)
+    set_turns(case, tuple(turns))
+    set_errored(case, errored)
+    set_error(case, error)
+    set_duration(case, duration_ms)
+    return case
+
+
 @attrs.frozen
 class GraderSummary:
     """Counts for one grader name across the run; mean_score excludes errored results."""
@@ -288,15 +359,33 @@ class SummaryBuilder:
         self._counts[case.outcome] += 1
         for turn in case.turns:
             for record in turn.results:
-                slot = self._graders.get(record.result.name)
-                if slot is None:
-                    slot = self._graders[record.result.name] = [0, 0, 0, 0.0]
-                outcome = record.result.outcome
-                if outcome == "error":
-                    slot[2] += 1
-                else:
-                    slot[0 if outcome == "pass" else 1] += 1
-                    slot[3] += record.result.score
+                count_result(self.slot(record.result.name), record.result)
+
+    def slot(self, name: str) -> list[Any]:
+        """The counts of grader `name`: [passed, failed, errored, total score], for
+        `count_result` to update in place."""
+        slot = self._graders.get(name)
+        if slot is None:
+            slot = self._graders[name] = [0, 0, 0, 0.0]
+        return slot
+
+    def count_case(self, outcome: str) -> None:
+        """Count a case by its outcome alone; its results are counted with `count_result`."""
+        self._counts[outcome] += 1
+
+    def merge(self, other: SummaryBuilder) -> None:
+        """Count every case `other` counted."""
+        for outcome, count in other._counts.items():
+            self._counts[outcome] += count
+        for name, (p, f, e, total) in other._graders.items():
+            slot = self._graders.get(name)
+            if slot is None:
+                self._graders[name] = [p, f, e, total]
+            else:
+                slot[0] += p
+                slot[1] += f
+                slot[2] += e
+                slot[3] += total
 
     def build(self) -> Summary:
         """The summary of every case added so far."""
@@ -314,6 +403,16 @@ class SummaryBuilder:
             pass_rate=counts["pass"] / decided if decided else None,
             graders=graders,
         )
+
+
+def count_result(slot: list[Any], result: GradeResult) -> None:
+    """Count one result in its grader's slot (see `SummaryBuilder.slot`): errored apart, and
+    only the scores of results that are not errored."""
+    if result.error is not None:
+        slot[2] += 1
+    else:
+        slot[0 if result.passed else 1] += 1
+        slot[3] += result.score
 
 
 @attrs.frozen

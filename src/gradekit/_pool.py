@@ -24,7 +24,7 @@ _names = itertools.count()
 class Ticket:
     """One submitted task: its future, and when a worker started it (None while queued)."""
 
-    __slots__ = ("abandoned", "args", "fn", "future", "started")
+    __slots__ = ("abandoned", "args", "detached", "fn", "future", "started")
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.fn = fn
@@ -32,6 +32,7 @@ class Ticket:
         self.future: Future[Any] = Future()
         self.started: float | None = None
         self.abandoned = False
+        self.detached = False
 
 
 class DaemonPool:
@@ -69,7 +70,27 @@ class DaemonPool:
         if ticket.future.cancel():
             return
         with self._lock:
-            if ticket.started is not None and not ticket.future.done() and not self._closed:
+            if (
+                ticket.started is not None
+                and not ticket.future.done()
+                and not ticket.detached  # replaced already
+                and not self._closed
+            ):
+                self._start_worker()
+
+    def detach(self, ticket: Ticket) -> None:
+        """Stop waiting for a task that runs long: a new worker takes its place at once (the
+        queue goes on), and the old one leaves the pool when the task returns. Its result
+        still reaches the ticket's future."""
+        with self._lock:
+            if (
+                ticket.started is not None
+                and not ticket.future.done()
+                and not ticket.detached
+                and not ticket.abandoned
+                and not self._closed
+            ):
+                ticket.detached = True
                 self._start_worker()
 
     def shutdown(self) -> None:
@@ -101,8 +122,8 @@ class DaemonPool:
                 else:
                     ticket.future.set_result(result)
             with self._lock:
-                if ticket.abandoned and ticket.started is not None:
-                    # A replacement was started when this task was abandoned: leave.
+                if (ticket.abandoned or ticket.detached) and ticket.started is not None:
+                    # A replacement was started when this task was abandoned or detached: leave.
                     self._workers -= 1
                     return
                 self._idle += 1

@@ -54,7 +54,12 @@ BATCH_SIZE: Final = 256
 """Inline cases graded per batch: large enough that handing a batch to a thread costs nothing
 per case, small enough that progress is reported often."""
 
+STALL_SECONDS: Final = 0.25
+"""A grade of an inline grader running longer than this no longer holds up the other batches
+(inline graders are meant to take microseconds): they go on in another thread meanwhile."""
+
 _STOP_SECONDS: Final = 5.0
+_Receive = Callable[[Sequence[tuple[int, CaseReport]], SummaryBuilder | None], None]
 _CASES, _DONE, _FAILED = "cases", "done", "failed"
 
 
@@ -115,48 +120,37 @@ def run_suite(
         suite_dir=folder,
     )
     started = time.perf_counter()
-    stored: dict[int, CaseReport] = {}
-    summary = SummaryBuilder()
-
-    def receive(items: Sequence[tuple[int, CaseReport]]) -> None:
-        for position, report in items:
-            summary.add(report)
-            if keep_cases:
-                stored[position] = report
-            if on_case is not None:
-                on_case(report)
-        if freeze:
-            gc.freeze()
-
+    collector = _Collector(keep_cases, on_case)
     run = _Run(suite, settings, jobs)
     complete = True
     # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
     # garbage collector stops walking them again and again as the run grows (that walk
     # doubled the cost of the fastest graders). Not done when someone else froze objects.
-    freeze = gc.isenabled() and gc.get_freeze_count() == 0
+    freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
     run.start()
     try:
-        run.deliver(receive)
+        run.deliver(collector.receive)
     except KeyboardInterrupt:
         complete = False
         run.stop()
         with contextlib.suppress(KeyboardInterrupt):
-            run.deliver(receive, deadline=time.monotonic() + _STOP_SECONDS)
+            run.deliver(collector.receive, deadline=time.monotonic() + _STOP_SECONDS)
     except BaseException:
         run.stop()
         raise
     finally:
         if freeze:
             gc.unfreeze()
+    stored = collector.stored
     cases = tuple(stored[position] for position in sorted(stored))
     return SuiteReport(
         suite=suite.name,
         cases=cases,
         complete=complete,
         duration_ms=(time.perf_counter() - started) * 1000.0,
-        stored_summary=summary.build(),
+        stored_summary=collector.summary.build(),
     )
 
 
@@ -164,6 +158,50 @@ def _seconds(value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ValueError(f"timeout must be a number of seconds > 0, got {value!r}")
     return float(value)
+
+
+class _Collector:
+    """The caller's side of one run: counts and keeps the finished cases, calls `on_case`."""
+
+    def __init__(self, keep_cases: bool, on_case: Callable[[CaseReport], object] | None) -> None:
+        self.keep_cases = keep_cases
+        self.on_case = on_case
+        self.stored: dict[int, CaseReport] = {}
+        self.summary = SummaryBuilder()
+        self.freeze = False
+
+    def receive(
+        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
+    ) -> None:
+        """Take a chunk of finished cases; `counted` is their summary when the worker that
+        graded them counted them already."""
+        summary, on_case = self.summary, self.on_case
+        if on_case is None:
+            if self.keep_cases:
+                self.stored.update(items)
+            if counted is not None:
+                summary.merge(counted)
+            else:
+                for _, report in items:
+                    summary.add(report)
+        else:
+            # Each case is counted and kept before `on_case` sees it, as if one at a time: an
+            # exception (Ctrl-C) in `on_case` leaves the rest of the chunk unreceived.
+            received = 0
+            try:
+                for position, report in items:
+                    if self.keep_cases:
+                        self.stored[position] = report
+                    received += 1
+                    on_case(report)
+            finally:
+                if counted is not None and received == len(items):
+                    summary.merge(counted)
+                else:
+                    for _, report in items[:received]:
+                        summary.add(report)
+        if self.freeze:  # see run_suite
+            gc.freeze()
 
 
 class _Run:
@@ -175,6 +213,9 @@ class _Run:
         self.jobs = jobs
         self.window = jobs + 4 * BATCH_SIZE
         self.pool = DaemonPool(jobs + 1, "gradekit-worker")
+        # Batches of inline graders are pure CPU work, which threads cannot share (the GIL):
+        # one thread grades them one after another, faster than several taking turns.
+        self.lane = DaemonPool(1, "gradekit-inline")
         self.context = Context(settings, self.pool)
         self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -191,9 +232,7 @@ class _Run:
         thread = threading.Thread(target=self._thread, name="gradekit-loop", daemon=True)
         thread.start()
 
-    def deliver(
-        self, receive: Callable[[Sequence[tuple[int, CaseReport]]], None], deadline: float = 0.0
-    ) -> None:
+    def deliver(self, receive: _Receive, deadline: float = 0.0) -> None:
         """Hand finished cases to `receive` until the run ends (or `deadline` passes)."""
         while True:
             wait = 0.25 if not deadline else deadline - time.monotonic()
@@ -204,8 +243,9 @@ class _Run:
             except queue.Empty:
                 continue
             if what == _CASES:
-                receive(value)
-                self._release(len(value))
+                items, counted = value
+                receive(items, counted)
+                self._release(len(items))
             elif what == _DONE:
                 return
             else:
@@ -238,10 +278,13 @@ class _Run:
             self.out.put((_DONE, None))
         finally:
             self.pool.shutdown()
+            self.lane.shutdown()
 
-    def _emit(self, items: list[tuple[int, CaseReport]]) -> None:
+    def _emit(
+        self, items: list[tuple[int, CaseReport]], counted: SummaryBuilder | None = None
+    ) -> None:
         if items:
-            self.out.put((_CASES, items))
+            self.out.put((_CASES, (items, counted)))
 
     def _make_room(self, count: int) -> None:
         self.in_flight -= count
@@ -321,40 +364,50 @@ class _Run:
             slots.release()
 
     async def _batch(self, items: list[tuple[int, Case]]) -> None:
-        """Grade a batch on one worker; a grade that outlives its timeout gets the timeout
+        """Grade a batch on the inline lane; a grade that outlives its timeout gets the timeout
         error, its worker is abandoned, and the rest of the batch goes on in a new one."""
         preset: dict[GradeKey, GradeResult] = {}
+        lane = self.lane
         while items:
             progress = Progress()
-            ticket = self.pool.submit(
+            ticket = lane.submit(
                 grade_batch, items, progress, preset, self.settings, self.suite.policy
             )
             future = asyncio.wrap_future(ticket.future)
             try:
                 while True:
                     mark = progress.mark
-                    wait = 0.5 if mark is None else mark[1] + mark[2] - time.monotonic()
-                    if wait <= 0 and mark is not None:
-                        with progress.lock:
+                    if mark is None:
+                        wait = 0.5
+                    else:
+                        started, seconds, position, index, number = mark
+                        now = time.perf_counter()
+                        wait = started + seconds - now
+                        if wait <= 0:
                             progress.abandoned = True
                             done = list(progress.done)
-                        self.pool.abandon(ticket)
-                        future.cancel()
-                        key, _, seconds, entry = mark
-                        preset[key] = timeout_result(entry, seconds)
-                        self._emit(done)
-                        items = items[len(done) :]
-                        break
-                    finished, _ = await asyncio.wait((future,), timeout=max(wait, 0.0))
+                            lane.abandon(ticket)
+                            future.cancel()
+                            entry = dict(items)[position].turns[index].graders[number]
+                            preset[position, index, number] = timeout_result(entry, seconds)
+                            self._emit(done)
+                            items = items[len(done) :]
+                            break
+                        if not ticket.detached:
+                            stall = started + STALL_SECONDS - now
+                            if stall <= 0:
+                                lane.detach(ticket)
+                            else:
+                                wait = min(wait, stall)
+                    finished, _ = await asyncio.wait((future,), timeout=wait)
                     if finished:
-                        self._emit(future.result())
+                        self._emit(*future.result())
                         items = []
                         break
             except asyncio.CancelledError:
-                with progress.lock:
-                    progress.abandoned = True
-                    done = list(progress.done)
-                self.pool.abandon(ticket)
+                progress.abandoned = True
+                done = list(progress.done)
+                lane.abandon(ticket)
                 future.cancel()
                 # Cases finished before the stop belong in the partial report.
                 self._emit(done)

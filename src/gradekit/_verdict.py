@@ -90,11 +90,30 @@ def combine(
         weighted_sum += weight * score
         plain_sum += score
         last = score
+    outcome, mean = _conclude(
+        mode,
+        threshold,
+        count,
+        (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
+    )
+    return Verdict(outcome, mean)
+
+
+_Tally = tuple[int, int, int, float, float, float, float, float]
+"""What the rules need of the votes: (passes, fails, errored, weight sum of the decided votes,
+weighted score sum, plain score sum, weight sum of the errored votes, last decided score)."""
+
+
+def _conclude(
+    mode: str, threshold: float | None, count: int | None, tally: _Tally
+) -> tuple[Outcome, float | None]:
+    """The verdict of tallied non-advisory votes: (outcome, mean score or None)."""
+    passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last = tally
     decided = passes + fails
     if not decided:
         # Nothing scored: vacuously a pass with no results, but never a pass made of errors
         # (a `weighted` with threshold 0 would otherwise pass on errors alone).
-        return Verdict("error" if errored else "pass", None)
+        return ("error" if errored else "pass"), None
     if weight_sum + errored_weight <= 0.0:
         # All weights zero: equal weights, so the mean is still defined.
         weight_sum, weighted_sum, errored_weight = float(decided), plain_sum, float(errored)
@@ -104,6 +123,7 @@ def combine(
         mean = min(1.0, weighted_sum / weight_sum)
     else:
         mean = min(1.0, plain_sum / decided)
+    outcome: Outcome
     if mode == "all":
         outcome = _decide(fails == 0 and errored == 0, fails == 0)
     elif mode == "any":
@@ -124,7 +144,7 @@ def combine(
             outcome = _decide(lowest >= limit, highest >= limit)
     else:
         raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
-    return Verdict(outcome, mean)
+    return outcome, mean
 
 
 def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
@@ -152,14 +172,38 @@ def turn_verdict(records: Sequence[ResultRecord], policy: Policy) -> tuple[bool,
     `errored` is true when any non-advisory result has an error (the case then counts as
     errored, apart from passed and failed cases).
     """
-    votes = [(r.result.outcome, r.result.score, r.weight, r.advisory) for r in records]
-    errored = False
-    for outcome, _, _, advisory in votes:
-        if outcome == "error" and not advisory:
-            errored = True
-            break
-    verdict = combine(votes, policy.mode, threshold=policy.threshold)
-    return verdict.outcome == "pass", verdict.score_or_default(), errored
+    # The loop of `combine`, over the records themselves: this runs once per turn.
+    passes = fails = errored = 0
+    weight_sum = weighted_sum = plain_sum = errored_weight = 0.0
+    last = 0.0
+    for record in records:
+        if record.advisory:
+            continue
+        result = record.result
+        weight = record.weight
+        if result.error is not None:
+            errored += 1
+            errored_weight += weight
+            continue
+        if result.passed:
+            passes += 1
+        else:
+            fails += 1
+        score = result.score
+        weight_sum += weight
+        weighted_sum += weight * score
+        plain_sum += score
+        last = score
+    outcome, mean = _conclude(
+        policy.mode,
+        policy.threshold,
+        None,
+        (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
+    )
+    passed = outcome == "pass"
+    if mean is None:
+        mean = 1.0 if passed else 0.0
+    return passed, mean, errored > 0
 
 
 def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[bool, float, bool]:
