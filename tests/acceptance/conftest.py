@@ -3,31 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(__file__).resolve().parent / "data"
-
-
-def gradekit_command() -> str:
-    """The console script installed beside this interpreter, else the one on PATH."""
-    beside = Path(sys.executable).parent / "gradekit"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("gradekit")
-    if found is None:
-        pytest.fail("the gradekit command is not installed: pip install -e '.[test]'")
-    return found
-
-
-Run = Callable[..., subprocess.CompletedProcess[str]]
+from cli_support import Run, gradekit_command
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import REPO, Run
+from cli_support import REPO, Run
 
 Write = Callable[[str, str], Path]
 

@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import Run, gradekit_command
+from cli_support import Run, gradekit_command
 
 
 def _run_on_terminal(args: list[str], cwd: Path) -> tuple[int, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from chromium import Browser, chromium, dump_dom, file_url
-from conftest import Run
+from cli_support import Run
 from lxml import html
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import DATA, Run
+from cli_support import DATA, Run
 from lxml import etree
 
 

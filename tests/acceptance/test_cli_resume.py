@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import Run, gradekit_command
+from cli_support import Run, gradekit_command
 
 Write = Callable[[str, str], Path]
 
