@@ -75,3 +75,26 @@ def counted(name: str, config: Mapping[str, Any]) -> Loose:
     """A factory that records each creation, to see what a dataset costs."""
     CREATED.append(name)
     return Loose(name, config)
+
+
+# The suite example of DESIGN.md, verbatim.
+DESIGN_EXAMPLE = """
+name: convfinqa-smoke
+policy: all
+graders:
+  - kind: numeric
+    absolute_tolerance: 0.01
+    accept_percent: true
+cases:
+  - name: growth
+    graders: []
+    turns:
+      - input: "What was the growth rate?"
+        output: "14.14%"
+        expected: "0.14136"
+        tool_calls: [{name: calculator, arguments: {expr: "a/b"}}]
+        graders:
+          - kind: code
+            grader: "my_benchmarks:numeric_equal"
+dataset: runs/agent-outputs.jsonl
+"""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from suite_kinds import DESIGN_EXAMPLE
 
 from gradekit import ConfigError
 from gradekit._suite import load_suite
@@ -19,28 +20,7 @@ def test_design_example_loads_with_a_code_grader_beside_the_suite(write, tmp_pat
     (tmp_path / "runs" / "agent-outputs.jsonl").write_text(
         '{"name": "line", "output": "1", "expected": 1}\n', encoding="utf-8"
     )
-    path = write(
-        """
-        name: convfinqa-smoke
-        policy: all
-        graders:
-          - kind: numeric
-            absolute_tolerance: 0.01
-            accept_percent: true
-        cases:
-          - name: growth
-            graders: []
-            turns:
-              - input: "What was the growth rate?"
-                output: "14.14%"
-                expected: "0.14136"
-                tool_calls: [{name: calculator, arguments: {expr: "a/b"}}]
-                graders:
-                  - kind: code
-                    grader: "design_example_benchmarks:numeric_equal"
-        dataset: runs/agent-outputs.jsonl
-        """
-    )
+    path = write(DESIGN_EXAMPLE.replace("my_benchmarks:", "design_example_benchmarks:"))
     suite = load_suite(path)
     growth, line = suite.cases()
     assert [e.kind for e in growth.turns[0].graders] == ["numeric", "code"]

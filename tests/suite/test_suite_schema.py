@@ -11,31 +11,10 @@ import attrs
 import jsonschema
 import pytest
 import yaml
-from suite_kinds import Exact, loose
+from suite_kinds import DESIGN_EXAMPLE, Exact, loose
 
 from gradekit import GradeResult, Registry, Sample
 from gradekit._schema import suite_schema
-
-DESIGN_EXAMPLE = """
-name: convfinqa-smoke
-policy: all
-graders:
-  - kind: numeric
-    absolute_tolerance: 0.01
-    accept_percent: true
-cases:
-  - name: growth
-    graders: []
-    turns:
-      - input: "What was the growth rate?"
-        output: "14.14%"
-        expected: "0.14136"
-        tool_calls: [{name: calculator, arguments: {expr: "a/b"}}]
-        graders:
-          - kind: code
-            grader: "my_benchmarks:numeric_equal"
-dataset: runs/agent-outputs.jsonl
-"""
 
 
 def errors(schema: dict[str, Any], text: str) -> list[str]:
