@@ -40,11 +40,10 @@ def result_text(record: ResultRecord) -> str:
     """What a result says about itself: its error, else its message, else its score."""
     result = record.result
     if result.error is not None:
-        return (
-            result.error
-            if result.message in ("", result.error)
-            else (f"{result.error} ({result.message})")
-        )
+        # The message often repeats the error without its class name: say it once.
+        if result.message in result.error:
+            return result.error
+        return f"{result.error} ({result.message})"
     return result.message or f"score {result.score:g}"
 
 
