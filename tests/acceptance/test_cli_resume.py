@@ -55,12 +55,9 @@ def _names(path: Path) -> list[str]:
     return [json.loads(line)["name"] for line in _lines(path)]
 
 
-def test_resume_after_sigkill_grades_every_case_exactly_once(
-    gradekit: Run, write: Write, tmp_path: Path
-) -> None:
-    _slow_suite(write)
-    log = tmp_path / "results.jsonl"
-    process = subprocess.Popen(
+def _start_slow_run(folder: Path) -> subprocess.Popen[bytes]:
+    """`gradekit run` of the slow suite in the background, logging to results.jsonl."""
+    return subprocess.Popen(
         [
             gradekit_command(),
             "run",
@@ -73,18 +70,31 @@ def test_resume_after_sigkill_grades_every_case_exactly_once(
             "2",
             "--quiet",
         ],
-        cwd=tmp_path,
+        cwd=folder,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+
+
+def _wait_for_cases(process: subprocess.Popen[bytes], log: Path, count: int) -> None:
+    """Wait until `count` finished cases are in the log, while the run is still going."""
+    deadline = time.monotonic() + 60
+    while not (log.exists() and log.read_bytes().count(b"\n") >= count):
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no case finished in time"
+        time.sleep(0.01)
+
+
+def test_resume_after_sigkill_grades_every_case_exactly_once(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    _slow_suite(write)
+    log = tmp_path / "results.jsonl"
+    process = _start_slow_run(tmp_path)
     try:
-        deadline = time.monotonic() + 60
-        while not (log.exists() and log.read_bytes().count(b"\n") >= 10):
-            assert process.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no case finished in time"
-            time.sleep(0.01)
+        _wait_for_cases(process, log, 10)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
@@ -174,27 +184,8 @@ def test_resume_counts_in_the_filter(gradekit: Run, mixed_suite: Path, tmp_path:
 def test_ctrl_c_exits_1_with_partial_reports(write: Write, tmp_path: Path) -> None:
     _slow_suite(write)
     log = tmp_path / "results.jsonl"
-    process = subprocess.Popen(
-        [
-            gradekit_command(),
-            "run",
-            "suite.yaml",
-            "--resume",
-            "results.jsonl",
-            "-o",
-            "report.json",
-            "--jobs",
-            "2",
-            "--quiet",
-        ],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while not (log.exists() and log.read_bytes().count(b"\n") >= 5):
-        assert process.poll() is None and time.monotonic() < deadline
-        time.sleep(0.01)
+    process = _start_slow_run(tmp_path)
+    _wait_for_cases(process, log, 5)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 1
     report = json.loads((tmp_path / "report.json").read_text())
