@@ -192,6 +192,18 @@ def _gradekit_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "gradekit"]
 
 
+def _run_cli(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`gradekit run suite.yaml -o report.json --quiet` in `folder`, fixtures importable."""
+    return subprocess.run(
+        [*_gradekit_command(), "run", "suite.yaml", "-o", "report.json", "--quiet"],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(FIXTURES)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_end_to_end_numeric_and_code_on_one_turn(tmp_path: Path) -> None:
     suite = tmp_path / "suite.yaml"
     suite.write_text(
@@ -216,15 +228,7 @@ def test_end_to_end_numeric_and_code_on_one_turn(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES)}
-    child = subprocess.run(
-        [*_gradekit_command(), "run", "suite.yaml", "-o", "report.json", "--quiet"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    child = _run_cli(tmp_path)
     assert child.returncode == 0, child.stderr
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["passed"] is True
@@ -248,15 +252,7 @@ def test_cli_refuses_a_suite_with_a_bad_grader(tmp_path: Path) -> None:
         '        grader: "my_benchmarks:numeric_equl"\n',
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES)}
-    child = subprocess.run(
-        [*_gradekit_command(), "run", "suite.yaml", "-o", "report.json", "--quiet"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    child = _run_cli(tmp_path)
     assert child.returncode == 2
     assert (
         "suite.yaml:6:17: cases[0].graders[0].grader: case 'one': cannot resolve grader "
