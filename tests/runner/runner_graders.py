@@ -85,16 +85,12 @@ class Spin:
 
 
 @attrs.frozen
-class InlineSpin:
-    """Claims to be inline, then hangs."""
+class InlineSpin(Spin):
+    """Claims to be inline, then hangs like Spin."""
 
     kind: ClassVar[str] = "inline_spin"
     inline: ClassVar[bool] = True
     name: str = "inline_spin"
-
-    def grade(self, sample: Sample) -> GradeResult:
-        while True:
-            pass
 
 
 @attrs.frozen
