@@ -24,7 +24,8 @@ def entry(grader: Any, **keys: Any) -> GraderEntry:
 
 @attrs.frozen
 class Fixed:
-    """Returns a fixed outcome: pass, fail or error, with `score`."""
+    """Returns a fixed outcome: pass, fail or error, with `score` (or, for `wrong`, a string
+    where a GradeResult belongs)."""
 
     kind: ClassVar[str] = "fixed"
     inline: ClassVar[bool] = True
@@ -32,12 +33,21 @@ class Fixed:
     outcome: str = "pass"
     score: float | None = None
 
-    def grade(self, sample: Sample) -> GradeResult:
+    def grade(self, sample: Sample) -> Any:
         if self.outcome == "error":
             return GradeResult.of_error(self.kind, self.name, "ValueError: broken")
+        if self.outcome == "wrong":
+            return "not a result"
         passed = self.outcome == "pass"
         score = self.score if self.score is not None else float(passed)
         return GradeResult(self.kind, self.name, passed, score)
+
+
+@attrs.frozen
+class PooledFixed(Fixed):
+    """Fixed, but not inline: graded one case at a time on the event loop and worker pool."""
+
+    inline: ClassVar[bool] = False
 
 
 @attrs.frozen
