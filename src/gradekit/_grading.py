@@ -11,6 +11,7 @@ own, so that the thread receiving them need not walk them again.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -34,12 +35,11 @@ from gradekit._model import (
     SummaryBuilder,
     TurnReport,
     case_report,
-    count_result,
     result_record,
     turn_report,
 )
-from gradekit._types import GradeResult, Sample, error_text
-from gradekit._verdict import case_verdict, turn_verdict
+from gradekit._types import GradeResult, Sample, error_text, has_json_details
+from gradekit._verdict import case_outcome, case_verdict, turn_outcome, turn_verdict
 
 __all__ = ["GradeKey", "Mark", "Progress", "grade_batch", "grade_case", "unloadable"]
 
@@ -108,30 +108,35 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
 class Progress:
     """What a batch worker is doing, shared with the runner that watches it.
 
-    `mark` is the grade in progress (see `Mark`). `done` holds the finished (position, report)
-    pairs. Once `abandoned` is set the worker stops after the case in progress; the runner sets
-    it, then copies `done` (a case the worker appends after that copy is not reported).
+    `mark` is the grade in progress (see `Mark`). `finished` counts the cases finished, in the
+    batch's order, and `summary` counts their results; `done` holds their (position, report)
+    pairs when the batch keeps reports (`keep`). Once `abandoned` is set the worker stops at the
+    end of the case in progress; `stopped` is set when the worker has stopped (or finished),
+    and from then on `summary` and `finished` agree.
     """
 
-    __slots__ = ("abandoned", "done", "mark")
+    __slots__ = ("abandoned", "done", "finished", "keep", "mark", "stopped", "summary")
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
         self.mark: Mark | None = None
+        self.keep = keep
         self.done: list[tuple[int, CaseReport]] = []
+        self.finished = 0
+        self.summary = SummaryBuilder()
         self.abandoned = False
+        self.stopped = threading.Event()
 
 
-_Step = tuple[
-    GraderEntry, Callable[[Sample], Any], float, float | None, bool, float, bool, list[Any]
-]
+_Step = tuple[GraderEntry, Callable[[Sample], Any], float, float | None, bool, float, bool, bool]
 """An entry as the batch loop uses it: (entry, its grader's `grade`, timeout, threshold,
-advisory, weight, fail_on_error, its counts in the batch's summary)."""
+advisory, weight, fail_on_error, whether its details are JSON by construction)."""
 
 
 def _steps(
     entries: Sequence[GraderEntry], settings: Settings, summary: SummaryBuilder
-) -> list[_Step]:
-    return [
+) -> tuple[list[_Step], list[list[Any]]]:
+    """The steps of `entries`, and their counts in `summary` (see `SummaryBuilder.slot`)."""
+    steps: list[_Step] = [
         (
             entry,
             entry.grader.grade,
@@ -140,50 +145,62 @@ def _steps(
             entry.advisory,
             entry.weight,
             entry.fail_on_error,
-            summary.slot(entry.name),  # results always carry their entry's name
+            has_json_details(entry.grader.grade),
         )
         for entry in entries
     ]
+    # Results always carry their entry's name.
+    return steps, [summary.slot(entry.name) for entry in entries]
 
 
-def grade_batch(
+def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     items: Sequence[tuple[int, Case]],
     progress: Progress,
     preset: Mapping[GradeKey, GradeResult],
     settings: Settings,
     default_policy: Policy,
-) -> tuple[list[tuple[int, CaseReport]], SummaryBuilder]:
+) -> Progress:
     """Grade cases whose graders are all inline, in this thread, one grade after another.
 
-    Returns the finished (position, report) pairs and their summary. `preset` holds results
-    decided already (the timeout of a grade that hung in an earlier attempt at this batch);
-    those grades are not run again.
+    Fills `progress` (see `Progress`) and returns it. Reports are built only when
+    `progress.keep`; otherwise each case is only counted (a run that keeps no report and
+    streams none need not build them). `preset` holds results decided already (the timeout of
+    a grade that hung in an earlier attempt at this batch); those grades are not run again.
 
     What a grader returned is checked by `finish`, the rules of every run; a result that needs
     no change (the usual case) is accepted here without a call, its duration set in place.
     """
     clock = time.perf_counter
-    summary = SummaryBuilder()
-    done = progress.done
+    keep, done, summary = progress.keep, progress.done, progress.summary
     last_graders: tuple[GraderEntry, ...] | None = None
     steps: list[_Step] = []
+    slots: list[list[Any]] = []
+    records: list[ResultRecord] = []
+    turns: list[TurnReport] = []
     for position, case in items:
         started = now = clock()
         policy = case.policy or default_policy
-        turns: list[TurnReport] = []
+        if keep:
+            turns = []
+        case_passed, case_errored, case_score, ran = True, False, 0.0, 0
         ended = False
         for index, turn in enumerate(case.turns):
             if ended:
-                turns.append(_skipped(index))
+                if keep:
+                    turns.append(_skipped(index))
                 continue
             graders = turn.graders
             # Most turns share their graders' tuple with the turn before.
             if graders is not last_graders:
-                steps, last_graders = _steps(graders, settings, summary), graders
+                (steps, slots), last_graders = _steps(graders, settings, summary), graders
             sample = turn.sample
-            records: list[ResultRecord] = []
+            if keep:
+                records = []
+            # The tally of `turn_verdict`, kept as the grades come in.
+            passes = fails = errored = 0
+            weight_sum = weighted_sum = plain_sum = errored_weight = last = 0.0
             for number, step in enumerate(steps):
-                entry, grade, seconds, threshold, advisory, weight, ends, slot = step
+                entry, grade, seconds, threshold, advisory, weight, ends, json = step
                 result: Any = preset.get((position, index, number)) if preset else None
                 if result is None:
                     progress.mark = (now, seconds, position, index, number)
@@ -193,7 +210,7 @@ def grade_batch(
                         if (
                             passed is not None
                             and (passed is True or passed is False)
-                            and (value.details is None or plain_json(value.details))
+                            and (json or value.details is None or plain_json(value.details))
                             and (
                                 threshold is None
                                 or value.error is not None
@@ -214,18 +231,59 @@ def grade_batch(
                     except (Exception, SystemExit) as error:
                         result = error_result(entry, error_text(error), now)
                         now = clock()
-                records.append(result_record(result, advisory, weight))
-                count_result(slot, result)
-                if ends and result.error is not None:
-                    ended = True
-            turns.append(_turn(index, records, policy))
-        passed, score, errored = case_verdict(turns, ended=ended)
-        duration = (clock() - started) * 1000.0
-        report = case_report(case.name, passed, score, turns, errored, None, duration)
-        # No lock: a case appended after the runner abandoned this batch and copied `done` is
-        # graded again by the batch's next attempt, as if it had not finished here.
+                slot = slots[number]  # `count_result`, inline: this runs once per grade
+                if result.error is not None:
+                    slot[2] += 1
+                else:
+                    slot[0 if result.passed else 1] += 1
+                    slot[3] += result.score
+                if keep:
+                    records.append(result_record(result, advisory, weight))
+                if result.error is not None:
+                    if ends:
+                        ended = True
+                    if not advisory:
+                        errored += 1
+                        errored_weight += weight
+                elif not advisory:
+                    if result.passed:
+                        passes += 1
+                    else:
+                        fails += 1
+                    score = result.score
+                    weight_sum += weight
+                    weighted_sum += weight * score
+                    plain_sum += score
+                    last = score
+            turn_passed, turn_score, turn_errored = turn_outcome(
+                policy,
+                (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
+            )
+            if keep:
+                turns.append(
+                    turn_report(index, turn_passed, turn_score, tuple(records), turn_errored)
+                )
+            case_passed = case_passed and turn_passed
+            case_errored = case_errored or turn_errored
+            case_score += turn_score
+            ran += 1
+        if ran != 1 or ended:  # one turn that ran is the case's verdict as it is
+            case_passed, case_score, case_errored = case_outcome(
+                case_passed, case_errored, case_score, ran, ended=ended
+            )
+        if keep:
+            duration = (clock() - started) * 1000.0
+            report = case_report(
+                case.name, case_passed, case_score, turns, case_errored, None, duration
+            )
+            # No report once abandoned: the runner copied `done` (a case left out is graded
+            # again by the batch's next attempt).
+            if progress.abandoned:
+                break
+            done.append((position, report))
+        summary.count_case("error" if case_errored else "pass" if case_passed else "fail")
+        progress.finished += 1
         if progress.abandoned:
             break
-        done.append((position, report))
-        summary.count_case(report.outcome)
-    return done, summary
+    progress.stopped.set()
+    return progress

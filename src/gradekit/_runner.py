@@ -45,18 +45,28 @@ from gradekit._model import (
     SuiteReport,
     SummaryBuilder,
 )
-from gradekit._pool import DaemonPool
+from gradekit._pool import DaemonPool, Ticket
 from gradekit._types import Grader, GradeResult, Sample
 
 __all__ = ["default_jobs", "grade", "run_suite"]
 
 BATCH_SIZE: Final = 256
 """Inline cases graded per batch: large enough that handing a batch to a thread costs nothing
-per case, small enough that progress is reported often."""
+per case, small enough that progress is reported often and the reports a batch holds until
+it is handed over stay few."""
+
+COUNTING_BATCH_SIZE: Final = 2048
+"""Inline cases graded per batch when the run only counts them (`keep_cases=False` without
+`on_case`): no report is held and nobody watches progress, so batches are larger and the
+threads hand work over less often."""
 
 STALL_SECONDS: Final = 0.25
 """A grade of an inline grader running longer than this no longer holds up the other batches
 (inline graders are meant to take microseconds): they go on in another thread meanwhile."""
+
+STOP_WAIT_SECONDS: Final = 0.1
+"""How long a stopped run waits for a batch that only counts to reach the end of its case (a
+few microseconds, unless a grade hangs) so that the cases it finished are counted."""
 
 _STOP_SECONDS: Final = 5.0
 _Receive = Callable[[Sequence[tuple[int, CaseReport]], SummaryBuilder | None], None]
@@ -121,7 +131,7 @@ def run_suite(
     )
     started = time.perf_counter()
     collector = _Collector(keep_cases, on_case)
-    run = _Run(suite, settings, jobs)
+    run = _Run(suite, settings, jobs, keep=keep_cases or on_case is not None)
     complete = True
     # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
     # garbage collector stops walking them again and again as the run grows (that walk
@@ -207,11 +217,16 @@ class _Collector:
 class _Run:
     """The loop-thread side of one run."""
 
-    def __init__(self, suite: Suite, settings: Settings, jobs: int) -> None:
+    def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
         self.suite = suite
+        self.policy = suite.policy
+        # Whether anyone will see the case reports: a run that keeps none and streams none
+        # only counts its inline cases.
+        self.keep = keep
+        self.batch_size = BATCH_SIZE if keep else COUNTING_BATCH_SIZE
         self.settings = settings
         self.jobs = jobs
-        self.window = jobs + 4 * BATCH_SIZE
+        self.window = jobs + 4 * self.batch_size
         self.pool = DaemonPool(jobs + 1, "gradekit-worker")
         # Batches of inline graders are pure CPU work, which threads cannot share (the GIL):
         # one thread grades them one after another, faster than several taking turns.
@@ -243,9 +258,9 @@ class _Run:
             except queue.Empty:
                 continue
             if what == _CASES:
-                items, counted = value
+                items, counted, count = value
                 receive(items, counted)
-                self._release(len(items))
+                self._release(count)
             elif what == _DONE:
                 return
             else:
@@ -281,10 +296,16 @@ class _Run:
             self.lane.shutdown()
 
     def _emit(
-        self, items: list[tuple[int, CaseReport]], counted: SummaryBuilder | None = None
+        self,
+        items: list[tuple[int, CaseReport]],
+        counted: SummaryBuilder | None = None,
+        count: int | None = None,
     ) -> None:
-        if items:
-            self.out.put((_CASES, (items, counted)))
+        """Hand finished cases to the caller: their reports (kept or streamed), their summary
+        when counted already, and their number (reports may not have been built)."""
+        count = len(items) if count is None else count
+        if count:
+            self.out.put((_CASES, (items, counted, count)))
 
     def _make_room(self, count: int) -> None:
         self.in_flight -= count
@@ -323,7 +344,7 @@ class _Run:
                     self._emit([(position, unloadable(case))])
                 elif self._is_fast(case):
                     batch.append((position, case))
-                    if len(batch) >= BATCH_SIZE:
+                    if len(batch) >= self.batch_size:
                         flush()
                 else:
                     if slots.locked():
@@ -369,10 +390,8 @@ class _Run:
         preset: dict[GradeKey, GradeResult] = {}
         lane = self.lane
         while items:
-            progress = Progress()
-            ticket = lane.submit(
-                grade_batch, items, progress, preset, self.settings, self.suite.policy
-            )
+            progress = Progress(keep=self.keep)
+            ticket = lane.submit(grade_batch, items, progress, preset, self.settings, self.policy)
             future = asyncio.wrap_future(ticket.future)
             try:
                 while True:
@@ -384,14 +403,10 @@ class _Run:
                         now = time.perf_counter()
                         wait = started + seconds - now
                         if wait <= 0:
-                            progress.abandoned = True
-                            done = list(progress.done)
-                            lane.abandon(ticket)
-                            future.cancel()
+                            finished = self._abandon(progress, ticket, future)
                             entry = dict(items)[position].turns[index].graders[number]
                             preset[position, index, number] = timeout_result(entry, seconds)
-                            self._emit(done)
-                            items = items[len(done) :]
+                            items = items[finished:]
                             break
                         if not ticket.detached:
                             stall = started + STALL_SECONDS - now
@@ -399,16 +414,37 @@ class _Run:
                                 lane.detach(ticket)
                             else:
                                 wait = min(wait, stall)
-                    finished, _ = await asyncio.wait((future,), timeout=wait)
-                    if finished:
-                        self._emit(*future.result())
+                    finished_future, _ = await asyncio.wait((future,), timeout=wait)
+                    if finished_future:
+                        done = future.result()
+                        self._emit(done.done, done.summary, done.finished)
                         items = []
                         break
             except asyncio.CancelledError:
-                progress.abandoned = True
-                done = list(progress.done)
-                lane.abandon(ticket)
-                future.cancel()
                 # Cases finished before the stop belong in the partial report.
-                self._emit(done)
+                self._abandon(progress, ticket, future, wait=STOP_WAIT_SECONDS)
                 raise
+
+    def _abandon(
+        self, progress: Progress, ticket: Ticket, future: asyncio.Future[Any], *, wait: float = 0.0
+    ) -> int:
+        """Give up on a batch's worker; emit the cases it finished and return their count.
+
+        A batch that keeps reports hands over the ones finished. A batch that only counts hands
+        over its summary if its worker stops within `wait` seconds (it stops at the end of the
+        case in progress); a worker that does not (hung in a grade) has its whole batch graded
+        again, and counted once, by the next attempt (inline graders are pure).
+        """
+        progress.abandoned = True
+        if progress.keep:
+            done = list(progress.done)
+            self._emit(done)
+            finished = len(done)
+        elif wait and progress.stopped.wait(wait):
+            finished = progress.finished
+            self._emit([], progress.summary, finished)
+        else:
+            finished = 0
+        self.lane.abandon(ticket)
+        future.cancel()
+        return finished

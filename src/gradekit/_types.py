@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
 from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
 
-__all__ = ["AsyncGrader", "GradeResult", "Grader", "Sample", "ToolCall", "as_text", "error_text"]
+__all__ = [
+    "AsyncGrader",
+    "GradeResult",
+    "Grader",
+    "Sample",
+    "ToolCall",
+    "as_text",
+    "error_text",
+    "has_json_details",
+    "json_details",
+]
+
+GradeFunction = TypeVar("GradeFunction", bound=Callable[..., Any])
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
@@ -155,6 +167,25 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     fields["error"] = None
     fields["duration_ms"] = 0.0
     return record
+
+
+_JSON_DETAILS: Final = "_gradekit_json_details"
+
+
+def json_details(grade: GradeFunction) -> GradeFunction:
+    """Mark a `grade` method whose results' details are strict JSON by construction (strings,
+    lists of strings): the batch runner then accepts them without walking them.
+
+    The mark is on this function only: a subclass that overrides `grade` is checked again.
+    For built-in kinds, whose promise a property test holds them to.
+    """
+    setattr(grade, _JSON_DETAILS, True)
+    return grade
+
+
+def has_json_details(grade: Callable[..., Any]) -> bool:
+    """True when `grade` (a function or bound method) is marked by `json_details`."""
+    return getattr(grade, _JSON_DETAILS, False) is True
 
 
 def error_text(error: BaseException) -> str:

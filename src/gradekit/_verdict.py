@@ -16,11 +16,14 @@ from gradekit._model import Policy, ResultRecord, TurnReport
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "Tally",
     "Verdict",
     "Vote",
+    "case_outcome",
     "case_verdict",
     "combine",
     "negate",
+    "turn_outcome",
     "turn_verdict",
     "votes_of",
 ]
@@ -99,13 +102,13 @@ def combine(
     return Verdict(outcome, mean)
 
 
-_Tally = tuple[int, int, int, float, float, float, float, float]
+Tally = tuple[int, int, int, float, float, float, float, float]
 """What the rules need of the votes: (passes, fails, errored, weight sum of the decided votes,
 weighted score sum, plain score sum, weight sum of the errored votes, last decided score)."""
 
 
 def _conclude(
-    mode: str, threshold: float | None, count: int | None, tally: _Tally
+    mode: str, threshold: float | None, count: int | None, tally: Tally
 ) -> tuple[Outcome, float | None]:
     """The verdict of tallied non-advisory votes: (outcome, mean score or None)."""
     passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last = tally
@@ -194,29 +197,42 @@ def turn_verdict(records: Sequence[ResultRecord], policy: Policy) -> tuple[bool,
         weighted_sum += weight * score
         plain_sum += score
         last = score
-    outcome, mean = _conclude(
-        policy.mode,
-        policy.threshold,
-        None,
-        (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
+    return turn_outcome(
+        policy, (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last)
     )
+
+
+def turn_outcome(policy: Policy, tally: Tally) -> tuple[bool, float, bool]:
+    """A turn's (passed, score, errored) from its tallied non-advisory results (see `Tally`;
+    the batch runner tallies them as it grades, `turn_verdict` from the records)."""
+    outcome, mean = _conclude(policy.mode, policy.threshold, None, tally)
     passed = outcome == "pass"
     if mean is None:
         mean = 1.0 if passed else 0.0
-    return passed, mean, errored > 0
+    return passed, mean, tally[2] > 0
 
 
 def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[bool, float, bool]:
-    """A case's (passed, score, errored): it passes when every turn passes; it is errored when
-    any turn errored or an error ended it early (`ended`, with later turns skipped).
-
-    The score is the mean of the scores of the turns that ran.
-    """
+    """A case's (passed, score, errored) from its turn reports (see `case_outcome`)."""
     if len(turns) == 1 and not ended:  # the common single-turn case, kept cheap
         (turn,) = turns
         return turn.passed, turn.score, turn.errored
     ran = [turn for turn in turns if not turn.skipped]
-    passed = not ended and all(turn.passed for turn in ran)
-    errored = ended or any(turn.errored for turn in ran)
-    score = sum(turn.score for turn in ran) / len(ran) if ran else float(passed)
-    return passed, min(1.0, score), errored
+    return case_outcome(
+        all(turn.passed for turn in ran),
+        any(turn.errored for turn in ran),
+        sum(turn.score for turn in ran),
+        len(ran),
+        ended=ended,
+    )
+
+
+def case_outcome(
+    all_passed: bool, any_errored: bool, score_sum: float, ran: int, *, ended: bool
+) -> tuple[bool, float, bool]:
+    """A case's (passed, score, errored) from the turns that ran: it passes when every one
+    passes; it is errored when any errored or an error ended it early (`ended`, with later
+    turns skipped). The score is the mean of the scores of the turns that ran."""
+    passed = not ended and all_passed
+    score = min(1.0, score_sum / ran) if ran else float(passed)
+    return passed, score, ended or any_errored

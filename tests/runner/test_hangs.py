@@ -41,7 +41,7 @@ cases = [Case(f"c{i}", (Turn(Sample(output="0", expected="0"), (entry(Fixed()),)
          for i in range(50)]
 hung = Turn(Sample(output="0", expected="0"), (entry(Fixed()), entry(InlineSpin(), timeout=1)))
 cases.insert(10, Case("hung", (hung,)))
-report = run_suite(Suite("s", lambda: iter(cases)))
+report = run_suite(Suite("s", lambda: iter(cases)), keep_cases=KEEP)
 print(json.dumps(report.to_dict()))
 """
 
@@ -76,10 +76,25 @@ def test_hung_graders_time_out_the_run_goes_on_and_the_process_exits_promptly():
 
 
 def test_a_hung_inline_grader_times_out_and_the_rest_of_its_batch_is_graded():
-    report, _ = run_script(HUNG_INLINE)
+    report, _ = run_script("KEEP = True" + HUNG_INLINE)
     names = [case["name"] for case in report["cases"]]
     assert names == [f"c{i}" for i in range(10)] + ["hung"] + [f"c{i}" for i in range(10, 50)]
     results = {r["name"]: r for r in report["cases"][10]["turns"][0]["results"]}
     assert results["inline_spin"]["error"] == "TimeoutError: grader 'inline_spin' exceeded 1s"
     assert results["fixed"]["passed"] is True
     assert report["summary"]["passed"] == 50 and report["summary"]["errored"] == 1
+
+
+def test_a_hung_inline_grader_in_a_run_that_only_counts_is_counted_once_with_the_rest():
+    report, _ = run_script("KEEP = False" + HUNG_INLINE)
+    assert report["cases"] == []
+    summary = report["summary"]
+    assert (summary["cases"], summary["passed"], summary["errored"]) == (51, 50, 1)
+    # The batch is graded again after the timeout; each case is still counted once.
+    assert summary["graders"]["fixed"]["passed"] == 51
+    assert summary["graders"]["inline_spin"] == {
+        "passed": 0,
+        "failed": 0,
+        "errored": 1,
+        "mean_score": None,
+    }

@@ -28,15 +28,39 @@ print(json.dumps({"complete": report.complete, "cases": [c.name for c in report.
 """
 
 
-def test_sigint_stops_the_run_with_an_incomplete_report_and_no_traceback():
+COUNTING = """
+import json
+from gradekit import Sample
+from gradekit._model import Case, Suite, Turn
+from gradekit._runner import run_suite
+from runner_graders import Fixed, entry
+
+graders = (entry(Fixed()), entry(Fixed(name="half", outcome="fail", score=0.5)))
+
+def cases():
+    for index in range(10_000_000):
+        if index == 20_000:
+            print("running", flush=True)
+        yield Case(f"c{index}", (Turn(Sample(output="0"), graders),))
+
+report = run_suite(Suite("s", cases), keep_cases=False)
+print(json.dumps({"complete": report.complete, "summary": report.summary.to_dict()}), flush=True)
+"""
+
+
+def start(script: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), *sys.path])}
-    process = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT],
+    return subprocess.Popen(
+        [sys.executable, "-c", script],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
+
+
+def test_sigint_stops_the_run_with_an_incomplete_report_and_no_traceback():
+    process = start(SCRIPT)
     assert process.stdout is not None
     for _ in range(4):
         assert process.stdout.readline().startswith("case ")
@@ -51,3 +75,32 @@ def test_sigint_stops_the_run_with_an_incomplete_report_and_no_traceback():
     assert sorted(data["cases"]) == sorted(data["seen"])
     assert data["cases"] == sorted(data["cases"], key=lambda name: int(name[1:]))
     assert data["summary"]["cases"] == len(data["cases"])
+
+
+def test_sigint_in_a_run_that_only_counts_keeps_an_exact_summary_of_what_finished():
+    process = start(COUNTING)
+    assert process.stdout is not None
+    assert process.stdout.readline() == "running\n"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    data = json.loads(out.strip().splitlines()[-1])
+    assert data["complete"] is False
+    summary = data["summary"]
+    cases = summary["cases"]
+    assert 0 < cases < 10_000_000
+    assert summary["failed"] == cases and summary["passed"] == summary["errored"] == 0
+    # Every counted case was counted whole: each of its two graders once.
+    assert summary["graders"]["fixed"] == {
+        "passed": cases,
+        "failed": 0,
+        "errored": 0,
+        "mean_score": 1.0,
+    }
+    assert summary["graders"]["half"] == {
+        "passed": 0,
+        "failed": cases,
+        "errored": 0,
+        "mean_score": 0.5,
+    }

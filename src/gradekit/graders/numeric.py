@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Final, Literal
 import attrs
 
 from gradekit._options import OptionError
-from gradekit._types import GradeResult, Sample
+from gradekit._types import GradeResult, Sample, json_details
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["Numeric"]
@@ -144,6 +144,7 @@ class Numeric:
         object.__setattr__(self, "_shown_absolute", _show(self._absolute))
         object.__setattr__(self, "_whole_text", self.extract == "whole")
 
+    @json_details
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""
         output = sample.output
