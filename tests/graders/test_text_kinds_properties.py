@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import gradekit
 from gradekit import GradeResult, Sample
+from gradekit._execute import json_problem
+from gradekit._types import has_json_details
 
 # -- strategies ---------------------------------------------------------------------------
 
@@ -122,6 +124,11 @@ def test_never_raises_scores_in_range_deterministic_json_safe(
     if result.outcome == "error":
         assert result.error == f"ValueError: {result.message}"
     json.dumps(result.details, allow_nan=False)
+    # Strict JSON as the runner checks it: the kinds marked `json_details` are not checked.
+    assert json_problem(result.details) is None
+    assert has_json_details(grader.grade) is (
+        kind in {"equality", "numeric", "contains", "not_contains"}
+    )
     again = gradekit.create(kind, config=options).grade(sample)
     assert again == result
     assert grader.grade(sample) == result

@@ -246,3 +246,17 @@ def test_fail_on_error_in_an_inline_batch():
     assert [case.outcome for case in report.cases] == ["error", "pass"]
     assert [turn.skipped for turn in report.cases[0].turns] == [False, True]
     assert report.cases[0].turns[0].results[1].result.passed
+
+
+def test_a_subclass_that_overrides_grade_has_its_details_checked_again():
+    # Built-in kinds vouch for their own details (`json_details`); an override does not.
+    from gradekit.graders.equality import Equality
+
+    class Careless(Equality):
+        def grade(self, sample):
+            return GradeResult("equality", self.name, True, 1.0, details={"x": math.nan})
+
+    report = run_suite(one_turn_suite([entry(Careless())], ["0"]))
+    result = results_of(report)["equality"]
+    assert result.outcome == "error"
+    assert result.error.startswith("ValueError: grader 'equality' returned details that are not")
