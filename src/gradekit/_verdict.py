@@ -127,8 +127,8 @@ def _conclude(
     else:
         mean = min(1.0, plain_sum / decided)
     outcome: Outcome
-    if mode == "all":
-        outcome = _decide(fails == 0 and errored == 0, fails == 0)
+    if mode == "all":  # `_decide(not fails and not errored, not fails)`, inline: once per turn
+        outcome = "fail" if fails else "error" if errored else "pass"
     elif mode == "any":
         outcome = _decide(passes > 0, passes > 0 or errored > 0)
     elif mode == "at_least":
