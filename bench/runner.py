@@ -10,9 +10,11 @@ runner sides check what every grader returned, apply the verdict rules per turn 
 count the summary, as a real run does. `run_suite` also builds and keeps every result record,
 turn and case report, so it compares with the keeping loop; `run_suite(keep_cases=False)`
 without `on_case` keeps only the summary (the runner builds no report nobody will see), so it
-compares with the dropping loop. Prints the median time of each side over the repeats and, for each side, the
-median over the repeats of its time divided by its baseline's in the same repeat, against its
-fair baseline and against the dropping loop (the target is at most 2x).
+compares with the dropping loop.
+
+Prints the median time of each side over the repeats and, for each side, the median over the
+repeats of its time divided by its baseline's in the same repeat, against its fair baseline
+and against the dropping loop (the target is at most 2x).
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ def main() -> None:
 
 def _median_ratio(side: list[float], base: list[float]) -> float:
     return statistics.median(s / b for s, b in zip(side, base, strict=True))
+
 
 if __name__ == "__main__":
     main()
