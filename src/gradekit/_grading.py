@@ -14,7 +14,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from gradekit._execute import (
     FRESH_REFS,
@@ -38,8 +38,8 @@ from gradekit._model import (
     result_record,
     turn_report,
 )
-from gradekit._types import GradeResult, Sample, error_text, has_json_details
-from gradekit._verdict import case_outcome, case_verdict, turn_outcome, turn_verdict
+from gradekit._types import GradeResult, Sample, error_text, is_well_formed
+from gradekit._verdict import Tally, case_outcome, case_verdict, turn_outcome, turn_verdict
 
 __all__ = ["GradeKey", "Mark", "Progress", "grade_batch", "grade_case", "unloadable"]
 
@@ -127,9 +127,13 @@ class Progress:
         self.stopped = threading.Event()
 
 
+_REMEMBERED_VERDICTS: Final = 256
+"""Distinct turn tallies whose verdicts a batch remembers, per policy."""
+
 _Step = tuple[GraderEntry, Callable[[Sample], Any], float, float | None, bool, float, bool, bool]
 """An entry as the batch loop uses it: (entry, its grader's `grade`, timeout, threshold,
-advisory, weight, fail_on_error, whether its details are JSON by construction)."""
+advisory, weight, fail_on_error, whether its results are well-formed by construction: see
+`gradekit._types.well_formed`)."""
 
 
 def _steps(
@@ -145,7 +149,9 @@ def _steps(
             entry.advisory,
             entry.weight,
             entry.fail_on_error,
-            has_json_details(entry.grader.grade),
+            is_well_formed(entry.grader.grade)
+            and entry.kind == entry.grader.kind
+            and entry.name == entry.grader.name,
         )
         for entry in entries
     ]
@@ -173,6 +179,11 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     clock = time.perf_counter
     keep, done, summary = progress.keep, progress.done, progress.summary
     last_graders: tuple[GraderEntry, ...] | None = None
+    # Fast graders' turns come in few distinct tallies (scores of 0 and 1): each one's verdict
+    # is decided once per batch and policy.
+    known_verdicts: dict[Policy, dict[Tally, tuple[bool, float, bool]]] = {}
+    verdicts: dict[Tally, tuple[bool, float, bool]] = {}
+    last_policy: Policy | None = None
     steps: list[_Step] = []
     slots: list[list[Any]] = []
     records: list[ResultRecord] = []
@@ -180,6 +191,9 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     for position, case in items:
         started = now = clock()
         policy = case.policy or default_policy
+        if policy is not last_policy:
+            verdicts = known_verdicts.setdefault(policy, {})
+            last_policy = policy
         if keep:
             turns = []
         case_passed, case_errored, case_score, ran = True, False, 0.0, 0
@@ -200,26 +214,33 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             passes = fails = errored = 0
             weight_sum = weighted_sum = plain_sum = errored_weight = last = 0.0
             for number, step in enumerate(steps):
-                entry, grade, seconds, threshold, advisory, weight, ends, json = step
+                entry, grade, seconds, threshold, advisory, weight, ends, trusted = step
                 result: Any = preset.get((position, index, number)) if preset else None
                 if result is None:
                     progress.mark = (now, seconds, position, index, number)
                     try:
                         value = grade(sample)
-                        passed = value.passed if type(value) is GradeResult else None
-                        if (
-                            passed is not None
-                            and (passed is True or passed is False)
-                            and (json or value.details is None or plain_json(value.details))
-                            and (
+                        if trusted:
+                            fine = (
                                 threshold is None
                                 or value.error is not None
-                                or (value.score >= threshold) is passed
+                                or (value.score >= threshold) is value.passed
                             )
-                            and value.name == entry.name
-                            and value.kind == entry.kind
-                            and getrefcount(value) <= FRESH_REFS
-                        ):
+                        else:
+                            passed = value.passed if type(value) is GradeResult else None
+                            fine = (
+                                passed is not None
+                                and (passed is True or passed is False)
+                                and (value.details is None or plain_json(value.details))
+                                and (
+                                    threshold is None
+                                    or value.error is not None
+                                    or (value.score >= threshold) is passed
+                                )
+                                and value.name == entry.name
+                                and value.kind == entry.kind
+                            )
+                        if fine and getrefcount(value) <= FRESH_REFS:
                             # Nothing to change but the duration (`finish` would agree).
                             result = value
                             later = clock()
@@ -255,10 +276,22 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     weighted_sum += weight * score
                     plain_sum += score
                     last = score
-            turn_passed, turn_score, turn_errored = turn_outcome(
-                policy,
-                (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
+            tally: Tally = (
+                passes,
+                fails,
+                errored,
+                weight_sum,
+                weighted_sum,
+                plain_sum,
+                errored_weight,
+                last,
             )
+            verdict = verdicts.get(tally)
+            if verdict is None:
+                verdict = turn_outcome(policy, tally)
+                if len(verdicts) < _REMEMBERED_VERDICTS:
+                    verdicts[tally] = verdict
+            turn_passed, turn_score, turn_errored = verdict
             if keep:
                 turns.append(
                     turn_report(index, turn_passed, turn_score, tuple(records), turn_errored)

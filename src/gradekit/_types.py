@@ -17,8 +17,8 @@ __all__ = [
     "ToolCall",
     "as_text",
     "error_text",
-    "has_json_details",
-    "json_details",
+    "is_well_formed",
+    "well_formed",
 ]
 
 GradeFunction = TypeVar("GradeFunction", bound=Callable[..., Any])
@@ -169,23 +169,24 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     return record
 
 
-_JSON_DETAILS: Final = "_gradekit_json_details"
+_WELL_FORMED: Final = "_gradekit_well_formed"
 
 
-def json_details(grade: GradeFunction) -> GradeFunction:
-    """Mark a `grade` method whose results' details are strict JSON by construction (strings,
-    lists of strings): the batch runner then accepts them without walking them.
+def well_formed(grade: GradeFunction) -> GradeFunction:
+    """Mark a `grade` method that always returns a well-formed result: exactly a `GradeResult`,
+    `passed` a bool, details strict JSON (strings, lists of strings), and its grader's `kind`
+    and `name`. The batch runner then accepts such results without checking them again.
 
     The mark is on this function only: a subclass that overrides `grade` is checked again.
     For built-in kinds, whose promise a property test holds them to.
     """
-    setattr(grade, _JSON_DETAILS, True)
+    setattr(grade, _WELL_FORMED, True)
     return grade
 
 
-def has_json_details(grade: Callable[..., Any]) -> bool:
-    """True when `grade` (a function or bound method) is marked by `json_details`."""
-    return getattr(grade, _JSON_DETAILS, False) is True
+def is_well_formed(grade: Callable[..., Any]) -> bool:
+    """True when `grade` (a function or bound method) is marked by `well_formed`."""
+    return getattr(grade, _WELL_FORMED, False) is True
 
 
 def error_text(error: BaseException) -> str:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import gradekit
 from gradekit import GradeResult, Sample
 from gradekit._execute import json_problem
-from gradekit._types import has_json_details
+from gradekit._types import is_well_formed
 
 # -- strategies ---------------------------------------------------------------------------
 
@@ -124,11 +124,14 @@ def test_never_raises_scores_in_range_deterministic_json_safe(
     if result.outcome == "error":
         assert result.error == f"ValueError: {result.message}"
     json.dumps(result.details, allow_nan=False)
-    # Strict JSON as the runner checks it: the kinds marked `json_details` are not checked.
+    # Well-formed as the runner checks it: the kinds marked `well_formed` are not checked.
+    assert type(result) is GradeResult and type(result.passed) is bool
     assert json_problem(result.details) is None
-    assert has_json_details(grader.grade) is (
+    assert is_well_formed(grader.grade) is (
         kind in {"equality", "numeric", "contains", "not_contains"}
     )
+    named = gradekit.create(kind, name="custom", config=options).grade(sample)
+    assert (named.kind, named.name) == (kind, "custom")
     again = gradekit.create(kind, config=options).grade(sample)
     assert again == result
     assert grader.grade(sample) == result

@@ -59,17 +59,23 @@ def start(script: str) -> subprocess.Popen[str]:
     )
 
 
-def test_sigint_stops_the_run_with_an_incomplete_report_and_no_traceback():
-    process = start(SCRIPT)
-    assert process.stdout is not None
-    for _ in range(4):
-        assert process.stdout.readline().startswith("case ")
+def interrupt(process: subprocess.Popen[str]) -> dict:
+    """Send Ctrl-C; the process must end cleanly, without a traceback. Its last line, parsed."""
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "Traceback" not in err
     data = json.loads(out.strip().splitlines()[-1])
     assert data["complete"] is False
+    return data
+
+
+def test_sigint_stops_the_run_with_an_incomplete_report_and_no_traceback():
+    process = start(SCRIPT)
+    assert process.stdout is not None
+    for _ in range(4):
+        assert process.stdout.readline().startswith("case ")
+    data = interrupt(process)
     assert 4 <= len(data["cases"]) < 500
     # Every case in the report went through on_case, and the report keeps the suite's order.
     assert sorted(data["cases"]) == sorted(data["seen"])
@@ -81,13 +87,7 @@ def test_sigint_in_a_run_that_only_counts_keeps_an_exact_summary_of_what_finishe
     process = start(COUNTING)
     assert process.stdout is not None
     assert process.stdout.readline() == "running\n"
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 0, err
-    assert "Traceback" not in err
-    data = json.loads(out.strip().splitlines()[-1])
-    assert data["complete"] is False
-    summary = data["summary"]
+    summary = interrupt(process)["summary"]
     cases = summary["cases"]
     assert 0 < cases < 10_000_000
     assert summary["failed"] == cases and summary["passed"] == summary["errored"] == 0

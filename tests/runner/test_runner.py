@@ -20,7 +20,7 @@ from runner_graders import (
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit._model import Case, Policy, Suite, Turn
+from gradekit._model import Case, GraderEntry, Policy, Suite, Turn
 from gradekit._runner import BATCH_SIZE, run_suite
 
 
@@ -248,8 +248,8 @@ def test_fail_on_error_in_an_inline_batch():
     assert report.cases[0].turns[0].results[1].result.passed
 
 
-def test_a_subclass_that_overrides_grade_has_its_details_checked_again():
-    # Built-in kinds vouch for their own details (`json_details`); an override does not.
+def test_a_subclass_that_overrides_grade_has_its_results_checked_again():
+    # Built-in kinds vouch for their own results (`well_formed`); an override does not.
     from gradekit.graders.equality import Equality
 
     class Careless(Equality):
@@ -260,3 +260,11 @@ def test_a_subclass_that_overrides_grade_has_its_details_checked_again():
     result = results_of(report)["equality"]
     assert result.outcome == "error"
     assert result.error.startswith("ValueError: grader 'equality' returned details that are not")
+
+
+def test_a_built_in_grader_under_another_entry_name_reports_the_entry_name():
+    grader = gradekit.create("equality")
+    renamed = GraderEntry(grader=grader, kind="equality", name="renamed")
+    report = run_suite(one_turn_suite([renamed], ["0", "1"]))
+    assert [case.turns[0].results[0].result.name for case in report.cases] == ["renamed"] * 2
+    assert set(report.summary.graders) == {"renamed"}

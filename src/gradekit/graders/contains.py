@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 
 from gradekit._options import OptionError
-from gradekit._types import GradeResult, Sample, json_details
+from gradekit._types import GradeResult, Sample, well_formed
 from gradekit.graders._text import output_not_text, quote, result, text_of
 
 __all__ = ["Contains", "NotContains"]
@@ -61,7 +61,7 @@ class Contains(_Search):
     name: str = attrs.field(kw_only=True, default="contains")
     mode: Literal["all", "any"] = attrs.field(kw_only=True, default="all")
 
-    @json_details
+    @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each value in the output text."""
         output = sample.output
@@ -103,7 +103,7 @@ class NotContains(_Search):
 
     name: str = attrs.field(kw_only=True, default="not_contains")
 
-    @json_details
+    @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each forbidden value in the output text."""
         output = sample.output

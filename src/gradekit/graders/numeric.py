@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Final, Literal
 import attrs
 
 from gradekit._options import OptionError
-from gradekit._types import GradeResult, Sample, json_details
+from gradekit._types import GradeResult, Sample, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["Numeric"]
@@ -144,7 +144,7 @@ class Numeric:
         object.__setattr__(self, "_shown_absolute", _show(self._absolute))
         object.__setattr__(self, "_whole_text", self.extract == "whole")
 
-    @json_details
+    @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""
         output = sample.output
