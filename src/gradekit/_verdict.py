@@ -175,41 +175,16 @@ def turn_verdict(records: Sequence[ResultRecord], policy: Policy) -> tuple[bool,
     `errored` is true when any non-advisory result has an error (the case then counts as
     errored, apart from passed and failed cases).
     """
-    # The loop of `combine`, over the records themselves: this runs once per turn.
-    passes = fails = errored = 0
-    weight_sum = weighted_sum = plain_sum = errored_weight = 0.0
-    last = 0.0
-    for record in records:
-        if record.advisory:
-            continue
-        result = record.result
-        weight = record.weight
-        if result.error is not None:
-            errored += 1
-            errored_weight += weight
-            continue
-        if result.passed:
-            passes += 1
-        else:
-            fails += 1
-        score = result.score
-        weight_sum += weight
-        weighted_sum += weight * score
-        plain_sum += score
-        last = score
-    return turn_outcome(
-        policy, (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last)
-    )
+    verdict = combine(votes_of(records), policy.mode, threshold=policy.threshold)
+    errored = any(not record.advisory and record.result.error is not None for record in records)
+    return verdict.passed, verdict.score_or_default(), errored
 
 
 def turn_outcome(policy: Policy, tally: Tally) -> tuple[bool, float, bool]:
-    """A turn's (passed, score, errored) from its tallied non-advisory results (see `Tally`;
-    the batch runner tallies them as it grades, `turn_verdict` from the records)."""
-    outcome, mean = _conclude(policy.mode, policy.threshold, None, tally)
-    passed = outcome == "pass"
-    if mean is None:
-        mean = 1.0 if passed else 0.0
-    return passed, mean, tally[2] > 0
+    """`turn_verdict` from the tally of the turn's results (see `Tally`), which the batch
+    runner keeps as it grades."""
+    verdict = Verdict(*_conclude(policy.mode, policy.threshold, None, tally))
+    return verdict.passed, verdict.score_or_default(), tally[2] > 0
 
 
 def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[bool, float, bool]:
