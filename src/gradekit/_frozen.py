@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 __all__ = ["EMPTY", "FrozenDict", "freeze", "thaw"]
 
@@ -50,8 +50,20 @@ def freeze(value: Any) -> Any:
     return value
 
 
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def thaw(value: Any) -> Any:
     """The inverse of `freeze`: plain dicts and lists, for JSON output and user code."""
+    kind = type(value)
+    # Exact types first: the ABC checks below cost about a microsecond each, and reports thaw
+    # every result's details.
+    if kind in _PLAIN:
+        return value
+    if kind is dict or kind is FrozenDict:
+        return {key: thaw(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [thaw(item) for item in value]
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

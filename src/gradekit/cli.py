@@ -12,8 +12,10 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -189,11 +191,18 @@ def _validate(args: argparse.Namespace) -> int:
 def _writers(args: argparse.Namespace) -> list[tuple[str, Callable[..., None]]]:
     from gradekit import report
 
+    def write_json(final: Any, path: str, collector: Any) -> None:
+        # The log's lines are the report's items already: copied, not parsed and re-encoded.
+        report.write_json(final, path, collector.case_texts())
+
+    def reading(writer: Callable[..., None]) -> Callable[..., None]:
+        return lambda final, path, collector: writer(final, path, collector.cases())
+
     wanted = [
-        (args.output, report.write_json),
-        (args.junit, report.write_junit),
-        (args.markdown, report.write_markdown),
-        (args.html, report.write_html),
+        (args.output, write_json),
+        (args.junit, reading(report.write_junit)),
+        (args.markdown, reading(report.write_markdown)),
+        (args.html, reading(report.write_html)),
     ]
     return [(path, writer) for path, writer in wanted if path]
 
@@ -252,11 +261,17 @@ def _run(args: argparse.Namespace) -> int:
             collector = Collector(suite, log, patterns=args.filter, on_progress=progress.advance)
         except ConfigError as error:
             raise _Invalid(*str(error).splitlines()) from error
-        with progress:
+        with progress, _DeferredInterrupt().installed() as deferred:
+
+            def on_case(case: Any) -> None:
+                # A case is in the log and in the reports, or in neither: never half-recorded.
+                with deferred:
+                    collector.on_case(case)
+
             outcome = run_suite(
                 collector.suite(),
                 jobs=args.jobs,
-                on_case=collector.on_case,
+                on_case=on_case,
                 timeout=args.timeout,
                 isolation=args.isolation,
                 keep_cases=False,
@@ -284,9 +299,47 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if final.passed else EXIT_FAILED
 
 
+class _DeferredInterrupt:
+    """Ctrl-C during a `with self:` block is raised when the block ends, not in its middle.
+
+    Takes effect while `installed()` (its SIGINT handler; main thread only).
+    """
+
+    def __init__(self) -> None:
+        self._inside = False
+        self._pending = False
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[_DeferredInterrupt]:
+        """Handle SIGINT while the block runs; the previous handler comes back after."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.signal(signal.SIGINT, self._handler)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self._inside:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> None:
+        self._inside = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._inside = False
+        if self._pending:
+            self._pending = False
+            raise KeyboardInterrupt
+
+
 def _write(writer: Callable[..., None], final: Any, path: str, collector: Any) -> None:
     try:
-        writer(final, path, collector.cases())
+        writer(final, path, collector)
     except OSError as error:
         # Grading is done and the results log (if any) is kept: say so and fail the run.
         print(

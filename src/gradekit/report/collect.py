@@ -138,3 +138,12 @@ class Collector:
         for offset in self._offsets:
             if offset >= 0:
                 yield self._log.read_at(offset)
+
+    def case_texts(self) -> Iterator[str]:
+        """The JSON text of every finished case (as `cases`, without parsing the log's lines:
+        for the JSON report, which writes them as they are)."""
+        if self._log is None:
+            return
+        for offset in self._offsets:
+            if offset >= 0:
+                yield self._log.line_at(offset).decode().rstrip("\n")

@@ -10,6 +10,7 @@ import attrs
 
 from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
+from gradekit.report.jsonl import case_json
 
 __all__ = ["write_json"]
 
@@ -17,12 +18,13 @@ __all__ = ["write_json"]
 def write_json(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseReport] | None = None,
+    cases: Iterable[CaseReport | str] | None = None,
 ) -> None:
     """Write `report` as JSON to `path` (temp file in the same folder, fsync, rename).
 
     `cases` replaces `report.cases` when given: a huge run streams its cases from the JSONL
-    log instead of holding them in memory; `report.summary` must then count those cases.
+    log instead of holding them in memory; `report.summary` must then count those cases. An
+    item may be the case's JSON text as the log holds it (`case_json`), written as it is.
     """
     # Serialise the header without the cases (they may be many): same summary, no cases.
     header = attrs.evolve(report, cases=(), stored_summary=report.summary).to_dict()
@@ -34,6 +36,6 @@ def write_json(
         first = True
         for case in report.cases if cases is None else cases:
             out.write("\n  " if first else ",\n  ")
-            out.write(json.dumps(case.to_dict(), ensure_ascii=False))
+            out.write(case if isinstance(case, str) else case_json(case))
             first = False
         out.write("\n]}\n")

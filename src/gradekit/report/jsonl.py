@@ -18,7 +18,15 @@ from typing import Any, BinaryIO
 from gradekit._errors import ConfigError
 from gradekit._model import CaseReport
 
-__all__ = ["CaseLog", "read_cases"]
+__all__ = ["CaseLog", "case_json", "read_cases"]
+
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def case_json(case: CaseReport) -> str:
+    """The JSON text of one case, on one line: a line of the log, an item of the JSON report
+    (`json.dumps(case.to_dict(), ensure_ascii=False)`, with one encoder for every case)."""
+    return _encode(case.to_dict())
 
 
 def _parse(line: bytes, path: Path, number: int) -> CaseReport:
@@ -134,7 +142,7 @@ class CaseLog:
 
     def append(self, case: CaseReport) -> int:
         """Write `case` as one line; return the offset where the line starts."""
-        line = json.dumps(case.to_dict(), ensure_ascii=False).encode() + b"\n"
+        line = case_json(case).encode() + b"\n"
         with self._lock:
             offset = self._out.tell()
             self._out.write(line)
@@ -145,10 +153,13 @@ class CaseLog:
 
     def read_at(self, offset: int) -> CaseReport:
         """The case whose line starts at `offset`."""
+        return _parse(self.line_at(offset), self.path, 0)
+
+    def line_at(self, offset: int) -> bytes:
+        """The line that starts at `offset`, with its newline (the case's JSON text)."""
         with self._lock:
             self._in.seek(offset)
-            line = self._in.readline()
-        return _parse(line, self.path, 0)
+            return self._in.readline()
 
     def close(self) -> None:
         """Flush, fsync and close the file."""
