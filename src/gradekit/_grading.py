@@ -111,9 +111,9 @@ class Progress:
     `mark` is the grade in progress (see `Mark`). `finished` counts the cases finished, in the
     batch's order, and `summary` counts their results; `done` holds their (position, report)
     pairs when the batch keeps reports (`keep`). Once `abandoned` is set the worker stops at the
-    end of the case in progress; `stopped` is set when the worker has stopped (or finished),
-    and from then on `summary` and `finished` agree.
-    """
+    end of the case in progress (a batch that keeps reports leaves that case out, for the
+    runner has copied `done`; one that counts counts it). `stopped` is set when the worker has
+    stopped or finished: from then on `summary` and `finished` agree."""
 
     __slots__ = ("abandoned", "done", "finished", "keep", "mark", "stopped", "summary")
 
