@@ -252,30 +252,31 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     except (Exception, SystemExit) as error:
                         result = error_result(entry, error_text(error), now)
                         now = clock()
-                slot = slots[number]  # `count_result`, inline: this runs once per grade
-                if result.error is not None:
-                    slot[2] += 1
-                else:
-                    slot[0 if result.passed else 1] += 1
-                    slot[3] += result.score
                 if keep:
                     records.append(result_record(result, advisory, weight))
+                # `count_result` into the entry's slot, and the tally: inline, once per grade.
+                slot = slots[number]
                 if result.error is not None:
+                    slot[2] += 1
                     if ends:
                         ended = True
                     if not advisory:
                         errored += 1
                         errored_weight += weight
-                elif not advisory:
-                    if result.passed:
-                        passes += 1
-                    else:
-                        fails += 1
+                else:
                     score = result.score
-                    weight_sum += weight
-                    weighted_sum += weight * score
-                    plain_sum += score
-                    last = score
+                    slot[3] += score
+                    if result.passed:
+                        slot[0] += 1
+                        passes += not advisory
+                    else:
+                        slot[1] += 1
+                        fails += not advisory
+                    if not advisory:
+                        weight_sum += weight
+                        weighted_sum += weight * score
+                        plain_sum += score
+                        last = score
             tally: Tally = (
                 passes,
                 fails,

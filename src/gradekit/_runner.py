@@ -219,7 +219,6 @@ class _Run:
 
     def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
         self.suite = suite
-        self.policy = suite.policy
         # Whether anyone will see the case reports: a run that keeps none and streams none
         # only counts its inline cases.
         self.keep = keep
@@ -391,7 +390,9 @@ class _Run:
         lane = self.lane
         while items:
             progress = Progress(keep=self.keep)
-            ticket = lane.submit(grade_batch, items, progress, preset, self.settings, self.policy)
+            ticket = lane.submit(
+                grade_batch, items, progress, preset, self.settings, self.suite.policy
+            )
             future = asyncio.wrap_future(ticket.future)
             try:
                 while True:
@@ -414,10 +415,10 @@ class _Run:
                                 lane.detach(ticket)
                             else:
                                 wait = min(wait, stall)
-                    finished_future, _ = await asyncio.wait((future,), timeout=wait)
-                    if finished_future:
-                        done = future.result()
-                        self._emit(done.done, done.summary, done.finished)
+                    completed, _ = await asyncio.wait((future,), timeout=wait)
+                    if completed:
+                        future.result()  # raises what the worker raised
+                        self._emit(progress.done, progress.summary, progress.finished)
                         items = []
                         break
             except asyncio.CancelledError:

@@ -133,17 +133,19 @@ class Collector:
 
     def cases(self) -> Iterator[CaseReport]:
         """Every finished case of the run, in suite order, read back from the log."""
-        if self._log is None:
-            return
-        for offset in self._offsets:
-            if offset >= 0:
-                yield self._log.read_at(offset)
+        for log, offset in self._finished():
+            yield log.read_at(offset)
 
     def case_texts(self) -> Iterator[str]:
         """The JSON text of every finished case (as `cases`, without parsing the log's lines:
         for the JSON report, which writes them as they are)."""
-        if self._log is None:
-            return
-        for offset in self._offsets:
-            if offset >= 0:
-                yield self._log.line_at(offset).decode().rstrip("\n")
+        for log, offset in self._finished():
+            yield log.line_at(offset).decode().rstrip("\n")
+
+    def _finished(self) -> Iterator[tuple[CaseLog, int]]:
+        """The log and the offset of every finished case's line, in suite order."""
+        log = self._log
+        if log is not None:
+            for offset in self._offsets:
+                if offset >= 0:
+                    yield log, offset
