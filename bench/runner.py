@@ -25,8 +25,9 @@ import time
 
 import gradekit
 from gradekit import Sample
-from gradekit._model import Case, GraderEntry, Suite, Turn
-from gradekit._runner import run_suite
+from gradekit.registry.entries import GraderEntry
+from gradekit.run.runner import run_suite
+from gradekit.suite.model import Case, Suite, Turn
 
 
 def main() -> None:

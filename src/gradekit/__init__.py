@@ -16,17 +16,19 @@ from gradekit._errors import (
     ConfigError,
     DuplicateKindError,
     GradekitError,
+    OptionError,
     PluginLoadError,
     Problem,
     UnknownKindError,
 )
-from gradekit._registry import Registry, create, kinds, register
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
+from gradekit.registry.registry import Registry, create, kinds, register
 
 if TYPE_CHECKING:
-    from gradekit._model import CaseReport, Suite, SuiteReport
-    from gradekit._runner import grade, run_suite
-    from gradekit._suite import load_suite
+    from gradekit.report.model import CaseReport, SuiteReport
+    from gradekit.run.runner import grade, run_suite
+    from gradekit.suite.load import load_suite
+    from gradekit.suite.model import Suite
 
 __all__ = [
     "AsyncGrader",
@@ -36,6 +38,7 @@ __all__ = [
     "GradeResult",
     "GradekitError",
     "Grader",
+    "OptionError",
     "PluginLoadError",
     "Problem",
     "Registry",
@@ -55,13 +58,17 @@ __all__ = [
 
 # Names served on first access, so their modules (and yaml) load only when used.
 _LAZY = {
-    "CaseReport": "gradekit._model",
-    "Suite": "gradekit._model",
-    "SuiteReport": "gradekit._model",
-    "grade": "gradekit._runner",
-    "run_suite": "gradekit._runner",
-    "load_suite": "gradekit._suite",
+    "CaseReport": "gradekit.report.model",
+    "Suite": "gradekit.suite.model",
+    "SuiteReport": "gradekit.report.model",
+    "grade": "gradekit.run.runner",
+    "run_suite": "gradekit.run.runner",
+    "load_suite": "gradekit.suite.load",
 }
+
+# Public subpackages, imported on first access: `gradekit.report.write_json(...)` works after
+# `import gradekit` alone.
+_SUBPACKAGES = frozenset({"report", "code"})
 
 
 def __getattr__(name: str) -> Any:
@@ -69,6 +76,10 @@ def __getattr__(name: str) -> Any:
         from importlib.metadata import version
 
         return version("gradekit")
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"gradekit.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'gradekit' has no attribute {name!r}")

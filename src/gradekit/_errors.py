@@ -16,6 +16,7 @@ __all__ = [
     "ConfigError",
     "DuplicateKindError",
     "GradekitError",
+    "OptionError",
     "PluginLoadError",
     "Problem",
     "UnknownKindError",
@@ -153,3 +154,16 @@ class PluginLoadError(GradekitError, ImportError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class OptionError(GradekitError, ValueError):
+    """Raised by an option validator: `field` is the option at fault, `message` what is wrong.
+
+    Validators raise this instead of a bare ValueError so the problem names its key; the
+    registry turns it into a `ConfigError` problem at that key.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")

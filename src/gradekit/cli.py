@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from gradekit._model import Suite
     from gradekit.report.jsonl import CaseLog
+    from gradekit.suite.model import Suite
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "main"]
 
@@ -164,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _load(path: str) -> Suite:
     from gradekit._errors import ConfigError
-    from gradekit._suite import load_suite
+    from gradekit.suite.load import load_suite
 
     try:
         return load_suite(path)
@@ -244,10 +244,10 @@ def _run(args: argparse.Namespace) -> int:
             "this version; use --executor local (the default)"
         )
     from gradekit._errors import ConfigError
-    from gradekit._model import SuiteReport
-    from gradekit._runner import run_suite
-    from gradekit.report.collect import Collector
     from gradekit.report.console import Progress, one_line_summary, print_summary
+    from gradekit.report.model import SuiteReport
+    from gradekit.run.resume import Collector
+    from gradekit.run.runner import run_suite
 
     suite = _load(args.suite)
     writers = _writers(args)
@@ -354,7 +354,7 @@ def _write(writer: Callable[..., None], final: Any, path: str, collector: Any) -
 
 def _kinds(args: argparse.Namespace) -> int:
     from gradekit._errors import GradekitError
-    from gradekit._registry import default_registry
+    from gradekit.registry.registry import default_registry
 
     failures: dict[str, str] = {}
     for kind in default_registry.kinds():
@@ -396,8 +396,8 @@ def _kinds(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from gradekit._registry import default_registry
-    from gradekit._schema import suite_schema
+    from gradekit.registry.registry import default_registry
+    from gradekit.suite.schema import suite_schema
 
     print(json.dumps(suite_schema(default_registry), indent=2))
     return EXIT_PASSED

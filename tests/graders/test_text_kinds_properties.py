@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit._execute import json_problem
+from gradekit._json_check import json_problem
 from gradekit._types import is_well_formed
 
 # -- strategies ---------------------------------------------------------------------------

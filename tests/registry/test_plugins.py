@@ -7,7 +7,7 @@ def test_good_plugin_kinds_are_listed_with_their_distribution(run_python):
     proc = run_python(
         """
         import gradekit
-        from gradekit._registry import default_registry
+        from gradekit.registry.registry import default_registry
         kinds = gradekit.kinds()
         print("acme.shout" in kinds, "acme.plain" in kinds, "numeric" in kinds)
         for info in default_registry.describe():
@@ -126,7 +126,7 @@ def test_failed_plugin_is_reported_by_describe(run_python):
     proc = run_python(
         """
         import gradekit
-        from gradekit._registry import default_registry
+        from gradekit.registry.registry import default_registry
         try:
             gradekit.create("acme.broken")
         except gradekit.PluginLoadError:

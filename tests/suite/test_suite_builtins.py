@@ -6,10 +6,10 @@ import pytest
 from suite_kinds import DESIGN_EXAMPLE
 
 from gradekit import ConfigError
-from gradekit._suite import load_suite
+from gradekit.suite.load import load_suite
 
 pytest.importorskip("gradekit.graders.numeric")
-pytest.importorskip("gradekit.graders.code")
+pytest.importorskip("gradekit.graders.user_code")
 
 
 def test_design_example_loads_with_a_code_grader_beside_the_suite(write, tmp_path):

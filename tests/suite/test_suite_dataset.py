@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gradekit import ConfigError, ToolCall
-from gradekit._suite import load_suite
+from gradekit.suite.load import load_suite
 
 
 def jsonl(path: Path, *lines: object) -> Path:

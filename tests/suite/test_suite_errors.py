@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gradekit import ConfigError
-from gradekit._suite import load_suite
+from gradekit.suite.load import load_suite
 
 
 def problems(path: Path, registry) -> list[str]:

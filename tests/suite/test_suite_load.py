@@ -8,11 +8,11 @@ import pytest
 
 import gradekit
 from gradekit import ToolCall
-from gradekit._model import Policy
-from gradekit._suite import load_suite
+from gradekit.suite.load import load_suite
+from gradekit.suite.model import Policy
 
 
-def grader_names(turn: gradekit._model.Turn) -> list[str]:
+def grader_names(turn: gradekit.suite.model.Turn) -> list[str]:
     return [entry.name for entry in turn.graders]
 
 

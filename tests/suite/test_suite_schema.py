@@ -14,7 +14,7 @@ import yaml
 from suite_kinds import DESIGN_EXAMPLE, Exact, loose
 
 from gradekit import GradeResult, Registry, Sample
-from gradekit._schema import suite_schema
+from gradekit.suite.schema import suite_schema
 
 
 def errors(schema: dict[str, Any], text: str) -> list[str]:
@@ -158,7 +158,7 @@ def test_a_function_factory_with_an_options_class_keeps_other_keys_open(registry
 
 
 def test_builtin_composites_validate_with_their_children():
-    pytest.importorskip("gradekit.graders.composite")
+    pytest.importorskip("gradekit.run.composite")
     text = """
     cases:
       - graders:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gradekit import ConfigError, ToolCall
-from gradekit._suite import load_suite
+from gradekit.suite.load import load_suite
 
 TRANSCRIPT = [
     {"role": "system", "content": "You are a finance assistant."},

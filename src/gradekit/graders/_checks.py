@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from gradekit._options import OptionError
+from gradekit._errors import OptionError
 from gradekit._types import GradeResult
 
 __all__ = ["Check", "checks_result", "validate_threshold"]

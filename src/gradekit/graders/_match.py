@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gradekit._options import OptionError
+from gradekit._errors import OptionError
 from gradekit._types import as_text
 
 __all__ = ["Matcher", "compile_matcher", "is_number"]

@@ -8,9 +8,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import ConfigError
+from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample, ToolCall
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher

@@ -8,13 +8,14 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._options import OptionError, close_matches
-from gradekit._process import ProcessResult, SandboxError
+from gradekit._errors import OptionError
+from gradekit._hints import close_matches
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._presets import ALIASES, PRESETS, Plan, plan_for
-from gradekit.graders._sandbox import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.process import ProcessResult, SandboxError
 from gradekit.graders.program import command_argv
 
 __all__ = ["Build"]

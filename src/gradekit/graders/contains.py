@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._options import OptionError
+from gradekit._errors import OptionError
 from gradekit._types import GradeResult, Sample, well_formed
 from gradekit.graders._text import output_not_text, quote, result, text_of
 

@@ -9,9 +9,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import ConfigError
+from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import Glob, WorkspaceFile, bad_glob, walk, workspace_error

@@ -12,8 +12,8 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
+from gradekit._errors import OptionError
 from gradekit._frozen import thaw
-from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 

@@ -9,13 +9,20 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._options import OptionError, close_matches
-from gradekit._process import CommandError, ProcessResult, Sandbox, SandboxError, resolve
+from gradekit._errors import OptionError
+from gradekit._hints import close_matches
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
 from gradekit.graders._paths import workspace_error
-from gradekit.graders._sandbox import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.process import (
+    CommandError,
+    ProcessResult,
+    Sandbox,
+    SandboxError,
+    resolve,
+)
 from gradekit.graders.program import command_argv
 
 __all__ = ["Lint"]

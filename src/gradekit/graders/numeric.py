@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
-from gradekit._options import OptionError
+from gradekit._errors import OptionError
 from gradekit._types import GradeResult, Sample, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 

@@ -12,13 +12,13 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
+from gradekit._errors import OptionError
 from gradekit._frozen import thaw
-from gradekit._options import OptionError
-from gradekit._process import ProcessResult, SandboxError
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
-from gradekit.graders._sandbox import SandboxOptions, tail
+from gradekit.graders._sandbox.options import SandboxOptions, tail
+from gradekit.graders._sandbox.process import ProcessResult, SandboxError
 
 __all__ = ["Program", "command_argv", "process_details"]
 

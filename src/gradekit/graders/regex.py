@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import attrs
 
-from gradekit._options import OptionError
+from gradekit._errors import OptionError
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
 

@@ -1,7 +1,10 @@
-"""Report writers: JSON, the JSONL results log (`--resume`), JUnit XML, Markdown and HTML.
+"""Reports: the report model and its writers: JSON, the JSONL results log (`--resume`), JUnit
+XML, Markdown, HTML and the console.
 
 Every writer takes the `SuiteReport` and, optionally, the cases as a separate iterable, so a
 run of millions of cases can stream them from its JSONL log instead of holding them all.
+
+May import: the core modules only (the model is plain data; writers read it).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gradekit._model import CaseReport, ResultRecord
+from gradekit.report.model import CaseReport, ResultRecord
 
 __all__ = [
     "advisory_errors",

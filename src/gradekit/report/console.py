@@ -14,8 +14,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gradekit._model import CaseReport, SuiteReport, Summary
 from gradekit.report._text import duration, failing_lines, percent
+from gradekit.report.model import CaseReport, SuiteReport, Summary
 
 __all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
 

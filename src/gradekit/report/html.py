@@ -10,10 +10,10 @@ from html import escape
 from typing import Any, TextIO
 
 from gradekit._frozen import thaw
-from gradekit._model import CaseReport, ResultRecord, SuiteReport, TurnReport
 from gradekit.report._atomic import atomic_text
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._text import duration, percent
+from gradekit.report.model import CaseReport, ResultRecord, SuiteReport, TurnReport
 
 __all__ = ["write_html"]
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 
 import attrs
 
-from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
 from gradekit.report.jsonl import case_json
+from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["write_json"]
 

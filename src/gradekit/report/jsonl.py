@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gradekit._errors import ConfigError
-from gradekit._model import CaseReport
+from gradekit.report.model import CaseReport
 
 __all__ = ["CaseLog", "case_json", "read_cases"]
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from gradekit._frozen import thaw
-from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
 from gradekit.report._text import advisory_errors, one_line, result_text
+from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["write_junit"]
 

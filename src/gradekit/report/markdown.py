@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from gradekit._model import CaseReport, SuiteReport
 from gradekit.report._atomic import atomic_text
 from gradekit.report._text import duration, failing_lines, percent
+from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["MAX_LISTED", "render_markdown", "write_markdown"]
 

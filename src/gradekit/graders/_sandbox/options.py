@@ -1,0 +1,156 @@
+"""The options every process-running kind shares (program, build, lint), and how they apply.
+
+`SandboxOptions` is an attrs base class: its fields are the sandbox options with their
+defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the one method a
+kind writes; `grade` and `agrade` (which runs it on a worker thread, cancellable) come free.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import attrs
+
+from gradekit._errors import OptionError
+from gradekit._frozen import EMPTY, FrozenDict
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._sandbox.process import (
+    DEFAULT_MAX_OUTPUT,
+    DEFAULT_MEMORY_LIMIT,
+    Limits,
+    ProcessResult,
+    Sandbox,
+    in_thread,
+    resolve,
+    run,
+)
+
+__all__ = ["SandboxOptions", "parse_size", "positive", "tail"]
+
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_TAIL = 4000  # characters of output kept in details
+
+
+def parse_size(value: Any, field: str, *, allow_none: bool) -> int | None:
+    """Bytes from `1048576`, `"512MiB"`, `"2G"` or `"64 KB"` (units are binary: K = 1024)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    match = _SIZE.match(value) if isinstance(value, str) else None
+    if match is not None:
+        size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+        if size > 0:
+            return size
+    unit = " or null (no limit)" if allow_none else ""
+    raise OptionError(
+        field, f"expected a size such as 1048576, '512MiB' or '2GiB'{unit}, got {value!r}"
+    )
+
+
+def _memory(value: Any) -> int | None:
+    return parse_size(value, "memory_limit", allow_none=True)
+
+
+def _output(value: Any) -> int:
+    size = parse_size(value, "max_output", allow_none=False)
+    assert size is not None
+    return size
+
+
+def _env(value: Any) -> FrozenDict[str, str | None]:
+    """`[NAME, ...]` passes those variables through; `{NAME: value}` sets them (null: pass)."""
+    if value is None:
+        return EMPTY
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return FrozenDict(dict.fromkeys(value))
+    if isinstance(value, Mapping) and all(
+        isinstance(key, str) and (item is None or isinstance(item, (str, int, float)))
+        for key, item in value.items()
+    ):
+        return FrozenDict({key: None if item is None else str(item) for key, item in value.items()})
+    raise OptionError(
+        "env", f"expected a list of variable names or a map of NAME: value, got {value!r}"
+    )
+
+
+def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    """attrs validator: a positive, finite number (or None)."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
+        raise OptionError(attribute.name, f"must be a positive number, got {value!r}")
+
+
+def tail(text: str, limit: int = _TAIL) -> str:
+    """The last `limit` characters of `text`, marked when cut."""
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]
+
+
+@attrs.frozen
+class SandboxOptions:
+    """Base of the process-running kinds: the sandbox options and `grade`/`agrade`."""
+
+    kind: ClassVar[str] = ""
+
+    timeout: float = attrs.field(kw_only=True, default=30.0, validator=positive)
+    copy_workspace: bool = attrs.field(kw_only=True, default=True)
+    env: Any = attrs.field(kw_only=True, default=None, converter=_env)
+    memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)
+    cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
+    max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
+    network: bool = attrs.field(kw_only=True, default=True)
+
+    @property
+    def limits(self) -> Limits:
+        """The resource limits these options ask for."""
+        return Limits(memory=self.memory_limit, cpu=self.cpu_limit, output=self.max_output)
+
+    def sandbox(self, sample: Sample) -> Sandbox:
+        """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false)."""
+        return Sandbox(sample.workspace, copy=self.copy_workspace)
+
+    def execute(
+        self,
+        box: Sandbox,
+        argv: Sequence[str],
+        *,
+        deadline: float,
+        stdin: str | None = None,
+        extra_env: Mapping[str, str | None] | None = None,
+        search: Sequence[str] = (),
+        cancel: threading.Event | None = None,
+    ) -> ProcessResult:
+        """Run `argv` in `box` with these options, until `deadline` (a time.monotonic value).
+
+        `extra_env` holds variables a preset sets before the user's `env` applies; `search`
+        holds folders looked in after PATH. Raises CommandError / SandboxError.
+        """
+        import time
+
+        env = box.env({**(extra_env or {}), **self.env})
+        command = resolve(argv[0], env, box.cwd, search)
+        return run(
+            [command, *argv[1:]],
+            cwd=box.cwd,
+            env=env,
+            timeout=max(deadline - time.monotonic(), 0.0),
+            stdin=stdin,
+            limits=self.limits,
+            network=self.network,
+            cancel=cancel,
+        )
+
+    def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:
+        raise NotImplementedError
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Grade one sample, running its commands to completion or to the timeout."""
+        return self._grade(sample, None)
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        """Grade without blocking the event loop; cancelling kills the running command."""
+        return await in_thread(lambda cancel: self._grade(sample, cancel))

@@ -1,0 +1,280 @@
+"""The `code` kind: a user-written Python callable, referenced as `"module:callable"`.
+
+The reference is resolved when the grader is created (at suite load), never while grading:
+the module is imported once with `importlib.import_module` and the callable found with
+`getattr`; nothing here executes text as code. Every failure is an `OptionError` on `grader`,
+which the suite loader reports as a ConfigError with the file, line, case and turn.
+
+The folder of the suite file being loaded is put at the front of `sys.path` while importing,
+so a `graders.py` beside the suite just works. It is left on `sys.path` afterwards, so imports
+the user module makes later (inside a grader function) still find its sibling modules, as when
+running a script from that folder.
+
+How a returned value becomes a GradeResult is in `gradekit.graders._code_result`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from gradekit._errors import OptionError
+from gradekit._hints import close_matches
+from gradekit._load_context import current_place, current_suite_dir, suite_dir
+from gradekit._types import GradeResult, Sample, error_text
+from gradekit.code import GraderContext
+from gradekit.graders._code_result import to_grade_result, type_name
+
+__all__ = ["Code"]
+
+_PATH_LOCK = threading.Lock()
+
+
+def _threshold(_: Any, __: Any, value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise OptionError("threshold", f"must be between 0 and 1, got {value!r}")
+
+
+class _AsyncOnly:
+    """The `agrade` attribute of a Code grader, which exists only for an `async def` callable.
+
+    The runner awaits a grader that has `agrade` on its event loop and runs one that has not
+    on its worker pool (where a hung function is abandoned at its timeout). A plain function
+    must go to the pool: awaited on the loop it would block every other grade.
+    """
+
+    def __get__(
+        self, grader: Code | None, owner: type[Code]
+    ) -> Callable[[Sample], Coroutine[Any, Any, GradeResult]]:
+        if grader is None:
+            return Code._agrade  # type: ignore[return-value]
+        if not grader._is_async:
+            raise AttributeError(
+                f"code grader {grader.grader!r} is a plain function: it has no agrade; call grade()"
+            )
+        return types.MethodType(Code._agrade, grader)
+
+
+def _is_async(target: Any) -> bool:
+    # Also an instance whose class defines `async def __call__`.
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
+
+
+@attrs.frozen
+class Code:
+    """Grades with the user callable named by `grader` (`"pkg.mod:fn"` or `"pkg.mod:Class.fn"`).
+
+    `threshold` decides `passed` for a bare number (`score >= threshold`; 0.5 when unset).
+    `name` defaults to the callable's name as written in `grader`: the registry gives a
+    nameless entry the kind's name, `code`, and that default is replaced.
+    """
+
+    kind: ClassVar[str] = "code"
+
+    name: str = attrs.field(kw_only=True, default="code")
+    grader: str = attrs.field(kw_only=True)
+    threshold: float | None = attrs.field(kw_only=True, default=None, validator=_threshold)
+    _callable: Callable[..., Any] = attrs.field(init=False, repr=False, eq=False)
+    _is_async: bool = attrs.field(init=False, repr=False, eq=False)
+    _suite_dir: Path | None = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        try:
+            target = resolve(self.grader)
+        except OptionError as error:
+            where = current_place()
+            if where is None:
+                raise
+            # Name the case and turn: the file position alone does not say which case it is.
+            raise OptionError(error.field, f"{where}: {error.message}") from error.__cause__
+        object.__setattr__(self, "_callable", target)
+        object.__setattr__(self, "_is_async", _is_async(target))
+        object.__setattr__(self, "_suite_dir", current_suite_dir())
+        if self.name == self.kind:
+            object.__setattr__(self, "name", self.grader.partition(":")[2].rpartition(".")[2])
+
+    agrade = _AsyncOnly()
+    """`await grader.agrade(sample)`: present only when the callable is `async def`."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt by resolving again (in a process worker: with the suite folder on the path).
+        return (_rebuild, (self.grader, self.threshold, self.name, self._suite_dir))
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """Call the grader (running it to completion when it is `async def`)."""
+        start = time.perf_counter()
+        try:
+            value = self._callable(GraderContext.from_sample(sample))
+            if inspect.isawaitable(value):
+                value = _run_coroutine(_awaited(value))
+        except (Exception, SystemExit) as error:
+            return self._error(error, start)
+        return self._result(value, start)
+
+    async def _agrade(self, sample: Sample) -> GradeResult:
+        start = time.perf_counter()
+        try:
+            value = await self._callable(GraderContext.from_sample(sample))
+        except (Exception, SystemExit) as error:
+            return self._error(error, start)
+        return self._result(value, start)
+
+    def _error(self, error: BaseException, start: float) -> GradeResult:
+        return _timed(GradeResult.of_error(self.kind, self.name, error), start)
+
+    def _result(self, value: Any, start: float) -> GradeResult:
+        result = to_grade_result(value, self.kind, self.name, self.grader, self.threshold)
+        return _timed(result, start)
+
+
+def _rebuild(grader: str, threshold: float | None, name: str, folder: Path | None) -> Code:
+    with suite_dir(folder):
+        return Code(grader=grader, threshold=threshold, name=name)
+
+
+def _timed(result: GradeResult, start: float) -> GradeResult:
+    # The result was created just now and is not shared yet: set its duration in place rather
+    # than copying it (attrs.evolve costs a third of a grade).
+    object.__setattr__(result, "duration_ms", (time.perf_counter() - start) * 1000.0)
+    return result
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def _run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """`asyncio.run`, also from a thread whose event loop is running (then on a new thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((True, asyncio.run(coroutine)))
+        except BaseException as error:
+            box.append((False, error))
+
+    thread = threading.Thread(target=target, name="gradekit-code-grader")
+    thread.start()
+    thread.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
+
+
+# -- resolution ----------------------------------------------------------------------------
+
+
+def _parse(reference: str) -> tuple[str, list[str]]:
+    example = "; write 'module:function', e.g. 'my_benchmarks:numeric_equal'"
+    if reference.count(":") != 1:
+        raise OptionError(
+            "grader",
+            f"invalid grader reference {reference!r}: expected exactly one ':' between the "
+            f"module and the callable{example}",
+        )
+    module, _, attribute = reference.partition(":")
+    if not all(part.isidentifier() for part in module.split(".")):
+        raise OptionError(
+            "grader",
+            f"invalid grader reference {reference!r}: {module!r} is not a dotted module "
+            f"name{example}",
+        )
+    parts = attribute.split(".")
+    if len(parts) > 2 or not all(part.isidentifier() for part in parts):
+        raise OptionError(
+            "grader",
+            f"invalid grader reference {reference!r}: {attribute!r} is not a callable name "
+            "(an identifier, or Class.method)" + example,
+        )
+    return module, parts
+
+
+def _import(reference: str, name: str) -> types.ModuleType:
+    folder = current_suite_dir()
+    if folder is not None:
+        _check_shadowed(reference, name, folder)
+        with _PATH_LOCK:
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and (name == error.name or name.startswith(error.name + ".")):
+            where = f"beside the suite file ({folder}) or " if folder is not None else ""
+            raise OptionError(
+                "grader",
+                f"cannot resolve grader {reference!r}: module {name!r} was not found "
+                f"({error_text(error)}); put it {where}on the Python path, or fix the name",
+            ) from error
+        raise _import_failed(reference, name, error) from error
+    except (Exception, SystemExit) as error:
+        raise _import_failed(reference, name, error) from error
+
+
+def _import_failed(reference: str, name: str, error: BaseException) -> OptionError:
+    return OptionError(
+        "grader",
+        f"cannot resolve grader {reference!r}: importing module {name!r} failed "
+        f"({error_text(error)}); fix the error in that module",
+    )
+
+
+def _check_shadowed(reference: str, name: str, folder: Path) -> None:
+    """Module names are global to a process: never take another suite's `graders` silently."""
+    top = name.partition(".")[0]
+    loaded = sys.modules.get(top)
+    local = folder / f"{top}.py", folder / top / "__init__.py"
+    if loaded is None or not any(path.is_file() for path in local):
+        return
+    origin = getattr(loaded, "__file__", None)
+    if origin is None or Path(origin).resolve() not in {path.resolve() for path in local}:
+        raise OptionError(
+            "grader",
+            f"cannot resolve grader {reference!r}: module {top!r} is already imported from "
+            f"{origin or 'elsewhere'}, not from the suite folder {folder}; module names are "
+            "shared by the whole process, so give the suite's module a unique name",
+        )
+
+
+def resolve(reference: str) -> Callable[..., Any]:
+    """The callable `reference` names, importing its module; raises OptionError on `grader`."""
+    if not isinstance(reference, str):
+        raise OptionError("grader", f"expected a 'module:callable' string, got {reference!r}")
+    module_name, parts = _parse(reference)
+    target: Any = _import(reference, module_name)
+    for index, part in enumerate(parts):
+        owner = f"module {module_name!r}" if index == 0 else f"'{module_name}:{parts[0]}'"
+
+        try:
+            target = getattr(target, part)
+        except AttributeError as error:
+            hint = close_matches(part, [n for n in dir(target) if not n.startswith("_")])
+            suggestion = f"did you mean '{hint[0]}'? " if hint else ""
+            raise OptionError(
+                "grader",
+                f"cannot resolve grader {reference!r}: {owner} has no attribute {part!r} "
+                f"({error_text(error)}); {suggestion}check the name after the ':'",
+            ) from error
+    if not callable(target):
+        kind = type(target).__name__
+        raise OptionError(
+            "grader",
+            f"cannot resolve grader {reference!r}: it names {type_name(target)}, which is not "
+            f"callable (TypeError: '{kind}' object is not callable); point it at a function",
+        )
+    return target  # type: ignore[no-any-return]

@@ -1,0 +1,9 @@
+"""The registry: kind names to grader factories, and how a grader entry becomes a grader.
+
+Owns `Registry` (register, create, kinds; entry points of the `gradekit.graders` group read
+lazily), the options converter that structures a kind's config into its attrs options class,
+and `GraderEntry` / `build_entry`, the common keys every grader entry takes.
+
+May import: the core modules (`gradekit._types`, `_errors`, `_frozen`, `_hints`). Nothing of
+`suite`, `run`, `report` or `graders`: kinds are reached through entry points only.
+"""

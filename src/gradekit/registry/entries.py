@@ -1,0 +1,199 @@
+"""Grader entries: the common keys every grader entry takes, split from the kind's options.
+
+Used by the suite loader and by the composite kinds (whose children are entries too), so an
+entry means the same thing at every level and at every depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+import attrs
+
+from gradekit._errors import ConfigError, GradekitError, Problem
+from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit._types import Grader
+
+__all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "GraderEntry", "Isolation", "build_entry"]
+
+Isolation = Literal["thread", "process"]
+
+
+@attrs.frozen
+class GraderEntry:
+    """A grader as configured in a suite: the grader plus the common keys of its entry.
+
+    `timeout` and `isolation` are None when the entry does not set them (the run's default
+    applies). `config` keeps the kind's own options as written, so the grader can be created
+    again in a child process. `location` is `file:line:column` of the entry, when known.
+    """
+
+    grader: Grader
+    kind: str
+    name: str
+    weight: float = 1.0
+    advisory: bool = False
+    threshold: float | None = None
+    timeout: float | None = None
+    isolation: Isolation | None = None
+    enabled: bool = True
+    fail_on_error: bool = False
+    config: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
+    location: str | None = None
+
+
+KIND_TIMEOUT_GRACE: Final = 5.0
+"""Seconds the runner's watchdog waits beyond a kind's own `timeout` (see build_entry)."""
+
+COMMON_KEYS: Final = frozenset(
+    {
+        "kind",
+        "name",
+        "weight",
+        "advisory",
+        "threshold",
+        "timeout",
+        "isolation",
+        "enabled",
+        "fail_on_error",
+    }
+)
+
+
+def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(Problem((key,), f"expected a number, got {value!r}"))
+        return None
+    return float(value)
+
+
+def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Problem]) -> bool:
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        problems.append(Problem((key,), f"expected true or false, got {value!r}"))
+        return default
+    return value
+
+
+def build_entry(
+    raw: Mapping[str, Any], *, registry: Any = None, location: str | None = None
+) -> GraderEntry | None:
+    """Validate one grader entry and create its grader; None when `enabled: false`.
+
+    Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
+    `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
+    """
+    if registry is None:
+        from gradekit.registry.registry import default_registry as registry
+    if not isinstance(raw, Mapping):
+        raise ConfigError(
+            "invalid grader entry",
+            [Problem((), f"a grader entry must be a mapping with a 'kind', got {raw!r}")],
+        )
+    problems: list[Problem] = []
+    kind = raw.get("kind")
+    if kind is None:
+        problems.append(Problem((), "missing 'kind': every grader entry names its kind", key=True))
+    elif not isinstance(kind, str):
+        problems.append(Problem(("kind",), f"expected a kind name, got {kind!r}"))
+        kind = None
+    name = raw.get("name", kind)
+    if name is not None and not isinstance(name, str):
+        problems.append(Problem(("name",), f"expected a string, got {name!r}"))
+        name = kind
+    weight = _number(raw, "weight", problems)
+    if weight is not None and weight < 0:
+        problems.append(Problem(("weight",), f"must be >= 0, got {weight!r}"))
+    threshold = _number(raw, "threshold", problems)
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))
+    timeout = _number(raw, "timeout", problems)
+    if timeout is not None and timeout <= 0:
+        problems.append(Problem(("timeout",), f"must be > 0 seconds, got {timeout!r}"))
+    isolation = raw.get("isolation")
+    if isolation not in (None, "thread", "process"):
+        problems.append(
+            Problem(("isolation",), f"expected 'thread' or 'process', got {isolation!r}")
+        )
+        isolation = None
+    advisory = _flag(raw, "advisory", False, problems)
+    enabled = _flag(raw, "enabled", True, problems)
+    fail_on_error = _flag(raw, "fail_on_error", False, problems)
+    options = {key: value for key, value in raw.items() if key not in COMMON_KEYS}
+    if kind is None:
+        raise ConfigError("invalid grader entry", problems)
+    if not enabled and not problems:
+        return None
+    grader = None
+    own_timeout = False
+    try:
+        options_class = registry.options_class(kind)
+        threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
+        grader = registry.create(kind, name or kind, options)
+    except ConfigError as error:
+        problems.extend(error.problems or [Problem((), error.message)])
+    except GradekitError as error:
+        problems.append(Problem(("kind",), str(error)))
+    if problems or grader is None:
+        raise ConfigError("invalid grader entry", problems)
+    timeout = _watchdog(grader, timeout) if own_timeout else timeout
+    return GraderEntry(
+        grader=grader,
+        kind=kind,
+        # The grader's own name: a kind may choose a better default than the kind (`code`
+        # names a nameless entry after its callable), and results and entries must agree.
+        name=getattr(grader, "name", None) or name or kind,
+        weight=1.0 if weight is None else weight,
+        advisory=advisory,
+        threshold=threshold,
+        timeout=timeout,
+        isolation=isolation,
+        fail_on_error=fail_on_error,
+        config=options,
+        location=location,
+    )
+
+
+def _route_to_kind(
+    options_class: type | None,
+    options: dict[str, Any],
+    threshold: float | None,
+    timeout: float | None,
+) -> tuple[float | None, bool]:
+    """Give the kind the common keys it declares as its own options.
+
+    Returns the threshold left for the runner and whether the kind has its own timeout.
+    """
+    if options_class is None:
+        return threshold, False
+    # A kind that declares its own `threshold` option applies it itself (the `code` kind
+    # uses it to derive `passed` from a bare score); otherwise the runner applies it.
+    if (
+        threshold is not None
+        and 0.0 <= threshold <= 1.0  # else reported above, not again by the kind
+        and _declares(options_class, "threshold")
+    ):
+        options["threshold"] = threshold
+        threshold = None
+    # Likewise a kind with its own `timeout` (program, build, lint kill their command and
+    # report a fail) gets the entry's timeout; the runner's watchdog stays behind it.
+    own_timeout = _declares(options_class, "timeout")
+    if own_timeout and timeout is not None and timeout > 0:
+        options["timeout"] = timeout
+    return threshold, own_timeout
+
+
+def _watchdog(grader: Any, timeout: float | None) -> float | None:
+    """The runner's timeout for a kind with its own: a grace period behind the kind's."""
+    value = getattr(grader, "timeout", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) + KIND_TIMEOUT_GRACE
+    return timeout
+
+
+def _declares(cls: type, field: str) -> bool:
+    return field in attrs.fields_dict(cls)

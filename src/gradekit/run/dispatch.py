@@ -1,0 +1,136 @@
+"""Running one grader entry on one sample: timeouts, isolation, async or on the worker pool.
+
+Shared by the runner and the composite kinds, so a child of a composite is run exactly like a
+top-level grader: same timeout, same isolation, same checks, same threshold rule."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
+
+from gradekit._types import Grader, GradeResult, Sample, error_text
+from gradekit.registry.entries import GraderEntry
+from gradekit.run.pool import DaemonPool, Ticket
+from gradekit.run.results import call_sync, error_result, finish, timeout_result
+from gradekit.run.settings import Context, Settings
+
+__all__ = ["PROCESS_GRACE", "entry_of", "is_inline", "run_entry", "run_sync"]
+
+
+T = TypeVar("T")
+
+
+PROCESS_GRACE: Final = 5.0
+"""Seconds a process-isolated grade may overrun its timeout (start-up, kill, reap) before the
+parent gives up on the worker that supervises the child."""
+
+
+def entry_of(grader: Grader | GraderEntry) -> GraderEntry:
+    """An entry for a bare grader (weight 1, no threshold), or the entry itself."""
+    if isinstance(grader, GraderEntry):
+        return grader
+    if not isinstance(grader, Grader):
+        raise TypeError(
+            f"expected a grader or a GraderEntry, got {type(grader).__name__}; create graders "
+            "with gradekit.create(kind, name, config)"
+        )
+    return GraderEntry(grader=grader, kind=grader.kind, name=grader.name)
+
+
+def is_inline(entry: GraderEntry, settings: Settings) -> bool:
+    """True for a grader that may be called directly in a batch (pure, fast, in-thread)."""
+    return (
+        getattr(entry.grader, "inline", False) is True
+        and (entry.isolation or settings.isolation) != "process"
+    )
+
+
+async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> GradeResult:
+    """Grade `sample` with `entry`, never raising and never outliving the entry's timeout.
+
+    Process isolation runs it in a child process killed at the timeout; an async grader is
+    awaited on this loop and cancelled at the timeout; a sync grader runs on the worker pool
+    and is abandoned at the timeout (a thread cannot be killed; the run goes on without it).
+    """
+    settings = context.settings
+    seconds = settings.timeout_of(entry)
+    if settings.isolation_of(entry) == "process":
+        from gradekit.run import isolation as _isolation
+
+        started = time.perf_counter()
+        ticket = context.pool.submit(_isolation.grade_in_child, entry, sample, seconds, settings)
+        value = await _watch(context.pool, ticket, seconds + PROCESS_GRACE)
+        if value is _TIMED_OUT:
+            return timeout_result(entry, seconds)
+        return finish(entry, value, started)
+    agrade: Callable[[Sample], Awaitable[Any]] | None = getattr(entry.grader, "agrade", None)
+    if agrade is not None:
+        started = time.perf_counter()
+        try:
+            value = await asyncio.wait_for(agrade(sample), seconds)
+        except asyncio.TimeoutError:
+            return timeout_result(entry, seconds)
+        except Exception as error:
+            return error_result(entry, error_text(error), started)
+        return finish(entry, value, started)
+    ticket = context.pool.submit(call_sync, entry, sample)
+    value = await _watch(context.pool, ticket, seconds)
+    if value is _TIMED_OUT:
+        return timeout_result(entry, seconds)
+    result: GradeResult = value
+    return result
+
+
+_TIMED_OUT: Final = object()
+
+
+async def _watch(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
+    """The ticket's result, or _TIMED_OUT once it has *run* (not queued) for `seconds`."""
+    future = asyncio.wrap_future(ticket.future)
+    try:
+        while True:
+            started = ticket.started
+            remaining = seconds if started is None else started + seconds - time.monotonic()
+            if remaining <= 0:
+                pool.abandon(ticket)
+                future.cancel()
+                return _TIMED_OUT
+            done, _ = await asyncio.wait((future,), timeout=remaining)
+            if done:
+                return future.result()
+    except asyncio.CancelledError:
+        pool.abandon(ticket)
+        future.cancel()
+        raise
+
+
+def run_sync(make: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine to completion from sync code, even where an event loop is already
+    running in this thread (a notebook): then on a fresh loop in a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_call(make))
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((True, asyncio.run(_call(make))))
+        except BaseException as error:
+            box.append((False, error))
+
+    thread = threading.Thread(target=target, name="gradekit-sync", daemon=True)
+    thread.start()
+    thread.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    result: T = value
+    return result
+
+
+async def _call(make: Callable[[], Awaitable[T]]) -> T:
+    return await make()

@@ -1,0 +1,213 @@
+"""Process isolation: one grade in a child process, killed at its timeout.
+
+The child is forked from a clean server process (multiprocessing's `forkserver`; `spawn` where
+that does not exist), never from the runner itself, whose threads may hold locks. The grader
+travels to the child pickled; a grader that cannot be pickled is created again there from its
+kind, name and options. The suite's folder and the parent's `sys.path` are put on the child's
+`sys.path` first, so a `graders.py` beside the suite file imports there too.
+
+A child that crashes (a segfault, `os._exit`), runs out of memory (`memory_limit_mb`, an
+address-space limit set with `resource.setrlimit`), or outlives its timeout gives an error
+result for that grade only.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import pickle
+import signal
+import sys
+from typing import Any, Final
+
+from gradekit._types import GradeResult, Sample, error_text
+from gradekit.registry.entries import GraderEntry
+from gradekit.run.results import call_sync, finish, timeout_result
+from gradekit.run.settings import Settings
+
+__all__ = ["grade_in_child"]
+
+_REAP_SECONDS: Final = 5.0
+
+
+@functools.cache
+def _mp_context() -> Any:
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["gradekit.run.isolation"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _payload(entry: GraderEntry) -> tuple[str, Any]:
+    try:
+        return ("pickle", pickle.dumps(entry.grader))
+    except Exception as error:
+        return ("create", (entry.kind, entry.name, dict(entry.config), error_text(error)))
+
+
+def grade_in_child(
+    entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
+) -> GradeResult:
+    """Grade `sample` with `entry` in a child process; kill it after `seconds`.
+
+    Blocks the calling (worker) thread until the child answers, dies or is killed.
+    """
+    context = _mp_context()
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(
+        target=_child_main,
+        args=(sender, _payload(entry), sample, settings.memory_limit_mb, _paths(settings)),
+        name=f"gradekit-{entry.name}",
+        daemon=True,
+    )
+    try:
+        process.start()
+    except Exception as error:
+        receiver.close()
+        sender.close()
+        text = f"{error_text(error)} (starting a child process for grader '{entry.name}')"
+        return GradeResult.of_error(entry.kind, entry.name, text)
+    sender.close()
+    try:
+        if not receiver.poll(seconds):
+            return timeout_result(entry, seconds)
+        try:
+            value: GradeResult = receiver.recv()
+        except (EOFError, OSError):
+            process.join(_REAP_SECONDS)
+            return GradeResult.of_error(entry.kind, entry.name, _death(entry, process.exitcode))
+        return value
+    finally:
+        receiver.close()
+        if process.is_alive():
+            process.kill()
+        process.join(_REAP_SECONDS)
+        if process.exitcode is not None:
+            process.close()
+
+
+def _paths(settings: Settings) -> list[str]:
+    paths = list(sys.path)
+    if settings.suite_dir is not None:
+        paths.insert(0, settings.suite_dir)
+    return paths
+
+
+def _death(entry: GraderEntry, exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            cause = signal.Signals(-exitcode).name
+        except ValueError:
+            cause = f"signal {-exitcode}"
+        return (
+            f"ChildProcessError: grader '{entry.name}' crashed its process ({cause}); "
+            "fix the grader (run it with isolation: thread to see the error)"
+        )
+    return (
+        f"ChildProcessError: grader '{entry.name}' ended its process with exit code "
+        f"{exitcode} before returning a result; a grader must return a GradeResult, not exit"
+    )
+
+
+# -- in the child ----------------------------------------------------------------------------
+
+
+def _child_main(
+    sender: Any,
+    payload: tuple[str, Any],
+    sample: Sample,
+    memory_limit_mb: int | None,
+    paths: list[str],
+) -> None:
+    # The parent decides when to stop (and kills us); a terminal's Ctrl-C must not print a
+    # traceback from every child.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memory_limit_mb is not None:
+        _limit_memory(memory_limit_mb)
+    sys.path[:] = [*paths, *(p for p in sys.path if p not in paths)]
+    try:
+        result = _grade(payload, sample)
+    except MemoryError:
+        result = GradeResult.of_error(*_names(payload), "MemoryError")
+    if result.error is not None and result.error.split(":")[0] == "MemoryError":
+        result = _memory_error(result, memory_limit_mb)
+    try:
+        sender.send(result)
+    except Exception as error:
+        kind, name = _names(payload)
+        sender.send(GradeResult.of_error(kind, name, f"{error_text(error)} (sending the result)"))
+    finally:
+        sender.close()
+
+
+def _limit_memory(megabytes: int) -> None:
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _names(payload: tuple[str, Any]) -> tuple[str, str]:
+    how, data = payload
+    if how == "create":
+        return data[0], data[1]
+    return "?", "?"
+
+
+def _grade(payload: tuple[str, Any], sample: Sample) -> GradeResult:
+    import asyncio
+    import time
+
+    from gradekit._load_context import suite_dir
+
+    how, data = payload
+    try:
+        if how == "pickle":
+            grader = pickle.loads(data)
+        else:
+            kind, name, config, why = data
+            from gradekit.registry.registry import create
+
+            try:
+                with suite_dir(sys.path[0] if sys.path else None):
+                    grader = create(kind, name, config)
+            except Exception as error:
+                text = (
+                    f"PicklingError: grader '{name}' cannot be sent to a child process ({why}) "
+                    f"nor created there ({error_text(error)}); make its class importable at "
+                    "module level or use isolation: thread"
+                )
+                return GradeResult.of_error(kind, name, text)
+    except MemoryError:
+        raise
+    except Exception as error:
+        text = f"{error_text(error)} (loading the grader in its child process)"
+        return GradeResult.of_error("?", "?", text)
+    entry = GraderEntry(grader=grader, kind=grader.kind, name=grader.name)
+    agrade = getattr(grader, "agrade", None)
+    if agrade is None:
+        return call_sync(entry, sample)
+    started = time.perf_counter()
+    try:
+        value = asyncio.run(_await(agrade, sample))
+    except MemoryError:
+        raise
+    except Exception as error:
+        return GradeResult.of_error(entry.kind, entry.name, error)
+    return finish(entry, value, started)
+
+
+async def _await(agrade: Any, sample: Sample) -> Any:
+    return await agrade(sample)
+
+
+def _memory_error(result: GradeResult, memory_limit_mb: int | None) -> GradeResult:
+    if memory_limit_mb is None:
+        text = f"MemoryError: grader '{result.name}' ran out of memory; fix the grader"
+    else:
+        text = (
+            f"MemoryError: grader '{result.name}' exceeded the memory limit of "
+            f"{memory_limit_mb} MiB; raise the limit or fix the grader"
+        )
+    return GradeResult.of_error(result.kind, result.name, text)

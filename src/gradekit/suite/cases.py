@@ -1,0 +1,273 @@
+"""Cases from plain data: the one shape shared by YAML suites and JSONL dataset lines.
+
+A case is single-turn (turn fields on the case), has `turns: [...]`, or has `messages:` (an
+OpenAI transcript, see `_transcript`). Every problem is collected with its path from the
+suite's root, never only the first; the caller places them in its file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from gradekit._errors import Problem
+from gradekit._types import Sample, ToolCall
+from gradekit.registry.entries import GraderEntry
+from gradekit.suite.model import Case, Turn
+from gradekit.suite.parse import (
+    EntryMaker,
+    KeyPath,
+    build_entries,
+    describe,
+    parse_policy,
+    parse_tool_calls,
+)
+from gradekit.suite.transcript import transcript_turns
+
+__all__ = ["CASE_FIELDS", "CaseBuilder", "case_name"]
+
+TURN_FIELDS: Final = (
+    "input",
+    "output",
+    "expected",
+    "tool_calls",
+    "context",
+    "workspace",
+    "graders",
+    "metadata",
+)
+CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages")
+CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
+INHERITED: Final = ("expected", "context", "workspace")
+PER_TURN: Final = ("input", "output", "tool_calls")
+# Any other key of a case or turn is metadata; only a near-miss of a field is taken for a typo.
+TYPO_CUTOFF: Final = 0.75
+
+
+@functools.lru_cache(maxsize=4096)
+def _typo(key: Any, fields: tuple[str, ...]) -> str | None:
+    """The field `key` looks like a misspelling of, if any (cached: dataset lines repeat)."""
+    if not isinstance(key, str):
+        return None
+    hits = difflib.get_close_matches(key, fields, n=1, cutoff=TYPO_CUTOFF)
+    return hits[0] if hits else None
+
+
+def case_name(raw: Any, default: str) -> str:
+    """The case's name, or `default` when it has none (or a bad one, reported elsewhere)."""
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) and name else default
+
+
+@attrs.frozen
+class _Spec:
+    """What one turn is made of: `fields` (its own over the case's inherited ones), the path of
+    the turn (`path`) and of the case (`case_path`), and what the turn itself wrote (`own`)."""
+
+    fields: Mapping[str, Any]
+    path: KeyPath
+    case_path: KeyPath
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+    entries: tuple[GraderEntry, ...] = ()
+    calls: tuple[ToolCall, ...] | None = None
+    own: Mapping[str, Any] | None = None
+
+    def origin(self, key: str) -> KeyPath:
+        """The path of the mapping that wrote `key` for this turn: the turn's, or the case's."""
+        return self.path if self.own is None or key in self.own else self.case_path
+
+
+@attrs.frozen
+class CaseBuilder:
+    """Builds Cases: `suite_entries` head every turn's graders, `make_entry` creates entries,
+    `folder` is where relative `workspace` folders start."""
+
+    suite_entries: tuple[GraderEntry, ...]
+    make_entry: EntryMaker
+    folder: Path
+
+    def build(
+        self, raw: Any, *, name: str, base: KeyPath = (), location: str | None = None
+    ) -> tuple[Case | None, list[Problem]]:
+        """The case `raw` found at `base`, or None and every problem in it."""
+        problems: list[Problem] = []
+        if not isinstance(raw, dict):
+            problems.append(
+                Problem(base, f"a case must be a mapping of fields, got {describe(raw)}")
+            )
+            return None, problems
+        if "name" in raw and not (isinstance(raw["name"], str) and raw["name"]):
+            problems.append(
+                Problem(
+                    (*base, "name"), f"expected a non-empty string, got {describe(raw['name'])}"
+                )
+            )
+        extra = self._extra(raw, base, CASE_FIELDS, problems)
+        policy = parse_policy(raw, problems, base)
+        case_entries = build_entries(
+            raw.get("graders"), (*base, "graders"), self.make_entry, problems
+        )
+        if "turns" in raw and "messages" in raw:
+            problems.append(
+                Problem(
+                    (*base, "messages"), "a case gives 'turns' or 'messages', not both; remove one"
+                )
+            )
+        shaped = [key for key in ("turns", "messages") if key in raw]
+        for key in PER_TURN if shaped else ():
+            if key in raw:
+                problems.append(
+                    Problem(
+                        (*base, key),
+                        f"a case with '{shaped[0]}' gives '{key}' per turn; move it into the turns",
+                        key=True,
+                    )
+                )
+        samples: list[Sample] = []
+        turns: list[Turn] = []
+        for index, spec in enumerate(self._specs(raw, base, problems)):
+            fields = spec.fields
+            calls = spec.calls
+            if calls is None:
+                calls = parse_tool_calls(
+                    fields.get("tool_calls"), (*spec.path, "tool_calls"), problems
+                )
+            sample = Sample(
+                case=name,
+                turn=index,
+                input=fields.get("input"),
+                output=fields.get("output"),
+                expected=fields.get("expected"),
+                tool_calls=calls,
+                context=self._context(fields.get("context"), spec.origin("context"), problems),
+                history=tuple(samples),
+                workspace=self._workspace(
+                    fields.get("workspace"), spec.origin("workspace"), problems
+                ),
+                metadata={**extra, **spec.metadata},
+            )
+            samples.append(sample)
+            turns.append(Turn(sample, self.suite_entries + case_entries + spec.entries))
+        if problems:
+            return None, problems
+        return Case(name, tuple(turns), policy=policy, location=location), problems
+
+    def _extra(
+        self,
+        raw: Mapping[str, Any],
+        path: KeyPath,
+        fields: tuple[str, ...],
+        problems: list[Problem],
+    ) -> dict[str, Any]:
+        """Metadata of a case or turn: its other keys, then its `metadata:` mapping; a key that
+        looks like a misspelt field is an error rather than metadata."""
+        extra: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key in fields:
+                continue
+            typo = _typo(key, fields)
+            if typo is None and fields is TURN_FIELDS and key in CASE_ONLY[1:]:
+                problems.append(
+                    Problem(
+                        (*path, key),
+                        f"'{key}' belongs to the case, not to a turn; move it to the case",
+                        key=True,
+                    )
+                )
+            elif typo is not None:
+                problems.append(
+                    Problem(
+                        (*path, key),
+                        f"unknown key '{key}' (did you mean '{typo}'?); to keep it as metadata, "
+                        "put it under 'metadata:'",
+                        key=True,
+                    )
+                )
+            else:
+                extra[key] = value
+        metadata = raw.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            problems.append(
+                Problem((*path, "metadata"), f"expected a mapping, got {describe(metadata)}")
+            )
+        elif metadata:
+            extra.update(metadata)
+        return extra
+
+    def _specs(self, raw: Mapping[str, Any], base: KeyPath, problems: list[Problem]) -> list[_Spec]:
+        """What each turn is made of: its own fields over those the case gives every turn."""
+        inherited = {key: raw[key] for key in INHERITED if key in raw}
+        if "messages" in raw:
+            derived, found = transcript_turns(raw["messages"], (*base, "messages"))
+            problems.extend(found)
+            return [
+                _Spec(
+                    {**inherited, "input": turn.input, "output": turn.output},
+                    turn.path,
+                    base,
+                    metadata={} if turn.system is None else {"system": turn.system},
+                    calls=turn.tool_calls(index),
+                    own={},
+                )
+                for index, turn in enumerate(derived)
+            ]
+        if "turns" not in raw:
+            return [_Spec(raw, base, base)]
+        turns = raw["turns"]
+        if not isinstance(turns, list) or not turns:
+            problems.append(
+                Problem(
+                    (*base, "turns"), f"expected a non-empty list of turns, got {describe(turns)}"
+                )
+            )
+            return []
+        specs = []
+        for index, turn in enumerate(turns):
+            path = (*base, "turns", index)
+            if not isinstance(turn, dict):
+                problems.append(
+                    Problem(path, f"a turn must be a mapping of fields, got {describe(turn)}")
+                )
+                continue
+            metadata = self._extra(turn, path, TURN_FIELDS, problems)
+            entries = build_entries(
+                turn.get("graders"), (*path, "graders"), self.make_entry, problems
+            )
+            specs.append(_Spec({**inherited, **turn}, path, base, metadata, entries, own=turn))
+        return specs
+
+    def _context(self, value: Any, path: KeyPath, problems: list[Problem]) -> Any:
+        if value is None or isinstance(value, list):
+            return value
+        if isinstance(value, str):
+            return (value,)
+        problems.append(
+            Problem((*path, "context"), f"expected a list of texts, got {describe(value)}")
+        )
+        return None
+
+    def _workspace(self, value: Any, path: KeyPath, problems: list[Problem]) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            problems.append(
+                Problem((*path, "workspace"), f"expected a folder path, got {describe(value)}")
+            )
+            return None
+        folder = os.path.abspath(self.folder / value)
+        if not os.path.isdir(folder):
+            problems.append(
+                Problem(
+                    (*path, "workspace"),
+                    f"workspace folder '{value}' does not exist (looked for {folder}); "
+                    "workspace paths are relative to the suite file",
+                )
+            )
+            return None
+        return folder

@@ -1,0 +1,139 @@
+"""`dataset:` cases from a JSONL file, streamed one line at a time.
+
+The file is never read whole: `cases()` reads a line, builds its case and yields it, so a run of
+millions of lines holds one line at a time. A malformed line becomes an errored Case naming the
+file and line, and the lines after it go on. Grader entries repeated on many lines are created
+once and reused (cached by the entry as written).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from gradekit._errors import ConfigError, Problem, format_path
+from gradekit.registry.entries import GraderEntry
+from gradekit.suite.cases import CaseBuilder, case_name
+from gradekit.suite.model import Case
+from gradekit.suite.parse import EntryMaker, KeyPath, describe, json_error
+
+__all__ = ["Dataset", "EntryCache", "count_lines", "problem_text"]
+
+CHUNK: Final = 1 << 20
+# Counting a bigger file before the run would cost a noticeable pass over it.
+MAX_COUNTED_BYTES: Final = 1 << 30
+CACHE_SIZE: Final = 1024
+
+
+def count_lines(path: Path) -> int | None:
+    """The number of non-blank lines of `path`, or None when too costly (or unreadable)."""
+    try:
+        if path.stat().st_size > MAX_COUNTED_BYTES:
+            return None
+        with path.open("rb") as file:
+            return sum(1 for line in file if not line.isspace())
+    except OSError:
+        return None
+
+
+def problem_text(problem: Problem) -> str:
+    """`path: message`, naming the key's parent when the message names the key itself."""
+    path = problem.path
+    if problem.key and path and isinstance(path[-1], str):
+        path = path[:-1]
+    inside = format_path(path, "")
+    return f"{inside}: {problem.message}" if inside else problem.message
+
+
+class EntryCache:
+    """Creates grader entries through `make_entry`, reusing one per distinct configuration.
+
+    Keyed by the entry as written (its repr); failures are cached too, so a bad entry on a
+    million lines is created once. Bounded: the least recently used configuration goes first.
+    """
+
+    def __init__(self, make_entry: EntryMaker, size: int = CACHE_SIZE) -> None:
+        self._make_entry = make_entry
+        self._size = size
+        self._cache: collections.OrderedDict[str, GraderEntry | ConfigError | None] = (
+            collections.OrderedDict()
+        )
+
+    def __call__(self, raw: Any, path: KeyPath) -> GraderEntry | None:
+        """The entry for `raw` (found at `path`), created on first sight."""
+        # repr is exact for JSON data (it tells 1, 1.0 and true apart) and much cheaper than
+        # canonical JSON; the same entry written with its keys in another order only misses.
+        key = repr(raw)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            found = self._cache[key]
+        else:
+            try:
+                found = self._make_entry(raw, path)
+            except ConfigError as error:
+                found = error
+            self._cache[key] = found
+            if len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+
+@attrs.frozen
+class Dataset:
+    """The JSONL file at `path`, written `label` in the suite (case names and errors use it)."""
+
+    path: Path
+    label: str
+    builder: CaseBuilder
+    taken: Mapping[str, str] = attrs.field(factory=dict)
+    """YAML case names and their locations: a dataset case may not reuse one."""
+
+    def cases(self) -> Iterator[Case]:
+        """Every case of the file, in order, one line read at a time."""
+        try:
+            file = self.path.open("rb")
+        except OSError as error:
+            message = f"{self.label}: cannot read the dataset: {os.strerror(error.errno or 0)}"
+            yield Case(self.label, (), location=self.label, error=message)
+            return
+        with file:
+            for number, line in enumerate(file, start=1):
+                if not line.isspace():
+                    yield self._case(line, number)
+
+    def _case(self, line: bytes, number: int) -> Case:
+        where = f"{self.label}:{number}"
+        default = where
+        try:
+            raw = json.loads(line)
+        except UnicodeDecodeError:
+            return _error(default, where, "the line is not UTF-8 text; save the file as UTF-8")
+        except json.JSONDecodeError as error:
+            message = f"invalid JSON: {json_error(error)}; fix this line"
+            return _error(default, where, message)
+        if not isinstance(raw, dict):
+            message = f"a dataset line must be a JSON object (one case), got {describe(raw)}"
+            return _error(default, where, message)
+        name = case_name(raw, default)
+        if name in self.taken:
+            message = (
+                f"duplicate case name '{name}' (also at {self.taken[name]}); "
+                "give each case its own name"
+            )
+            return _error(name, where, message)
+        case, problems = self.builder.build(raw, name=name, location=where)
+        if case is None:
+            return _error(name, where, "; ".join(problem_text(p) for p in problems))
+        return case
+
+
+def _error(name: str, where: str, message: str) -> Case:
+    return Case(name, (), location=where, error=f"{where}: {message}")

@@ -1,0 +1,258 @@
+"""`load_suite`: a YAML suite file to a validated `Suite`, every grader created up front.
+
+Every problem in the file is collected and raised at once as one ConfigError whose problems
+print as `suite.yaml:14:9: cases[2].graders[0]: unknown option ...`: position of the offending
+YAML node, then the path to it.
+Dataset lines are checked as they stream: a bad line becomes an errored case, not a load error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from gradekit._errors import ConfigError, Problem
+from gradekit._hints import close_matches
+from gradekit._load_context import place as at_place
+from gradekit._load_context import suite_dir
+from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.suite.cases import CaseBuilder, case_name
+from gradekit.suite.dataset import Dataset, EntryCache, count_lines
+from gradekit.suite.located_yaml import Located, load_located
+from gradekit.suite.model import Case, Policy, Suite
+from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
+
+__all__ = ["TOP_LEVEL_KEYS", "load_suite"]
+
+TOP_LEVEL_KEYS: Final = (
+    "name",
+    "description",
+    "policy",
+    "threshold",
+    "timeout",
+    "graders",
+    "cases",
+    "dataset",
+)
+DEFAULT_TIMEOUT: Final = 60.0
+
+
+def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
+    """Load, validate and build the suite file at `path`, creating every grader it names.
+
+    Raises ConfigError (source = the path) listing every problem of the file at once, each
+    with its `file:line:column`. `registry` defaults to gradekit's default registry.
+    """
+    source = os.fspath(path)
+    try:
+        data = Path(source).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"suite file {source} does not exist; check the path", source=source
+        ) from None
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read suite file {source}: {os.strerror(error.errno or 0)}; check the path",
+            source=source,
+        ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"suite file {source} is not UTF-8 text (byte {error.start}); save it as UTF-8",
+            source=source,
+        ) from None
+    return _Loader(source, load_located(text, source), registry).load()
+
+
+class _Loader:
+    """One load of one file: collects problems, places them, builds the Suite."""
+
+    def __init__(self, source: str, located: Located, registry: Any) -> None:
+        self.source = source
+        self.located = located
+        self.registry = registry
+        self.folder = Path(os.path.abspath(source)).parent
+        self.problems: list[Problem] = []
+        self.names: list[str] = []
+
+    def make_entry(self, raw: Any, path: KeyPath) -> GraderEntry | None:
+        """Create one grader entry of the YAML file (the suite folder is importable)."""
+        line, column = self.located.where(path)
+        case, turn = self.case_and_turn(path)
+        with suite_dir(self.folder), at_place(case, turn):
+            return build_entry(raw, registry=self.registry, location=self.at(line, column))
+
+    def case_and_turn(self, path: KeyPath) -> tuple[str | None, int | None]:
+        """The case name and turn index a path inside `cases` leads to."""
+        if len(path) < 2 or path[0] != "cases" or not isinstance(path[1], int):
+            return None, None
+        case = self.names[path[1]] if path[1] < len(self.names) else f"case-{path[1]}"
+        turn = path[3] if len(path) >= 4 and path[2] == "turns" else None
+        return case, turn if isinstance(turn, int) else None
+
+    def at(self, line: int, column: int) -> str:
+        """`file:line:column` in this file."""
+        return f"{self.source}:{line}:{column}"
+
+    def load(self) -> Suite:
+        """The Suite, or ConfigError with every problem of the file."""
+        data = self.located.data
+        if not isinstance(data, Mapping):
+            self.problems.append(
+                Problem(
+                    (), f"a suite file is a mapping with 'cases' or 'dataset', got {describe(data)}"
+                )
+            )
+            raise self.error()
+        self.check_keys(data)
+        name = self.text(data, "name", Path(self.source).stem) or Path(self.source).stem
+        self.text(data, "description", None)
+        timeout = self.timeout(data)
+        policy = parse_policy(data, self.problems, ()) or Policy()
+        suite_entries = build_entries(
+            data.get("graders"), ("graders",), self.make_entry, self.problems
+        )
+        if "cases" not in data and "dataset" not in data:
+            self.problems.append(Problem((), "the suite has no cases; add 'cases' or 'dataset'"))
+        builder = CaseBuilder(suite_entries, self.make_entry, self.folder)
+        cases = self.cases(data.get("cases"), builder)
+        dataset = self.dataset(data, builder, cases)
+        for path, (line, column), message in self.located.duplicates:
+            self.problems.append(Problem(path, message, key=True, where=self.at(line, column)))
+        if self.problems:
+            raise self.error()
+        count = None if dataset is None else count_lines(dataset.path)
+
+        def every_case() -> Iterator[Case]:
+            yield from cases
+            if dataset is not None:
+                yield from dataset.cases()
+
+        return Suite(
+            name=name,
+            cases=every_case,
+            graders=suite_entries,
+            policy=policy,
+            path=self.source,
+            timeout=timeout,
+            case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
+        )
+
+    def check_keys(self, data: Mapping[str, Any]) -> None:
+        """Unknown top-level keys are errors (with a did-you-mean)."""
+        for key in data:
+            if key in TOP_LEVEL_KEYS:
+                continue
+            hint = close_matches(str(key), TOP_LEVEL_KEYS)
+            suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+            message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(
+                TOP_LEVEL_KEYS
+            )
+            self.problems.append(Problem((key,), message, key=True))
+
+    def text(self, data: Mapping[str, Any], key: str, default: str | None) -> str | None:
+        """A string-valued top-level key."""
+        value = data.get(key, default)
+        if value is not None and not isinstance(value, str):
+            self.problems.append(Problem((key,), f"expected a string, got {describe(value)}"))
+            return default
+        return value
+
+    def timeout(self, data: Mapping[str, Any]) -> float:
+        """The suite's default grader timeout in seconds."""
+        value = data.get("timeout", DEFAULT_TIMEOUT)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            self.problems.append(
+                Problem(("timeout",), f"expected a number of seconds > 0, got {describe(value)}")
+            )
+            return DEFAULT_TIMEOUT
+        return float(value)
+
+    def cases(self, raw: Any, builder: CaseBuilder) -> tuple[Case, ...]:
+        """The YAML cases, every grader created; names must be unique."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.problems.append(
+                Problem(("cases",), f"expected a list of cases, got {describe(raw)}")
+            )
+            return ()
+        cases: list[Case] = []
+        first: dict[str, KeyPath] = {}
+        for index, item in enumerate(raw):
+            base = ("cases", index)
+            name = case_name(item, f"case-{index}")
+            self.names.append(name)
+            if name in first:
+                line, column = self.located.where(first[name])
+                self.problems.append(
+                    Problem(
+                        (*base, "name"),
+                        f"duplicate case name (first at {self.at(line, column)}); "
+                        "give each case its own name",
+                    )
+                )
+            else:
+                first[name] = (*base, "name")
+            case, problems = builder.build(
+                item, name=name, base=base, location=self.at(*self.located.where(base))
+            )
+            self.problems.extend(problems)
+            if case is not None:
+                cases.append(case)
+        return tuple(cases)
+
+    def dataset(
+        self, data: Mapping[str, Any], builder: CaseBuilder, cases: tuple[Case, ...]
+    ) -> Dataset | None:
+        """The `dataset:` file, checked to exist; its lines are read only while running."""
+        label = data.get("dataset")
+        if label is None:
+            return None
+        if not isinstance(label, str) or not label:
+            self.problems.append(
+                Problem(("dataset",), f"expected a file path, got {describe(label)}")
+            )
+            return None
+        path = Path(os.path.abspath(self.folder / label))
+        if not path.is_file():
+            self.problems.append(
+                Problem(
+                    ("dataset",),
+                    f"dataset file '{label}' does not exist (looked for {path}); "
+                    "dataset paths are relative to the suite file",
+                )
+            )
+            return None
+        taken = {case.name: case.location or self.source for case in cases}
+
+        def make_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
+            with suite_dir(self.folder):
+                return build_entry(raw, registry=self.registry, location=label)
+
+        dataset_builder = CaseBuilder(builder.suite_entries, EntryCache(make_entry), self.folder)
+        return Dataset(path, label, dataset_builder, taken)
+
+    def place(self, problem: Problem) -> Problem:
+        """Give a problem its `file:line:column`."""
+        path = problem.path
+        exact = problem.key and path in self.located.keys
+        line, column = self.located.where(path, key=problem.key)
+        if exact and path and isinstance(path[-1], str):
+            path = path[:-1]  # the message names the key: point at its mapping's path
+        where = problem.where or self.at(line, column)
+        return Problem(path, problem.message, key=problem.key, where=where)
+
+    def error(self) -> ConfigError:
+        """One ConfigError with every problem, placed, in file order."""
+        placed = [self.place(problem) for problem in self.problems]
+        placed.sort(key=lambda p: tuple(int(n) for n in (p.where or "::0:0").rsplit(":", 2)[1:]))
+        count = len(placed)
+        return ConfigError(
+            f"invalid suite file {self.source} ({count} problem{'s' if count != 1 else ''})",
+            placed,
+            source=self.source,
+        )

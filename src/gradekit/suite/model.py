@@ -1,0 +1,66 @@
+"""The suite as loaded: its cases, their turns and the policy that combines results.
+
+The suite loader builds `Suite` / `Case` / `Turn` (each turn holding its `GraderEntry`s, from
+`gradekit.registry.entries`); the runner grades them. Plain, frozen data: the logic lives in
+the loader and the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Literal
+
+import attrs
+
+from gradekit._types import Sample
+from gradekit.registry.entries import GraderEntry
+
+__all__ = ["Case", "Policy", "PolicyMode", "Suite", "Turn"]
+
+
+PolicyMode = Literal["all", "any", "weighted"]
+
+
+@attrs.frozen
+class Policy:
+    """How results combine into a verdict: `all`, `any`, or `weighted` with a threshold."""
+
+    mode: PolicyMode = "all"
+    threshold: float | None = None
+
+
+@attrs.frozen
+class Turn:
+    """One turn of a case: the sample to grade and every grader that applies to it
+    (suite-level, then case-level, then turn-level entries)."""
+
+    sample: Sample
+    graders: tuple[GraderEntry, ...]
+
+
+@attrs.frozen
+class Case:
+    """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
+
+    `error` is set for a case that could not be loaded (a malformed dataset line); such a case
+    has no turns and is reported as errored.
+    """
+
+    name: str
+    turns: tuple[Turn, ...]
+    policy: Policy | None = None
+    location: str | None = None
+    error: str | None = None
+
+
+@attrs.frozen
+class Suite:
+    """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
+    `case_count` is the number of cases when known without reading everything."""
+
+    name: str
+    cases: Callable[[], Iterator[Case]]
+    graders: tuple[GraderEntry, ...] = ()
+    policy: Policy = Policy()
+    path: str | None = None
+    timeout: float = 60.0
+    case_count: int | None = None

@@ -1,0 +1,181 @@
+"""Parsers of the small values a suite file is made of: policies, grader entry lists, tool calls.
+
+Each appends every problem it finds (with its path from the suite's root) and returns what it
+could build, so one pass over a file reports everything at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from gradekit._errors import ConfigError, Problem
+from gradekit._hints import close_matches
+from gradekit._types import ToolCall, error_text
+from gradekit.registry.entries import GraderEntry
+from gradekit.suite.model import Policy
+
+__all__ = [
+    "EntryMaker",
+    "KeyPath",
+    "build_entries",
+    "describe",
+    "json_error",
+    "parse_policy",
+    "parse_tool_calls",
+]
+
+KeyPath = tuple[Any, ...]
+EntryMaker = Callable[[Any, KeyPath], "GraderEntry | None"]
+"""`make_entry(raw, path)`: create one grader entry found at `path`; raises ConfigError."""
+
+TOOL_CALL_FIELDS: Final = ("name", "arguments", "result", "error", "turn")
+MODES: Final = ("all", "any", "weighted")
+
+
+def json_error(error: json.JSONDecodeError) -> str:
+    """`Expecting ',' delimiter (column 12)` / `Unterminated string starting at column 3`."""
+    if error.msg.endswith(" at"):  # the json module's messages that expect a position
+        return f"{error.msg} column {error.colno}"
+    return f"{error.msg} (column {error.colno})"
+
+
+def describe(value: Any) -> str:
+    """A value as error messages quote it: text in quotes, anything else with its type."""
+    return repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
+
+
+def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath) -> Policy | None:
+    """`policy` (+ `threshold`) of a mapping: `policy: weighted` with `threshold: 0.8` beside it,
+    or `policy: {mode: weighted, threshold: 0.8}`; None when the mapping sets no policy."""
+    value: Any = raw.get("policy")
+    threshold: Any = raw.get("threshold")
+    where: KeyPath = (*base, "policy")
+    threshold_where = (*base, "threshold")
+    if isinstance(value, dict):
+        for key in value:
+            if key not in ("mode", "threshold"):
+                hint = close_matches(str(key), ("mode", "threshold"))
+                suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+                message = f"unknown policy key '{key}'{suffix}; a policy has 'mode' and 'threshold'"
+                problems.append(Problem((*where, key), message, key=True))
+        if "threshold" in raw:
+            problems.append(
+                Problem(
+                    threshold_where, "the policy mapping already gives the threshold; remove one"
+                )
+            )
+        if any(key not in ("mode", "threshold") for key in value):
+            return None
+        value, threshold = value.get("mode"), value.get("threshold")
+        where, threshold_where = (*where, "mode"), (*where, "threshold")
+    if value is None:
+        if threshold is not None:
+            problems.append(
+                Problem(threshold_where, "a threshold needs `policy: weighted` beside it; add it")
+            )
+        return None
+    mode: Any = value
+    if mode not in MODES:
+        hint = close_matches(mode, MODES) if isinstance(mode, str) else []
+        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+        problems.append(
+            Problem(where, f"expected all, any or weighted, got {describe(mode)}{suffix}")
+        )
+        return None
+    if threshold is None:
+        if mode == "weighted":
+            problems.append(
+                Problem(where, "policy 'weighted' needs a threshold; add `threshold: 0.8` (0 to 1)")
+            )
+        return Policy(mode)
+    if mode != "weighted":
+        problems.append(
+            Problem(
+                threshold_where,
+                f"a threshold applies to policy 'weighted', not '{mode}'; "
+                "remove it or use policy: weighted",
+            )
+        )
+        return Policy(mode)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        problems.append(
+            Problem(threshold_where, f"expected a number from 0 to 1, got {describe(threshold)}")
+        )
+        return None
+    if not 0.0 <= threshold <= 1.0:
+        problems.append(Problem(threshold_where, f"must be between 0 and 1, got {threshold!r}"))
+        return None
+    return Policy(mode, float(threshold))
+
+
+def build_entries(
+    value: Any, path: KeyPath, make_entry: EntryMaker, problems: list[Problem]
+) -> tuple[GraderEntry, ...]:
+    """The grader entries listed at `path`; `enabled: false` entries are left out."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(Problem(path, f"expected a list of grader entries, got {describe(value)}"))
+        return ()
+    entries: list[GraderEntry] = []
+    for index, raw in enumerate(value):
+        where = (*path, index)
+        try:
+            entry = make_entry(raw, where)
+        except ConfigError as error:
+            inner = error.problems or (Problem((), error.message),)
+            problems.extend(Problem((*where, *p.path), p.message, p.key) for p in inner)
+        except Exception as error:  # a third-party factory may raise anything
+            problems.append(Problem(where, f"cannot create this grader: {error_text(error)}"))
+        else:
+            if entry is not None:
+                entries.append(entry)
+    return tuple(entries)
+
+
+def parse_tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tuple[ToolCall, ...]:
+    """The tool calls listed at `path` (`{name, arguments, result, error, turn}` each)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(Problem(path, f"expected a list of tool calls, got {describe(value)}"))
+        return ()
+    calls: list[ToolCall] = []
+    for index, raw in enumerate(value):
+        where = (*path, index)
+        if not isinstance(raw, dict):
+            problems.append(
+                Problem(where, f"expected a tool call mapping with a 'name', got {describe(raw)}")
+            )
+            continue
+        before = len(problems)
+        for key in raw:
+            if key not in TOOL_CALL_FIELDS:
+                hint = close_matches(str(key), TOOL_CALL_FIELDS)
+                suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+                message = f"unknown tool call key '{key}'{suffix}; a tool call has " + ", ".join(
+                    TOOL_CALL_FIELDS
+                )
+                problems.append(Problem((*where, key), message, key=True))
+        name, arguments, error, turn = (raw.get(k) for k in ("name", "arguments", "error", "turn"))
+        if name is None:
+            problems.append(
+                Problem(where, "missing 'name': every tool call names its tool", key=True)
+            )
+        elif not isinstance(name, str):
+            problems.append(Problem((*where, "name"), f"expected a string, got {describe(name)}"))
+        if arguments is not None and not isinstance(arguments, dict):
+            problems.append(
+                Problem((*where, "arguments"), f"expected a mapping, got {describe(arguments)}")
+            )
+        if error is not None and not isinstance(error, str):
+            problems.append(Problem((*where, "error"), f"expected a string, got {describe(error)}"))
+        if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int)):
+            problems.append(
+                Problem((*where, "turn"), f"expected a whole number, got {describe(turn)}")
+            )
+        if len(problems) == before and isinstance(name, str):
+            calls.append(ToolCall(name, arguments or {}, raw.get("result"), error, turn))
+    return tuple(calls)

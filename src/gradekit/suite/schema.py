@@ -1,0 +1,274 @@
+"""`suite_schema`: a JSON Schema (draft 2020-12) of the suite file, for editors and CI checks.
+
+A grader entry is a `oneOf` over every installed kind, told apart by `kind` (a `const`). A
+kind whose factory is an attrs class gets its options from that class: types, defaults, enums
+from `Literal`, descriptions from a field's `metadata={"help": ...}`, and no other keys. A kind
+whose factory is not an attrs class accepts any extra keys (with the options its
+`options_class` declares, if any). Kinds that fail to load are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+
+from gradekit.registry.options import option_fields
+
+__all__ = ["SCHEMA_DIALECT", "suite_schema"]
+
+SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+_GRADER: Final = {"$ref": "#/$defs/grader"}
+_ANY: Final[dict[str, Any]] = {}
+
+COMMON: Final[dict[str, dict[str, Any]]] = {
+    "name": {"type": "string", "description": "Name in reports (default: the kind)."},
+    "weight": {"type": "number", "minimum": 0, "default": 1, "description": "Weight in policy."},
+    "advisory": {
+        "type": "boolean",
+        "default": False,
+        "description": "Reported, never part of the verdict.",
+    },
+    "threshold": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": "When set: passed = no error and score >= threshold.",
+    },
+    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
+    "isolation": {"enum": ["thread", "process"], "description": "Where a sync grader runs."},
+    "enabled": {"type": "boolean", "default": True, "description": "false: left out."},
+    "fail_on_error": {
+        "type": "boolean",
+        "default": False,
+        "description": "An error result ends the case; later turns are skipped.",
+    },
+}
+
+
+def _policy() -> dict[str, Any]:
+    modes = {"enum": ["all", "any", "weighted"]}
+    return {
+        "description": "How results combine into a verdict: all, any, or weighted (threshold).",
+        "oneOf": [
+            modes,
+            {
+                "type": "object",
+                "properties": {"mode": modes, "threshold": COMMON["threshold"]},
+                "required": ["mode"],
+                "additionalProperties": False,
+            },
+        ],
+    }
+
+
+def _tool_call() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "arguments": {"type": "object"},
+            "result": _ANY,
+            "error": {"type": ["string", "null"]},
+            "turn": {"type": ["integer", "null"]},
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+
+def _turn_properties() -> dict[str, Any]:
+    return {
+        "input": _ANY,
+        "output": _ANY,
+        "expected": _ANY,
+        "tool_calls": {"type": "array", "items": {"$ref": "#/$defs/tool_call"}},
+        "context": {"type": ["array", "string", "null"]},
+        "workspace": {"type": "string", "description": "Folder, relative to the suite file."},
+        "graders": {"type": "array", "items": _GRADER},
+        "metadata": {"type": "object"},
+    }
+
+
+def _case() -> dict[str, Any]:
+    properties = {
+        "name": {"type": "string", "minLength": 1},
+        "policy": {"$ref": "#/$defs/policy"},
+        "threshold": COMMON["threshold"],
+        "turns": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/turn"}},
+        "messages": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/message"}},
+        **_turn_properties(),
+    }
+    return {
+        "type": "object",
+        "description": "A case; keys not listed here are kept as metadata for graders.",
+        "properties": properties,
+        "not": {"required": ["turns", "messages"]},
+    }
+
+
+def _message() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "An OpenAI chat message.",
+        "properties": {
+            "role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
+            "content": {"type": ["string", "array", "null"]},
+            "tool_calls": {"type": "array"},
+            "tool_call_id": {"type": "string"},
+        },
+        "required": ["role"],
+    }
+
+
+def _json_default(value: Any) -> tuple[bool, Any]:
+    if value is attrs.NOTHING:
+        return False, None
+    if isinstance(value, attrs.Factory):  # type: ignore[arg-type]
+        if value.takes_self:
+            return False, None
+        value = value.factory()
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False, None
+    return True, value
+
+
+def type_schema(type_: Any) -> dict[str, Any]:
+    """The JSON Schema of a Python annotation, as the strict options converter reads it."""
+    if type_ is Any or type_ is object:
+        return {}
+    origin = typing.get_origin(type_)
+    args = typing.get_args(type_)
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    if origin is typing.Union or origin is types.UnionType:
+        options = [type_schema(arg) for arg in args if arg is not type(None)]
+        nullable = type(None) in args
+        if (
+            len(options) == 1
+            and list(options[0]) == ["type"]
+            and isinstance(options[0]["type"], str)
+        ):
+            return {"type": [options[0]["type"], "null"]} if nullable else options[0]
+        if nullable:
+            options.append({"type": "null"})
+        return {"anyOf": options}
+    simple = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    if type_ in simple:
+        return {"type": simple[type_]}
+    if type_ is type(None):
+        return {"type": "null"}
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        items = [type_schema(arg) for arg in args]
+        return {"type": "array", "prefixItems": items, "items": False}
+    if (isinstance(origin, type) and issubclass(origin, Mapping)) or type_ in (dict, Mapping):
+        value = type_schema(args[1]) if len(args) == 2 else {}
+        return {"type": "object", "additionalProperties": value} if value else {"type": "object"}
+    if isinstance(origin, type) and issubclass(origin, (Sequence, frozenset, set)):
+        if issubclass(origin, (str, bytes)):
+            return {"type": "string"}
+        return {"type": "array", "items": type_schema(args[0])} if args else {"type": "array"}
+    if type_ in (list, tuple, set, frozenset):
+        return {"type": "array"}
+    if isinstance(type_, type) and attrs.has(type_):
+        return _options_object(type_)
+    return {}
+
+
+def _options_object(cls: type) -> dict[str, Any]:
+    properties, required = _options(cls)
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
+    """Properties and required keys of an attrs options class."""
+    hints = typing.get_type_hints(cls)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for field in option_fields(cls):
+        key = field.alias or field.name
+        schema = dict(type_schema(hints.get(field.name, Any)))
+        if field.name == "graders" and schema.get("type") == "array":
+            # Composite kinds nest grader entries.
+            schema["items"] = _GRADER
+        has_default, default = _json_default(field.default)
+        if has_default:
+            schema["default"] = default
+        elif field.default is attrs.NOTHING:
+            required.append(key)
+        help_text = field.metadata.get("help")
+        if isinstance(help_text, str):
+            schema["description"] = help_text
+        properties[key] = schema
+    return properties, required
+
+
+def _kind(kind: str, registry: Any) -> dict[str, Any] | None:
+    """The entry schema of one kind, or None when the kind cannot be loaded."""
+    try:
+        factory = registry.factory(kind)
+        options_class = registry.options_class(kind)
+        options, required = _options(options_class) if options_class is not None else ({}, [])
+    except Exception:  # a broken plugin is left out, as `gradekit kinds` reports it
+        return None
+    # The common keys win over a kind's own field of the same name (`threshold`): they mean
+    # the same thing at every level, and the common schema carries the bounds.
+    properties = {"kind": {"const": kind}, **options, **COMMON}
+    doc = (getattr(options_class, "__doc__", None) or "").strip().split("\n\n")[0]
+    schema: dict[str, Any] = {"type": "object", "title": kind}
+    if doc:
+        schema["description"] = " ".join(doc.split())
+    schema["properties"] = properties
+    schema["required"] = ["kind", *required]
+    # Only a factory that is itself the attrs class is known to take no other keys; a
+    # function's `options_class` may declare only some of its options (composites' `graders`).
+    schema["additionalProperties"] = not (isinstance(factory, type) and attrs.has(factory))
+    return schema
+
+
+def suite_schema(registry: Any = None) -> dict[str, Any]:
+    """The JSON Schema of a suite file, with the options of every kind `registry` knows."""
+    if registry is None:
+        from gradekit.registry.registry import default_registry as registry
+    kinds = [schema for kind in registry.kinds() if (schema := _kind(kind, registry)) is not None]
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": "https://gradekit.dev/schema/suite.json",
+        "title": "gradekit suite",
+        "description": "A gradekit suite file: graders, cases and an optional JSONL dataset.",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "Suite name (default: the file stem)."},
+            "description": {"type": "string"},
+            "policy": {"$ref": "#/$defs/policy"},
+            "threshold": COMMON["threshold"],
+            "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 60},
+            "graders": {"type": "array", "items": _GRADER},
+            "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
+            "dataset": {"type": "string", "description": "JSONL file of more cases."},
+        },
+        "additionalProperties": False,
+        "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}],
+        "$defs": {
+            "grader": {"type": "object", "required": ["kind"], "oneOf": kinds},
+            "policy": _policy(),
+            "case": _case(),
+            "turn": {
+                "type": "object",
+                "description": "A turn; keys not listed here are kept as metadata for graders.",
+                "properties": _turn_properties(),
+            },
+            "tool_call": _tool_call(),
+            "message": _message(),
+        },
+    }
