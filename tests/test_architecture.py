@@ -17,6 +17,7 @@ CORE = {
     "gradekit._frozen",
     "gradekit._hints",
     "gradekit._json_check",
+    "gradekit._numbers",
     "gradekit._load_context",
     "gradekit.code",
 }

@@ -95,6 +95,13 @@ class ConfigError(GradekitError, ValueError):
         self.source = source
         super().__init__(message)
 
+    def problems_under(self, *prefix: str | int) -> list[Problem]:
+        """Every problem (the message as one, when there are none) with `prefix` put before
+        its path: how an error in a nested config (a composite's child, an entry of a list)
+        is reported at its place in the enclosing one."""
+        inner = self.problems or (Problem((), self.message),)
+        return [attrs.evolve(problem, path=(*prefix, *problem.path)) for problem in inner]
+
     def __str__(self) -> str:
         if not self.problems:
             return self.message

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import Any, Final, Literal, NamedTuple
 
 from gradekit._frozen import FrozenDict
 
-__all__ = ["json_problem", "plain_json"]
+__all__ = ["JsonProblem", "find_json_problem", "json_problem", "plain_json"]
 
 
 _SCALARS: Final = frozenset({str, bool, int, type(None)})
@@ -39,45 +39,73 @@ def plain_json(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def json_problem(value: Any) -> tuple[str, str] | None:
-    """None for strict JSON; else (error class, `$.path is what`) for the first problem."""
+class JsonProblem(NamedTuple):
+    """The first thing in a value that strict JSON cannot hold.
+
+    `reason` is `nonfinite` (a NaN or an infinity), `key` (a mapping key that is not a
+    string), `cycle` (a container that holds itself) or `type` (a value of another type);
+    `path` leads to it from the root (mapping keys and sequence indexes); `value` is the
+    offending value (the key, for `key`). Callers word the error their own way.
+    """
+
+    reason: Literal["nonfinite", "key", "cycle", "type"]
+    path: tuple[str | int, ...]
+    value: Any
+
+    @property
+    def error_class(self) -> str:
+        """`ValueError` for a bad value of a JSON type, `TypeError` for a type JSON lacks."""
+        return "ValueError" if self.reason in ("nonfinite", "cycle") else "TypeError"
+
+
+def find_json_problem(value: Any) -> JsonProblem | None:
+    """None for strict JSON (dict with string keys, list, tuple, str, int, finite float,
+    bool, None); else the first problem found, depth first."""
     if plain_json(value):
         return None
-    found = _json_problem(value, set())
-    if found is None:
+    return _walk(value, [], set())
+
+
+def json_problem(value: Any) -> tuple[str, str] | None:
+    """None for strict JSON; else (error class, `$.path is what`) for the first problem."""
+    problem = find_json_problem(value)
+    if problem is None:
         return None
-    cls, parts, what = found
-    return cls, "$" + "".join(reversed(parts)) + " " + what
+    where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in problem.path)
+    if problem.reason == "nonfinite":
+        what = f"is {problem.value!r}"
+    elif problem.reason == "key":
+        what = f"has a non-string key {problem.value!r}"
+    elif problem.reason == "cycle":
+        what = "contains itself"
+    else:
+        what = f"is a {type(problem.value).__name__}"
+    return problem.error_class, f"{where} {what}"
 
 
-def _json_problem(value: Any, active: set[int]) -> tuple[str, list[str], str] | None:
+def _walk(value: Any, path: list[str | int], active: set[int]) -> JsonProblem | None:
     kind = type(value)
     if value is None or kind is str or kind is bool or kind is int:
         return None
     if isinstance(value, float):
-        return None if math.isfinite(value) else ("ValueError", [], f"is {value!r}")
+        return None if math.isfinite(value) else JsonProblem("nonfinite", tuple(path), value)
     if isinstance(value, (dict, list, tuple)):
         if id(value) in active:
-            return ("ValueError", [], "contains itself")
+            return JsonProblem("cycle", tuple(path), value)
         active.add(id(value))
         try:
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if type(key) is not str:
-                        return ("TypeError", [], f"has a non-string key {key!r}")
-                    found = _json_problem(item, active)
-                    if found is not None:
-                        found[1].append(f".{key}")
-                        return found
-            else:
-                for index, item in enumerate(value):
-                    found = _json_problem(item, active)
-                    if found is not None:
-                        found[1].append(f"[{index}]")
-                        return found
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(value, dict) and type(key) is not str:
+                    return JsonProblem("key", tuple(path), key)
+                path.append(key)
+                found = _walk(item, path, active)
+                path.pop()
+                if found is not None:
+                    return found
         finally:
             active.discard(id(value))
         return None
     if isinstance(value, (int, str)):
         return None
-    return ("TypeError", [], f"is a {kind.__name__}")
+    return JsonProblem("type", tuple(path), value)

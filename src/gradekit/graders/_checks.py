@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from gradekit._errors import OptionError
+from gradekit._numbers import fraction_problem
 from gradekit._types import GradeResult
 
 __all__ = ["Check", "checks_result", "validate_threshold"]
@@ -62,5 +63,6 @@ def checks_result(
 
 def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
     """attrs validator: a threshold is a fraction in [0, 1] (or None)."""
-    if value is not None and not 0.0 <= value <= 1.0:
-        raise OptionError(attribute.name, f"must be between 0 and 1, got {value!r}")
+    problem = None if value is None else fraction_problem(value)
+    if problem is not None:
+        raise OptionError(attribute.name, problem)

@@ -7,10 +7,10 @@ or details that are not strict JSON give an error result: never a clamp, never a
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from gradekit._frozen import freeze
+from gradekit._json_check import JsonProblem, find_json_problem
 from gradekit._types import GradeResult
 from gradekit.code import GraderResult
 
@@ -91,43 +91,26 @@ def details_problem(details: Any) -> str | None:
             f"got {type_name(details)}; {_JSON_TYPES}"
         )
     try:
-        return _json_problem(details, "details", set())
+        problem = find_json_problem(details)
     except RecursionError:
         return "ValueError: details are not JSON-serialisable: they are nested too deeply"
+    return None if problem is None else _describe(problem)
 
 
-def _json_problem(value: Any, path: str, active: set[int]) -> str | None:
+def _describe(problem: JsonProblem) -> str:
     prefix = "details are not JSON-serialisable"
-    if value is None or isinstance(value, (str, int)):  # bool is an int
-        return None
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return None
-        return f"ValueError: {prefix}: {path} is {value!r}; JSON has no NaN or infinity"
-    if not isinstance(value, (dict, list, tuple)):
-        return f"TypeError: {prefix}: {path} is {type_name(value)}; {_JSON_TYPES}"
-    if id(value) in active:
+    path = "details" + "".join(f"[{part!r}]" for part in problem.path)
+    if problem.reason == "nonfinite":
+        return f"ValueError: {prefix}: {path} is {problem.value!r}; JSON has no NaN or infinity"
+    if problem.reason == "cycle":
         return f"ValueError: {prefix}: {path} refers back to a containing value (a cycle)"
-    active.add(id(value))
-    try:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    return (
-                        f"TypeError: {prefix}: {path} has the key {key!r} ({type(key).__name__});"
-                        " JSON object keys must be strings"
-                    )
-                problem = _json_problem(item, f"{path}[{key!r}]", active)
-                if problem is not None:
-                    return problem
-        else:
-            for index, item in enumerate(value):
-                problem = _json_problem(item, f"{path}[{index}]", active)
-                if problem is not None:
-                    return problem
-    finally:
-        active.discard(id(value))
-    return None
+    if problem.reason == "key":
+        key = problem.value
+        return (
+            f"TypeError: {prefix}: {path} has the key {key!r} ({type(key).__name__});"
+            " JSON object keys must be strings"
+        )
+    return f"TypeError: {prefix}: {path} is {type_name(problem.value)}; {_JSON_TYPES}"
 
 
 def type_name(value: Any) -> str:

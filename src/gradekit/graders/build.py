@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._hints import close_matches
+from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
@@ -25,8 +25,7 @@ _LANGUAGES = sorted({*PRESETS, *ALIASES})
 
 def _language(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
     if value is not None and value.lower() not in _LANGUAGES:
-        hint = close_matches(value.lower(), _LANGUAGES)
-        suffix = f"did you mean '{hint[0]}'?" if hint else "use one of " + ", ".join(PRESETS)
+        suffix = did_you_mean(value.lower(), _LANGUAGES) or "use one of " + ", ".join(PRESETS)
         raise OptionError(attribute.name, f"no build preset for '{value}'; {suffix}")
 
 

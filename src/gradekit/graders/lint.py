@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._hints import close_matches
+from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
@@ -35,8 +35,7 @@ def _linter(item: Any, index: int) -> Linter:
     if isinstance(item, str):
         if item in PRESETS:
             return PRESETS[item]
-        hint = close_matches(item, PRESETS)
-        suffix = f"did you mean '{hint[0]}'?" if hint else "presets: " + ", ".join(PRESETS)
+        suffix = did_you_mean(item, PRESETS) or "presets: " + ", ".join(PRESETS)
         raise OptionError(where, f"unknown linter '{item}'; {suffix} (or give {{name, command}})")
     if isinstance(item, Mapping):
         unknown = sorted(set(item) - {"name", "command"})

@@ -29,8 +29,9 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._hints import close_matches
+from gradekit._hints import did_you_mean
 from gradekit._load_context import current_place, current_suite_dir, suite_dir
+from gradekit._numbers import fraction_problem
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.code import GraderContext
 from gradekit.graders._code_result import to_grade_result, type_name
@@ -41,8 +42,9 @@ _PATH_LOCK = threading.Lock()
 
 
 def _threshold(_: Any, __: Any, value: float | None) -> None:
-    if value is not None and not 0.0 <= value <= 1.0:
-        raise OptionError("threshold", f"must be between 0 and 1, got {value!r}")
+    problem = None if value is None else fraction_problem(value)
+    if problem is not None:
+        raise OptionError("threshold", problem)
 
 
 class _AsyncOnly:
@@ -263,8 +265,8 @@ def resolve(reference: str) -> Callable[..., Any]:
         try:
             target = getattr(target, part)
         except AttributeError as error:
-            hint = close_matches(part, [n for n in dir(target) if not n.startswith("_")])
-            suggestion = f"did you mean '{hint[0]}'? " if hint else ""
+            hint = did_you_mean(part, [n for n in dir(target) if not n.startswith("_")])
+            suggestion = f"{hint} " if hint else ""
             raise OptionError(
                 "grader",
                 f"cannot resolve grader {reference!r}: {owner} has no attribute {part!r} "

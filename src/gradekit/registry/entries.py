@@ -13,6 +13,7 @@ import attrs
 
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit._numbers import fraction_problem
 from gradekit._types import Grader
 
 __all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "GraderEntry", "Isolation", "build_entry"]
@@ -71,6 +72,14 @@ def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float 
     return float(value)
 
 
+def _fraction(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float | None:
+    value = _number(raw, key, problems)
+    problem = None if value is None else fraction_problem(value)
+    if problem is not None:
+        problems.append(Problem((key,), problem))
+    return value
+
+
 def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Problem]) -> bool:
     value = raw.get(key, default)
     if not isinstance(value, bool):
@@ -108,9 +117,7 @@ def build_entry(
     weight = _number(raw, "weight", problems)
     if weight is not None and weight < 0:
         problems.append(Problem(("weight",), f"must be >= 0, got {weight!r}"))
-    threshold = _number(raw, "threshold", problems)
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))
+    threshold = _fraction(raw, "threshold", problems)
     timeout = _number(raw, "timeout", problems)
     if timeout is not None and timeout <= 0:
         problems.append(Problem(("timeout",), f"must be > 0 seconds, got {timeout!r}"))
@@ -135,7 +142,7 @@ def build_entry(
         threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
-        problems.extend(error.problems or [Problem((), error.message)])
+        problems.extend(error.problems_under())
     except GradekitError as error:
         problems.append(Problem(("kind",), str(error)))
     if problems or grader is None:
@@ -174,7 +181,7 @@ def _route_to_kind(
     # uses it to derive `passed` from a bare score); otherwise the runner applies it.
     if (
         threshold is not None
-        and 0.0 <= threshold <= 1.0  # else reported above, not again by the kind
+        and fraction_problem(threshold) is None  # else reported above, not again by the kind
         and _declares(options_class, "threshold")
     ):
         options["threshold"] = threshold

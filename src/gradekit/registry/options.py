@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import attrs
 
 from gradekit._errors import ConfigError, OptionError, Problem
-from gradekit._hints import close_matches
+from gradekit._hints import hint_suffix
 
 if typing.TYPE_CHECKING:
     import cattrs
@@ -56,8 +56,7 @@ def structure_options(
     for key in config:
         if key in known:
             continue
-        hint = close_matches(str(key), known)
-        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+        suffix = hint_suffix(str(key), known)
         if not known:
             suffix = f" (kind '{kind}' takes no options)"
         message = f"unknown option '{key}' for kind '{kind}'{suffix}"

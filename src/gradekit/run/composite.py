@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import ConfigError, Problem
-from gradekit._hints import close_matches
+from gradekit._hints import hint_suffix
+from gradekit._numbers import fraction_problem
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.report.model import ResultRecord
@@ -56,8 +57,7 @@ class _Composite:
         known = ("graders", *self.extra_options)
         for key in config:
             if key not in known:
-                hint = close_matches(str(key), known)
-                suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+                suffix = hint_suffix(str(key), known)
                 message = f"unknown option '{key}' for kind '{self.kind}'{suffix}"
                 problems.append(Problem((str(key),), message, key=True))
         self.children = _children(config.get("graders"), creating_registry(), problems)
@@ -143,10 +143,7 @@ def _children(raw: Any, registry: Any, problems: list[Problem]) -> tuple[GraderE
         try:
             entry = build_entry(item, registry=registry)
         except ConfigError as error:
-            inner = error.problems or (Problem((), error.message),)
-            problems.extend(
-                Problem(("graders", index, *p.path), p.message, p.key, p.where) for p in inner
-            )
+            problems.extend(error.problems_under("graders", index))
             continue
         if entry is not None:
             children.append(entry)
@@ -229,8 +226,8 @@ class Weighted(_Composite):
             problems.append(
                 Problem(("threshold",), f"expected a number from 0 to 1, got {threshold!r}")
             )
-        elif not 0.0 <= threshold <= 1.0:
-            problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))
+        elif (problem := fraction_problem(threshold)) is not None:
+            problems.append(Problem(("threshold",), problem))
         else:
             self.threshold = float(threshold)
 

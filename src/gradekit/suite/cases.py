@@ -7,7 +7,6 @@ suite's root, never only the first; the caller places them in its file.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
+from gradekit._hints import close_matches
 from gradekit._types import Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Turn
@@ -47,7 +47,6 @@ CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
 # Any other key of a case or turn is metadata; only a near-miss of a field is taken for a typo.
-TYPO_CUTOFF: Final = 0.75
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,7 +54,7 @@ def _typo(key: Any, fields: tuple[str, ...]) -> str | None:
     """The field `key` looks like a misspelling of, if any (cached: dataset lines repeat)."""
     if not isinstance(key, str):
         return None
-    hits = difflib.get_close_matches(key, fields, n=1, cutoff=TYPO_CUTOFF)
+    hits = close_matches(key, fields)
     return hits[0] if hits else None
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gradekit._errors import ConfigError, Problem
-from gradekit._hints import close_matches
+from gradekit._hints import hint_suffix
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
 from gradekit.registry.entries import GraderEntry, build_entry
@@ -146,8 +146,7 @@ class _Loader:
         for key in data:
             if key in TOP_LEVEL_KEYS:
                 continue
-            hint = close_matches(str(key), TOP_LEVEL_KEYS)
-            suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+            suffix = hint_suffix(str(key), TOP_LEVEL_KEYS)
             message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(
                 TOP_LEVEL_KEYS
             )

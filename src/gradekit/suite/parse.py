@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from gradekit._errors import ConfigError, Problem
-from gradekit._hints import close_matches
+from gradekit._hints import hint_suffix
+from gradekit._numbers import fraction_problem
 from gradekit._types import ToolCall, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Policy
@@ -56,8 +57,7 @@ def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath)
     if isinstance(value, dict):
         for key in value:
             if key not in ("mode", "threshold"):
-                hint = close_matches(str(key), ("mode", "threshold"))
-                suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+                suffix = hint_suffix(str(key), ("mode", "threshold"))
                 message = f"unknown policy key '{key}'{suffix}; a policy has 'mode' and 'threshold'"
                 problems.append(Problem((*where, key), message, key=True))
         if "threshold" in raw:
@@ -78,8 +78,7 @@ def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath)
         return None
     mode: Any = value
     if mode not in MODES:
-        hint = close_matches(mode, MODES) if isinstance(mode, str) else []
-        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+        suffix = hint_suffix(mode, MODES) if isinstance(mode, str) else ""
         problems.append(
             Problem(where, f"expected all, any or weighted, got {describe(mode)}{suffix}")
         )
@@ -104,8 +103,9 @@ def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath)
             Problem(threshold_where, f"expected a number from 0 to 1, got {describe(threshold)}")
         )
         return None
-    if not 0.0 <= threshold <= 1.0:
-        problems.append(Problem(threshold_where, f"must be between 0 and 1, got {threshold!r}"))
+    problem = fraction_problem(threshold)
+    if problem is not None:
+        problems.append(Problem(threshold_where, problem))
         return None
     return Policy(mode, float(threshold))
 
@@ -125,8 +125,7 @@ def build_entries(
         try:
             entry = make_entry(raw, where)
         except ConfigError as error:
-            inner = error.problems or (Problem((), error.message),)
-            problems.extend(Problem((*where, *p.path), p.message, p.key) for p in inner)
+            problems.extend(error.problems_under(*where))
         except Exception as error:  # a third-party factory may raise anything
             problems.append(Problem(where, f"cannot create this grader: {error_text(error)}"))
         else:
@@ -153,8 +152,7 @@ def parse_tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tupl
         before = len(problems)
         for key in raw:
             if key not in TOOL_CALL_FIELDS:
-                hint = close_matches(str(key), TOOL_CALL_FIELDS)
-                suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+                suffix = hint_suffix(str(key), TOOL_CALL_FIELDS)
                 message = f"unknown tool call key '{key}'{suffix}; a tool call has " + ", ".join(
                     TOOL_CALL_FIELDS
                 )

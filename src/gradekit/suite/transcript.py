@@ -16,7 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
-from gradekit._hints import close_matches
+from gradekit._hints import hint_suffix
 from gradekit._types import ToolCall
 from gradekit.suite.parse import json_error
 
@@ -156,8 +156,7 @@ def transcript_turns(messages: Any, path: Path) -> tuple[list[TranscriptTurn], l
         where = (*path, index)
         role = message.get("role") if isinstance(message, dict) else None
         if not isinstance(message, dict) or role not in ROLES:
-            hint = close_matches(role, ROLES) if isinstance(role, str) else []
-            suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+            suffix = hint_suffix(role, ROLES) if isinstance(role, str) else ""
             problems.append(
                 Problem(
                     (*where, "role") if isinstance(message, dict) else where,
