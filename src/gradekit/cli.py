@@ -124,6 +124,26 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="JSON Schema of the suite file, for editors")
     schema.set_defaults(handler=_schema)
 
+    compare = commands.add_parser(
+        "compare", help="what changed since a baseline run; exit 1 when something regressed"
+    )
+    compare.add_argument("base", metavar="BASE", help="the baseline: a JSON report or results log")
+    compare.add_argument("new", metavar="NEW", help="the new run: a JSON report or results log")
+    compare.add_argument("--markdown", metavar="FILE", help="write the comparison as Markdown")
+    compare.add_argument("--html", metavar="FILE", help="write the comparison as an HTML page")
+    compare.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
+    compare.add_argument(
+        "--tolerance", type=float, default=0.0, metavar="X", help="ignore score changes <= X"
+    )
+    compare.add_argument(
+        "--fail-on",
+        default="regressions",
+        metavar="RULES",
+        help="what makes the exit code 1: regressions, new-errors, score-drop:N "
+        "(comma-separated; default regressions)",
+    )
+    compare.set_defaults(handler=_compare)
+
     pack = commands.add_parser("check-pack", help="check every kind a distribution registers")
     pack.add_argument("dist", metavar="DIST", help="the distribution's name")
     pack.set_defaults(handler=_check_pack)
@@ -401,6 +421,30 @@ def _schema(args: argparse.Namespace) -> int:
 
     print(json.dumps(suite_schema(default_registry), indent=2))
     return EXIT_PASSED
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from gradekit._errors import ConfigError
+    from gradekit.report import compare_views
+    from gradekit.report.compare import compare, parse_fail_on
+
+    try:
+        rules = parse_fail_on(args.fail_on)
+        comparison = compare(args.base, args.new, tolerance=args.tolerance)
+    except ConfigError as error:
+        raise _Invalid(f"gradekit: {error}") from error
+    sys.stdout.write(compare_views.render_text(comparison))
+    for path, writer in (
+        (args.markdown, compare_views.write_compare_markdown),
+        (args.html, compare_views.write_compare_html),
+        (args.json, compare_views.write_compare_json),
+    ):
+        if path:
+            _write(lambda value, to, _, write=writer: write(value, to), comparison, path, None)
+    broken = comparison.failures(rules)
+    for line in broken:
+        print(f"gradekit: {line}", file=sys.stderr)
+    return EXIT_FAILED if broken else EXIT_PASSED
 
 
 def _check_pack(args: argparse.Namespace) -> int:

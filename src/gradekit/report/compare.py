@@ -1,0 +1,264 @@
+"""Comparing a run with its baseline: what regressed, what was fixed, how scores moved.
+
+`compare(base, new)` matches cases by name (and turns by index) between two runs, each given as
+a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a `Comparison`:
+newly failing, newly erroring and newly passing cases, added and removed cases, score changes
+per grader beyond a tolerance, and the pass-rate change. `Comparison.failures(rules)` says which
+of the rules a CI gate cares about were broken (`gradekit compare` exits 1 on any).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Final, Literal
+
+import attrs
+
+from gradekit._errors import ConfigError
+from gradekit.report.model import CaseReport, SuiteReport
+
+__all__ = [
+    "FAIL_ON_RULES",
+    "CaseChange",
+    "Comparison",
+    "FailOn",
+    "ScoreChange",
+    "compare",
+    "parse_fail_on",
+    "read_run",
+]
+
+Outcome = Literal["pass", "fail", "error"]
+
+FAIL_ON_RULES: Final = ("regressions", "new-errors", "score-drop")
+"""What `--fail-on` may name: `regressions` (passing before, failing or erroring now),
+`new-errors` (erroring now, not before: new cases included), `score-drop:N` (a grader's score on
+a turn fell by more than N)."""
+
+
+@attrs.frozen
+class FailOn:
+    """The rules a comparison is judged by (see FAIL_ON_RULES)."""
+
+    regressions: bool = True
+    new_errors: bool = False
+    score_drop: float | None = None
+
+
+def parse_fail_on(text: str) -> FailOn:
+    """`regressions,new-errors,score-drop:0.1` to a FailOn; a ConfigError names a bad part."""
+    regressions = new_errors = False
+    score_drop: float | None = None
+    for part in (p.strip() for p in text.split(",")):
+        name, _, value = part.partition(":")
+        if name == "regressions" and not value:
+            regressions = True
+        elif name == "new-errors" and not value:
+            new_errors = True
+        elif name == "score-drop":
+            try:
+                score_drop = float(value)
+            except ValueError:
+                score_drop = -1.0
+            if not 0.0 <= score_drop < 1.0:
+                raise ConfigError(
+                    f"--fail-on score-drop takes a number from 0 to 1, got {value!r}; "
+                    "write score-drop:0.1"
+                )
+        else:
+            raise ConfigError(
+                f"--fail-on: unknown rule {part!r}; use regressions, new-errors and "
+                "score-drop:N, separated by commas"
+            )
+    return FailOn(regressions, new_errors, score_drop)
+
+
+@attrs.frozen
+class CaseChange:
+    """A case whose outcome differs between the runs; None stands for 'not in that run'."""
+
+    name: str
+    base: Outcome | None
+    new: Outcome | None
+
+
+@attrs.frozen
+class ScoreChange:
+    """One grader's score on one turn of one case, in both runs."""
+
+    case: str
+    turn: int
+    grader: str
+    base: float
+    new: float
+
+    @property
+    def delta(self) -> float:
+        """new - base: negative for a drop."""
+        return self.new - self.base
+
+
+@attrs.frozen
+class Comparison:
+    """What changed from `base` to `new` (see `compare`)."""
+
+    regressed: tuple[CaseChange, ...]
+    """Passing before, failing or erroring now."""
+    new_errors: tuple[CaseChange, ...]
+    """Erroring now and not before (new cases included)."""
+    fixed: tuple[CaseChange, ...]
+    """Passing now, not passing before (new passing cases are `added`, not fixed)."""
+    added: tuple[CaseChange, ...]
+    removed: tuple[CaseChange, ...]
+    score_changes: tuple[ScoreChange, ...]
+    """Per grader and turn, changes larger than the tolerance, largest drop first."""
+    base_pass_rate: float | None
+    new_pass_rate: float | None
+    unchanged: int
+
+    @property
+    def pass_rate_change(self) -> float | None:
+        """new - base pass rate, or None when either run has no case."""
+        if self.base_pass_rate is None or self.new_pass_rate is None:
+            return None
+        return self.new_pass_rate - self.base_pass_rate
+
+    def failures(self, rules: FailOn) -> list[str]:
+        """Which of `rules` the new run breaks, each as a short sentence (empty: none)."""
+        broken = []
+        if rules.regressions and self.regressed:
+            broken.append(f"{len(self.regressed)} case(s) regressed")
+        if rules.new_errors and self.new_errors:
+            broken.append(f"{len(self.new_errors)} case(s) newly errored")
+        if rules.score_drop is not None:
+            limit = rules.score_drop
+            drops = [c for c in self.score_changes if -c.delta > limit]
+            if drops:
+                broken.append(f"{len(drops)} score(s) dropped by more than {limit:g}")
+        return broken
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form written by `gradekit compare --json`."""
+
+        def cases(changes: Iterable[CaseChange]) -> list[dict[str, object]]:
+            return [attrs.asdict(change) for change in changes]
+
+        return {
+            "base_pass_rate": self.base_pass_rate,
+            "new_pass_rate": self.new_pass_rate,
+            "pass_rate_change": self.pass_rate_change,
+            "regressed": cases(self.regressed),
+            "new_errors": cases(self.new_errors),
+            "fixed": cases(self.fixed),
+            "added": cases(self.added),
+            "removed": cases(self.removed),
+            "unchanged": self.unchanged,
+            "score_changes": [
+                {**attrs.asdict(change), "delta": change.delta} for change in self.score_changes
+            ],
+        }
+
+
+Run = SuiteReport | Iterable[CaseReport] | str | os.PathLike[str]
+
+
+def read_run(run: Run) -> list[CaseReport]:
+    """The case reports of a run: a `SuiteReport`, case reports, or the path of a JSON report
+    or a `--resume` log (JSONL); a file that is neither is a ConfigError naming it."""
+    if isinstance(run, SuiteReport):
+        return list(run.cases)
+    if not isinstance(run, (str, os.PathLike)):
+        return list(run)
+    path = Path(run)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read {path}: {error.strerror or error}; check the path"
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, Mapping) and isinstance(data.get("cases"), list):
+        items = data["cases"]
+    else:
+        from gradekit.report.jsonl import read_cases
+
+        return [case for _, case in read_cases(path)]
+    try:
+        return [CaseReport.from_dict(item) for item in items]
+    except (KeyError, TypeError, ValueError) as error:
+        raise ConfigError(
+            f"{path} is not a gradekit report: a case lacks {error}; give a JSON report "
+            "(gradekit run -o) or a results log (--resume)"
+        ) from None
+
+
+def _pass_rate(cases: Mapping[str, CaseReport]) -> float | None:
+    if not cases:
+        return None
+    return sum(1 for case in cases.values() if case.outcome == "pass") / len(cases)
+
+
+def _by_name(cases: Iterable[CaseReport]) -> dict[str, CaseReport]:
+    # A resumed log may hold a case twice (graded again after a crash): the last one counts.
+    return {case.name: case for case in cases}
+
+
+def _scores(case: CaseReport) -> dict[tuple[int, str], float]:
+    return {
+        (turn.index, record.result.name): record.result.score
+        for turn in case.turns
+        for record in turn.results
+        if record.result.error is None
+    }
+
+
+def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
+    """Compare two runs of a suite; score changes of at most `tolerance` are ignored."""
+    before, after = _by_name(read_run(base)), _by_name(read_run(new))
+    regressed, new_errors, fixed, added, removed = [], [], [], [], []
+    scores: list[ScoreChange] = []
+    unchanged = 0
+    for name, case in after.items():
+        old = before.get(name)
+        now: Outcome = case.outcome  # type: ignore[assignment]
+        if old is None:
+            added.append(CaseChange(name, None, now))
+            if now == "error":
+                new_errors.append(CaseChange(name, None, now))
+            continue
+        was: Outcome = old.outcome  # type: ignore[assignment]
+        change = CaseChange(name, was, now)
+        if was == now:
+            unchanged += 1
+        if was == "pass" and now != "pass":
+            regressed.append(change)
+        if now == "error" and was != "error":
+            new_errors.append(change)
+        if now == "pass" and was != "pass":
+            fixed.append(change)
+        old_scores = _scores(old)
+        for (turn, grader), score in _scores(case).items():
+            previous = old_scores.get((turn, grader))
+            if previous is not None and abs(score - previous) > tolerance:
+                scores.append(ScoreChange(name, turn, grader, previous, score))
+    for name, case in before.items():
+        if name not in after:
+            removed.append(CaseChange(name, case.outcome, None))  # type: ignore[arg-type]
+    scores.sort(key=lambda change: (change.delta, change.case, change.turn, change.grader))
+    return Comparison(
+        regressed=tuple(regressed),
+        new_errors=tuple(new_errors),
+        fixed=tuple(fixed),
+        added=tuple(added),
+        removed=tuple(removed),
+        score_changes=tuple(scores),
+        base_pass_rate=_pass_rate(before),
+        new_pass_rate=_pass_rate(after),
+        unchanged=unchanged,
+    )

@@ -1,0 +1,161 @@
+"""How a `Comparison` is shown: plain text for the console, Markdown for a pull request, a
+self-contained HTML page, and JSON for tools; the last three written atomically."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Iterable
+
+from gradekit.report._atomic import atomic_text
+from gradekit.report._text import percent
+from gradekit.report.compare import CaseChange, Comparison
+
+__all__ = [
+    "render_html",
+    "render_markdown",
+    "render_text",
+    "write_compare_html",
+    "write_compare_json",
+    "write_compare_markdown",
+]
+
+_SHOWN = 50
+"""Cases listed per section; the rest are counted."""
+
+_SECTIONS = (
+    ("regressed", "Regressed (passing before)"),
+    ("new_errors", "Newly erroring"),
+    ("fixed", "Fixed (passing now)"),
+    ("added", "Added"),
+    ("removed", "Removed"),
+)
+
+
+def _outcome(value: str | None) -> str:
+    return "absent" if value is None else value
+
+
+def _rate_line(comparison: Comparison) -> str:
+    change = comparison.pass_rate_change
+    delta = "" if change is None else f" ({change * 100:+.1f} points)"
+    return (
+        f"pass rate {percent(comparison.base_pass_rate)} -> "
+        f"{percent(comparison.new_pass_rate)}{delta}"
+    )
+
+
+def _sections(comparison: Comparison) -> Iterable[tuple[str, tuple[CaseChange, ...]]]:
+    for attribute, title in _SECTIONS:
+        changes: tuple[CaseChange, ...] = getattr(comparison, attribute)
+        if changes:
+            yield title, changes
+
+
+def render_text(comparison: Comparison) -> str:
+    """The console view: the pass-rate change, then each non-empty section."""
+    lines = [_rate_line(comparison)]
+    for title, changes in _sections(comparison):
+        lines.append(f"{title}: {len(changes)}")
+        lines.extend(
+            f"  {c.name}: {_outcome(c.base)} -> {_outcome(c.new)}" for c in changes[:_SHOWN]
+        )
+        if len(changes) > _SHOWN:
+            lines.append(f"  ... and {len(changes) - _SHOWN} more")
+    if comparison.score_changes:
+        lines.append(f"Score changes: {len(comparison.score_changes)}")
+        lines.extend(
+            f"  {c.case} turn {c.turn} {c.grader}: {c.base:.3g} -> {c.new:.3g} ({c.delta:+.3g})"
+            for c in comparison.score_changes[:_SHOWN]
+        )
+    if len(lines) == 1:
+        lines.append(f"no case changed outcome ({comparison.unchanged} unchanged)")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """Text safe in a Markdown table cell or list item (code spans keep `*` and `_` literal)."""
+    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+
+
+def render_markdown(comparison: Comparison) -> str:
+    """A Markdown summary for a pull request comment."""
+    lines = ["## gradekit: comparison with the baseline", "", _rate_line(comparison), ""]
+    for title, changes in _sections(comparison):
+        lines += [
+            f"### {title}: {len(changes)}",
+            "",
+            "| case | before | now |",
+            "| --- | --- | --- |",
+        ]
+        lines += [
+            f"| {_md(c.name)} | {_outcome(c.base)} | {_outcome(c.new)} |" for c in changes[:_SHOWN]
+        ]
+        if len(changes) > _SHOWN:
+            lines.append(f"\n... and {len(changes) - _SHOWN} more")
+        lines.append("")
+    if comparison.score_changes:
+        lines += [
+            f"### Score changes: {len(comparison.score_changes)}",
+            "",
+            "| case | turn | grader | before | now |",
+            "| --- | ---: | --- | ---: | ---: |",
+        ]
+        lines += [
+            f"| {_md(c.case)} | {c.turn} | {_md(c.grader)} | {c.base:.3g} | {c.new:.3g} |"
+            for c in comparison.score_changes[:_SHOWN]
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def render_html(comparison: Comparison) -> str:
+    """One self-contained page (no script, no network) with the same sections."""
+    e = html.escape
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>gradekit comparison</title>",
+        "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .6em}.fail,.error{color:#b00}"
+        ".pass{color:#070}</style></head><body>",
+        f"<h1>Comparison with the baseline</h1><p>{e(_rate_line(comparison))}</p>",
+    ]
+    for title, changes in _sections(comparison):
+        rows = "".join(
+            f"<tr><td>{e(c.name)}</td><td class='{_outcome(c.base)}'>{_outcome(c.base)}</td>"
+            f"<td class='{_outcome(c.new)}'>{_outcome(c.new)}</td></tr>"
+            for c in changes
+        )
+        parts.append(
+            f"<h2>{e(title)}: {len(changes)}</h2><table><tr><th>case</th><th>before</th>"
+            f"<th>now</th></tr>{rows}</table>"
+        )
+    if comparison.score_changes:
+        rows = "".join(
+            f"<tr><td>{e(c.case)}</td><td>{c.turn}</td><td>{e(c.grader)}</td>"
+            f"<td>{c.base:.3g}</td><td>{c.new:.3g}</td></tr>"
+            for c in comparison.score_changes
+        )
+        parts.append(
+            f"<h2>Score changes: {len(comparison.score_changes)}</h2><table><tr><th>case</th>"
+            f"<th>turn</th><th>grader</th><th>before</th><th>now</th></tr>{rows}</table>"
+        )
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def write_compare_markdown(comparison: Comparison, path: str | os.PathLike[str]) -> None:
+    """Write `render_markdown(comparison)` to `path`."""
+    with atomic_text(path) as out:
+        out.write(render_markdown(comparison))
+
+
+def write_compare_html(comparison: Comparison, path: str | os.PathLike[str]) -> None:
+    """Write `render_html(comparison)` to `path`."""
+    with atomic_text(path) as out:
+        out.write(render_html(comparison))
+
+
+def write_compare_json(comparison: Comparison, path: str | os.PathLike[str]) -> None:
+    """Write `comparison.to_dict()` to `path` as JSON."""
+    with atomic_text(path) as out:
+        out.write(json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,114 @@
+"""`gradekit compare BASE NEW`: real runs of a suite before and after a change, compared through
+the command line and the API."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_support import Run
+
+import gradekit
+from gradekit.report.compare import compare, parse_fail_on
+
+BEFORE = """
+name: drift
+graders:
+  - kind: equality
+cases:
+  - {name: stays, output: "a", expected: "a"}
+  - {name: breaks, output: "b", expected: "b"}
+  - {name: mends, output: "x", expected: "c"}
+  - {name: leaves, output: "d", expected: "d"}
+  - name: scored
+    output: "the cat sat"
+    expected: "x"
+    graders: [{kind: contains, values: [cat, sat, mat], mode: all, advisory: true}]
+"""
+
+AFTER = """
+name: drift
+graders:
+  - kind: equality
+cases:
+  - {name: stays, output: "a", expected: "a"}
+  - {name: breaks, output: "B!", expected: "b"}
+  - {name: mends, output: "c", expected: "c"}
+  - {name: arrives, output: "e", expected: "e"}
+  - name: scored
+    output: "the cat"
+    expected: "x"
+    graders: [{kind: contains, values: [cat, sat, mat], mode: all, advisory: true}]
+  - name: erring
+    output: "f"
+    graders: [{kind: code, grader: "boom:grade"}]
+"""
+
+
+@pytest.fixture
+def runs(tmp_path: Path, gradekit: Run) -> tuple[Path, Path]:
+    """A JSON report of the suite before the change and a results log of it after."""
+    (tmp_path / "boom.py").write_text("def grade(ctx):\n    raise RuntimeError('no')\n")
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(BEFORE))
+    done = gradekit("run", "suite.yaml", "-q", "-o", "base.json")
+    assert done.returncode == 1, done.stderr
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(AFTER))
+    done = gradekit("run", "suite.yaml", "-q", "--resume", "new.jsonl")
+    assert done.returncode == 1, done.stderr
+    return tmp_path / "base.json", tmp_path / "new.jsonl"
+
+
+def test_compare_lists_what_changed_and_exits_1_on_a_regression(
+    runs: tuple[Path, Path], gradekit: Run, tmp_path: Path
+) -> None:
+    done = gradekit("compare", "base.json", "new.jsonl", "--json", "c.json", "--markdown", "c.md")
+    assert done.returncode == 1, done.stderr
+    assert "breaks: pass -> fail" in done.stdout
+    assert "mends: fail -> pass" in done.stdout
+    assert "regressed" in done.stderr
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert [c["name"] for c in data["regressed"]] == ["breaks"]
+    assert [c["name"] for c in data["fixed"]] == ["mends"]
+    assert sorted(c["name"] for c in data["added"]) == ["arrives", "erring"]
+    assert [c["name"] for c in data["removed"]] == ["leaves"]
+    assert [c["name"] for c in data["new_errors"]] == ["erring"]
+    assert "| `breaks` | pass | fail |" in (tmp_path / "c.md").read_text()
+
+
+def test_fail_on_chooses_what_counts(runs: tuple[Path, Path], gradekit: Run) -> None:
+    # Scores fell twice: `breaks` (equality, 1 -> 0) and the advisory `contains` of `scored`
+    # (2/3 -> 1/3, a drop of a third).
+    assert gradekit("compare", "base.json", "new.jsonl", "--fail-on", "new-errors").returncode == 1
+    drop = gradekit("compare", "base.json", "new.jsonl", "--fail-on", "score-drop:0.3")
+    assert drop.returncode == 1 and "2 score(s) dropped by more than 0.3" in drop.stderr
+    drop = gradekit("compare", "base.json", "new.jsonl", "--fail-on", "score-drop:0.5")
+    assert drop.returncode == 1 and "1 score(s) dropped by more than 0.5" in drop.stderr
+    assert gradekit("compare", "new.jsonl", "new.jsonl").returncode == 0
+    fixed_only = gradekit("compare", "new.jsonl", "base.json", "--fail-on", "new-errors")
+    assert fixed_only.returncode == 0, fixed_only.stderr
+
+
+def test_bad_input_exits_2_naming_it(
+    runs: tuple[Path, Path], gradekit: Run, tmp_path: Path
+) -> None:
+    (tmp_path / "junk.json").write_text('{"cases": [{"nope": 1}]}')
+    assert gradekit("compare", "base.json", "missing.json").returncode == 2
+    bad = gradekit("compare", "base.json", "junk.json")
+    assert bad.returncode == 2 and "junk.json" in bad.stderr
+    rule = gradekit("compare", "base.json", "new.jsonl", "--fail-on", "regresions")
+    assert rule.returncode == 2 and "unknown rule 'regresions'" in rule.stderr
+
+
+def test_the_api_compares_report_objects_and_files_alike(runs: tuple[Path, Path]) -> None:
+    base, new = runs
+    from_files = compare(base, new)
+    loaded = gradekit.report.compare.read_run(new)
+    from_objects = compare(gradekit.report.compare.read_run(base), loaded)
+    assert from_files == from_objects
+    assert from_files.failures(parse_fail_on("regressions")) == ["1 case(s) regressed"]
+    assert [c.grader for c in compare(base, new, tolerance=0.5).score_changes] == ["equality"] * 2
+    (change,) = [c for c in from_files.score_changes if c.case == "scored"]
+    assert change.delta == pytest.approx(-1 / 3)
+    assert from_files.base_pass_rate == pytest.approx(3 / 5)  # stays, breaks, leaves
