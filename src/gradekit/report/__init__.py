@@ -14,11 +14,14 @@ from gradekit.report.json import write_json
 from gradekit.report.jsonl import CaseLog, read_cases
 from gradekit.report.junit import write_junit
 from gradekit.report.markdown import render_markdown, write_markdown
+from gradekit.report.records import to_frame, to_records
 
 __all__ = [
     "CaseLog",
     "read_cases",
     "render_markdown",
+    "to_frame",
+    "to_records",
     "write_html",
     "write_json",
     "write_junit",
