@@ -11,13 +11,16 @@ from pathlib import Path
 
 import gradekit
 import pytest
+
 from conftest import Grade, make_shop
 
 REFERENCE = "SELECT name, city FROM customers WHERE city = 'London'"
 
 
 def test_same_rows_in_another_order_pass(grade: Grade) -> None:
-    result = grade("SELECT name, city FROM customers WHERE id IN (3, 1) ORDER BY id DESC", REFERENCE)
+    result = grade(
+        "SELECT name, city FROM customers WHERE id IN (3, 1) ORDER BY id DESC", REFERENCE
+    )
     assert result.outcome == "pass"
     assert result.score == 1.0
     assert result.message == "same result as the reference: 2 rows (in any order)"
@@ -263,7 +266,9 @@ def test_text_that_is_not_utf8_is_compared_not_refused(tmp_path: Path) -> None:
         connection.execute("INSERT INTO t VALUES (CAST(x'e9' AS TEXT))")
     connection.close()
     grader = gradekit.create("sql.execution", config={"database": str(path)})
-    assert grader.grade(gradekit.Sample(output="SELECT x FROM t", expected="SELECT * FROM t")).passed
+    assert grader.grade(
+        gradekit.Sample(output="SELECT x FROM t", expected="SELECT * FROM t")
+    ).passed
 
 
 def test_options_are_checked_when_created() -> None:
@@ -330,9 +335,7 @@ def test_database_paths_resolve_against_the_suite_folder(tmp_path: Path) -> None
         )
     )
     report = gradekit.run_suite(gradekit.load_suite(suite))
-    outcomes = {
-        case.name: case.turns[0].results[0].result.outcome for case in report.cases
-    }
+    outcomes = {case.name: case.turns[0].results[0].result.outcome for case in report.cases}
     assert outcomes == {
         "right": "pass",
         "wrong": "fail",

@@ -38,7 +38,7 @@ def _same_value(a: Any, b: Any, tolerance: float) -> bool:
 
 def same_row(a: Row, b: Row, tolerance: float) -> bool:
     """True when the rows have as many values and each pair is equal (see the module doc)."""
-    return len(a) == len(b) and all(_same_value(x, y, tolerance) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_same_value(x, y, tolerance) for x, y in zip(a, b, strict=True))
 
 
 @attrs.frozen
@@ -54,7 +54,9 @@ class Difference:
         return not self.missing and not self.unexpected
 
 
-def unordered_difference(expected: Sequence[Row], output: Sequence[Row], tolerance: float) -> Difference:
+def unordered_difference(
+    expected: Sequence[Row], output: Sequence[Row], tolerance: float
+) -> Difference:
     """Compare as multisets: every row counts as often as it occurs, order does not matter.
 
     Rows equal exactly are paired first; what is left is paired within the tolerance.
@@ -91,7 +93,9 @@ def _window(value: float, tolerance: float) -> float:
     return tolerance * max(1.0, abs(value)) / (1 - tolerance)
 
 
-def _pair_within_tolerance(missing: list[Row], unexpected: list[Row], tolerance: float) -> Difference:
+def _pair_within_tolerance(
+    missing: list[Row], unexpected: list[Row], tolerance: float
+) -> Difference:
     """Pair rows that differ only in numbers within the tolerance.
 
     Rows are grouped by their non-numeric values and sorted by their numbers; each missing row
@@ -104,7 +108,10 @@ def _pair_within_tolerance(missing: list[Row], unexpected: list[Row], tolerance:
         groups.setdefault(_shape(row), []).append(row)
     for rows in groups.values():
         rows.sort(key=_numbers)
-    firsts = {shape: [_numbers(row)[0] if _numbers(row) else 0.0 for row in rows] for shape, rows in groups.items()}
+    firsts = {
+        shape: [_numbers(row)[0] if _numbers(row) else 0.0 for row in rows]
+        for shape, rows in groups.items()
+    }
     paired: dict[tuple[Any, ...], set[int]] = {shape: set() for shape in groups}
     still_missing: list[Row] = []
     for row in sorted(missing, key=_numbers):
@@ -125,13 +132,20 @@ def _pair_within_tolerance(missing: list[Row], unexpected: list[Row], tolerance:
             index += 1
         else:
             still_missing.append(row)
-    left = [row for shape, rows in groups.items() for index, row in enumerate(rows) if index not in paired[shape]]
+    left = [
+        row
+        for shape, rows in groups.items()
+        for index, row in enumerate(rows)
+        if index not in paired[shape]
+    ]
     return Difference(still_missing, left)
 
 
-def first_difference(expected: Sequence[Row], output: Sequence[Row], tolerance: float) -> int | None:
+def first_difference(
+    expected: Sequence[Row], output: Sequence[Row], tolerance: float
+) -> int | None:
     """Compare in order: the index of the first row that differs (or is absent), or None."""
-    for index, (want, got) in enumerate(zip(expected, output)):
+    for index, (want, got) in enumerate(zip(expected, output, strict=False)):
         if not same_row(want, got, tolerance):
             return index
     if len(expected) != len(output):

@@ -33,7 +33,7 @@ def _non_negative(_: Any, attribute: attrs.Attribute[float], value: float) -> No
         raise OptionError(attribute.name, f"must be a number >= 0, got {value!r}")
 
 
-def _positive(_: Any, attribute: attrs.Attribute[float], value: float) -> None:
+def _positive(_: Any, attribute: attrs.Attribute[Any], value: float) -> None:
     if not value > 0:
         raise OptionError(attribute.name, f"must be > 0, got {value!r}")
 
@@ -123,7 +123,9 @@ class Execution:
                 except QueryError as error:
                     return self._query_failed(error, expected)
         except (sqlite3.Error, OSError) as error:  # the file is not a database, unreadable...
-            return data_error(KIND, self.name, f"cannot open the database {str(database)!r}: {error}")
+            return data_error(
+                KIND, self.name, f"cannot open the database {str(database)!r}: {error}"
+            )
         return self._compare(expected, output)
 
     # -- the database ---------------------------------------------------------------------
@@ -143,14 +145,15 @@ class Execution:
                 KIND, self.name, f"{source} must be a path to a SQLite file, got {given!r}"
             )
         path = Path(given).expanduser()
+        origin = f"{source} is {given!r}"
         if not path.is_absolute():
             path = Path(self._base_dir) / path
+            origin += f", relative to {self._base_dir!r}"
         if not path.is_file():
             return data_error(
                 KIND,
                 self.name,
-                f"database not found: {str(path)!r} ({source} {given!r}, relative to "
-                f"{self._base_dir!r}); create it or fix the path",
+                f"database not found: {str(path)!r} ({origin}); create it or fix the path",
             )
         return path
 
@@ -200,9 +203,8 @@ class Execution:
                 f"missing, e.g. {row_text(difference.missing[0])}"
             )
         if difference.unexpected:
-            parts.append(
-                f"{len(difference.unexpected)} unexpected, e.g. {row_text(difference.unexpected[0])}"
-            )
+            example = row_text(difference.unexpected[0])
+            parts.append(f"{len(difference.unexpected)} unexpected, e.g. {example}")
         message = (
             f"result differs from the reference: {'; '.join(parts)} (the query returned "
             f"{_rows(len(output.rows))}, the reference {len(expected.rows)})"
@@ -229,12 +231,13 @@ class Execution:
         }
         if want is None or got is None:
             message = (
-                f"the query returned {_rows(len(output.rows))}, the reference "
-                f"{len(expected.rows)}"
+                f"the query returned {_rows(len(output.rows))}, the reference {len(expected.rows)}"
             )
             if index:
                 message += f"; the first {_rows(index)} are equal"
         else:
-            message = f"row {index} differs from the reference: expected {row_text(want)}, got {row_text(got)}"
+            message = (
+                f"row {index} differs from the reference: expected {row_text(want)}, "
+                f"got {row_text(got)}"
+            )
         return self._result(False, message, details)
-

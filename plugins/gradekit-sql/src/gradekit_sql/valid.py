@@ -57,11 +57,15 @@ class Valid:
             return GradeResult(KIND, self.name, False, 0.0, error.message, details)
         details["statements"] = [statement.to_dict() for statement in found]
         if not found:
-            return GradeResult(KIND, self.name, False, 0.0, "no SQL statement in the output", details)
+            return GradeResult(
+                KIND, self.name, False, 0.0, "no SQL statement in the output", details
+            )
         bad = [(index, s) for index, s in enumerate(found, 1) if s.problem is not None]
         kinds = ", ".join(statement.kind for statement in found)
         if not bad:
-            count = "1 statement, a read" if len(found) == 1 else f"{len(found)} statements, all reads"
+            count = (
+                "1 statement, a read" if len(found) == 1 else f"{len(found)} statements, all reads"
+            )
             return GradeResult(KIND, self.name, True, 1.0, f"{count}: {kinds}", details)
         index, first = bad[0]
         message = f"statement {index} of {len(found)} does not only read: {first.problem}"
