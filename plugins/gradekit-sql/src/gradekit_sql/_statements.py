@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import TYPE_CHECKING, Any
+import threading
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
@@ -83,9 +84,14 @@ class _QuietFallback(logging.Filter):
         return "contains unsupported syntax" not in record.getMessage()
 
 
+_IMPORT: Final = threading.Lock()
+
+
 @functools.cache
 def _sqlglot() -> Any:
-    import sqlglot
+    # One import at a time: first imports of one package from two threads can deadlock.
+    with _IMPORT:
+        import sqlglot
 
     logging.getLogger("sqlglot").addFilter(_QuietFallback())
     return sqlglot
