@@ -107,9 +107,7 @@ def _outcomes(report: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
     outcomes = {}
     for case in report["cases"]:
         results = case["turns"][0]["results"]
-        outcomes[case["name"]] = [
-            (result["kind"], _outcome(result)) for result in results
-        ]
+        outcomes[case["name"]] = [(result["kind"], _outcome(result)) for result in results]
     return outcomes
 
 
@@ -153,9 +151,7 @@ def test_kinds_lists_the_packs_under_their_namespace_and_distribution(gradekit: 
 
 
 @needs_packs
-def test_a_suite_using_both_packs_runs_through_gradekit_run(
-    gradekit: Run, tmp_path: Path
-) -> None:
+def test_a_suite_using_both_packs_runs_through_gradekit_run(gradekit: Run, tmp_path: Path) -> None:
     suite = _write_suite(tmp_path)
     # Run from another folder: the database path resolves against the suite's folder.
     proc = gradekit("run", str(suite), "-o", "report.json", cwd=tmp_path)
