@@ -80,8 +80,8 @@ def _installed() -> list[str]:
 needs_packs = pytest.mark.skipif(
     bool(_installed()),
     reason=(
-        f"the grader packs {', '.join(_installed())} are not installed in this venv; install "
-        "them with: pip install -e plugins/gradekit-sql -e plugins/gradekit-similarity"
+        f"not installed in this venv: {', '.join(_installed())}; install the packs with: "
+        "pip install -e plugins/gradekit-sql -e plugins/gradekit-similarity"
     ),
 )
 
