@@ -331,16 +331,26 @@ def test_database_paths_resolve_against_the_suite_folder(tmp_path: Path) -> None
                 database: dbs/missing.sqlite
                 output: "SELECT 1"
                 expected: "SELECT 1"
+              - name: in a child process
+                output: "SELECT name FROM customers WHERE city = 'London'"
+                expected: "SELECT name FROM customers WHERE id IN (1, 3)"
+                graders:
+                  - {kind: sql.execution, database: dbs/shop.sqlite, isolation: process}
             """
         )
     )
     report = gradekit.run_suite(gradekit.load_suite(suite))
-    outcomes = {case.name: case.turns[0].results[0].result.outcome for case in report.cases}
+    outcomes = {
+        case.name: [record.result.outcome for record in case.turns[0].results]
+        for case in report.cases
+    }
     assert outcomes == {
-        "right": "pass",
-        "wrong": "fail",
-        "per-case database": "pass",
-        "missing database": "error",
+        "right": ["pass"],
+        "wrong": ["fail"],
+        "per-case database": ["pass"],
+        "missing database": ["error"],
+        # The suite-level grader, and the same kind pickled into a process worker.
+        "in a child process": ["pass", "pass"],
     }
     missing = report.cases[3].turns[0].results[0].result.message
     assert str(suite_dir / "dbs" / "missing.sqlite") in missing

@@ -40,7 +40,6 @@ class Levenshtein:
     text is >= `threshold`."""
 
     kind: ClassVar[str] = KIND
-    inline: ClassVar[bool] = True
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
         {"threshold": 0.8},
         {"threshold": 0.9, "case_insensitive": True},
