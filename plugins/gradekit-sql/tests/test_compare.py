@@ -63,3 +63,18 @@ def test_first_difference_in_order() -> None:
     assert first_difference([(1,), (2,)], [(2,), (1,)], 0.0) == 0
     assert first_difference([(1,), (2,)], [(1,)], 0.0) == 1
     assert first_difference([(1,)], [(1,), (2,)], 0.0) == 1
+
+
+def test_close_rows_pair_quickly_when_a_column_is_constant() -> None:
+    # Pairing looks along the column that tells rows apart, not the constant first one.
+    expected = [(1.0, index * 0.5) for index in range(20_000)]
+    output = [(1.0, value + 1e-9) for _, value in reversed(expected)]
+    assert unordered_difference(expected, output, 1e-6).empty
+
+
+def test_unpaired_rows_of_both_sides_are_reported() -> None:
+    difference = unordered_difference(
+        [(1.0, "a"), (5.0, "a")], [(1.0000001, "a"), (9.0, "a")], 1e-6
+    )
+    assert difference.missing == [(5.0, "a")]
+    assert difference.unexpected == [(9.0, "a")]

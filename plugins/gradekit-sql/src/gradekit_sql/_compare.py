@@ -98,47 +98,69 @@ def _pair_within_tolerance(
 ) -> Difference:
     """Pair rows that differ only in numbers within the tolerance.
 
-    Rows are grouped by their non-numeric values and sorted by their numbers; each missing row
-    takes the first unpaired candidate whose first number is within reach (found by bisection)
-    and whose values all match. Greedy pairing in sorted order: it can miss a pairing only when
-    one row is within the tolerance of several others.
+    Only rows with the same non-numeric values can pair, so rows are grouped by those first;
+    each group is paired on its own (see `_pair_group`).
     """
-    groups: dict[tuple[Any, ...], list[Row]] = {}
+    groups: dict[tuple[Any, ...], tuple[list[Row], list[Row]]] = {}
+    for row in missing:
+        groups.setdefault(_shape(row), ([], []))[0].append(row)
     for row in unexpected:
-        groups.setdefault(_shape(row), []).append(row)
-    for rows in groups.values():
-        rows.sort(key=_numbers)
-    firsts = {
-        shape: [_numbers(row)[0] if _numbers(row) else 0.0 for row in rows]
-        for shape, rows in groups.items()
-    }
-    paired: dict[tuple[Any, ...], set[int]] = {shape: set() for shape in groups}
+        groups.setdefault(_shape(row), ([], []))[1].append(row)
     still_missing: list[Row] = []
-    for row in sorted(missing, key=_numbers):
-        shape = _shape(row)
-        numbers = _numbers(row)
-        candidates = groups.get(shape)
-        if not candidates or not numbers:
-            still_missing.append(row)
-            continue
-        keys = firsts[shape]
-        reach = _window(numbers[0], tolerance)
-        index = bisect.bisect_left(keys, numbers[0] - reach) if reach != math.inf else 0
-        taken = paired[shape]
-        while index < len(candidates) and keys[index] <= numbers[0] + reach:
-            if index not in taken and same_row(row, candidates[index], tolerance):
-                taken.add(index)
-                break
-            index += 1
+    left: list[Row] = []
+    for wanted, offered in groups.values():
+        if wanted and offered and _numbers(wanted[0]):
+            unpaired_wanted, unpaired_offered = _pair_group(wanted, offered, tolerance)
         else:
-            still_missing.append(row)
-    left = [
-        row
-        for shape, rows in groups.items()
-        for index, row in enumerate(rows)
-        if index not in paired[shape]
-    ]
+            unpaired_wanted, unpaired_offered = wanted, offered
+        still_missing.extend(unpaired_wanted)
+        left.extend(unpaired_offered)
     return Difference(still_missing, left)
+
+
+def _pair_group(
+    wanted: list[Row], offered: list[Row], tolerance: float
+) -> tuple[list[Row], list[Row]]:
+    """Pair rows of one group: the unpaired rows of each side.
+
+    The offered rows are sorted on the numeric column with the most distinct values, and each
+    wanted row looks only at those within reach in that column (found by bisection), skipping
+    rows already paired, and takes the first whose values all match. Greedy pairing in sorted
+    order: it can miss a pairing only when one row is within the tolerance of several others.
+    """
+    numbers = [_numbers(row) for row in offered]
+    width = len(numbers[0])
+    column = max(range(width), key=lambda index: len({values[index] for values in numbers}))
+    order = sorted(range(len(offered)), key=lambda index: numbers[index][column])
+    keys = [numbers[index][column] for index in order]
+    # free[i] leads to the first unpaired position >= i (path halving keeps the hops short).
+    free = list(range(len(order) + 1))
+
+    def first_free(position: int) -> int:
+        while free[position] != position:
+            free[position] = free[free[position]]
+            position = free[position]
+        return position
+
+    unpaired: list[Row] = []
+    for row in sorted(wanted, key=lambda row: _numbers(row)[column]):
+        value = _numbers(row)[column]
+        reach = _window(value, tolerance)
+        low = 0 if reach == math.inf else bisect.bisect_left(keys, value - reach)
+        position = first_free(low)
+        while position < len(order) and keys[position] <= value + reach:
+            if same_row(row, offered[order[position]], tolerance):
+                free[position] = position + 1
+                break
+            position = first_free(position + 1)
+        else:
+            unpaired.append(row)
+    left = [
+        offered[order[position]]
+        for position in range(len(order))
+        if first_free(position) == position
+    ]
+    return unpaired, left
 
 
 def first_difference(
