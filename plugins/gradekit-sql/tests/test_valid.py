@@ -103,7 +103,11 @@ def test_empty_sql_fails_and_structured_output_is_an_error() -> None:
     assert _grade("").message == "no SQL statement in the output"
     assert _grade(" ; ").message == "no SQL statement in the output"
     assert _grade(None).outcome == "fail"
-    assert _grade({"sql": "SELECT 1"}).outcome == "error"
+    structured = _grade({"sql": "SELECT 1"})
+    assert (structured.outcome, structured.message) == (
+        "error",
+        "the output is a mapping, not SQL text",
+    )
 
 
 def test_an_unknown_dialect_is_a_config_error_with_a_suggestion() -> None:

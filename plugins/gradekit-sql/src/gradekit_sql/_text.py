@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from gradekit import GradeResult
 
-__all__ = ["QUOTE_LIMIT", "data_error", "quote", "sql_text"]
+__all__ = ["QUOTE_LIMIT", "data_error", "not_sql", "quote", "sql_text"]
 
 QUOTE_LIMIT: Final = 60
 """Texts longer than this are cut in messages (details keep more)."""
@@ -35,3 +35,14 @@ def data_error(
 ) -> GradeResult:
     """An error result: the grader could not grade this sample (not the agent's failure)."""
     return GradeResult.of_error(kind, name, f"ValueError: {message}", message, details)
+
+
+def not_sql(kind: str, name: str, value: Any) -> GradeResult:
+    """The error result for an output that is structured data, not SQL text."""
+    if isinstance(value, Mapping):
+        what = "a mapping"
+    elif isinstance(value, (list, tuple)):
+        what = "a list"
+    else:
+        what = f"a {type(value).__name__}"
+    return data_error(kind, name, f"the output is {what}, not SQL text")

@@ -21,7 +21,7 @@ from gradekit._options import OptionError
 from gradekit_sql._compare import first_difference, unordered_difference
 from gradekit_sql._database import QueryError, Rows, read_only, run_query
 from gradekit_sql._render import json_rows, row_text
-from gradekit_sql._text import data_error, sql_text
+from gradekit_sql._text import data_error, not_sql, sql_text
 
 __all__ = ["Execution"]
 
@@ -99,9 +99,7 @@ class Execution:
             )
         query = sql_text(sample.output)
         if query is None:
-            return data_error(
-                KIND, self.name, f"the output is a {type(sample.output).__name__}, not SQL text"
-            )
+            return not_sql(KIND, self.name, sample.output)
         database = self._database(sample)
         if isinstance(database, GradeResult):
             return database

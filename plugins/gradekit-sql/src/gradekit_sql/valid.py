@@ -14,7 +14,7 @@ from gradekit import GradeResult, Sample
 from gradekit._options import OptionError
 
 from gradekit_sql._statements import SqlSyntaxError, check_dialect, statements
-from gradekit_sql._text import data_error, sql_text
+from gradekit_sql._text import not_sql, sql_text
 
 __all__ = ["Valid"]
 
@@ -46,9 +46,7 @@ class Valid:
         """Parse the output and check every statement."""
         sql = sql_text(sample.output)
         if sql is None:
-            return data_error(
-                KIND, self.name, f"the output is a {type(sample.output).__name__}, not SQL text"
-            )
+            return not_sql(KIND, self.name, sample.output)
         details: dict[str, Any] = {"dialect": self.dialect}
         try:
             found = statements(sql, self.dialect)
