@@ -1,23 +1,13 @@
-"""What both SQL kinds share: the SQL text of a sample's value, quoting, and error results."""
+"""What both SQL kinds share: the SQL text of a sample's value, and error results."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from gradekit import GradeResult
 
-__all__ = ["QUOTE_LIMIT", "data_error", "not_sql", "quote", "sql_text"]
-
-QUOTE_LIMIT: Final = 60
-"""Texts longer than this are cut in messages (details keep more)."""
-
-
-def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """`text` quoted for a message, cut to `limit` characters with an ellipsis."""
-    if len(text) <= limit:
-        return repr(text)
-    return repr(text[: limit - 1] + "…")
+__all__ = ["data_error", "not_sql", "sql_text"]
 
 
 def sql_text(value: Any) -> str | None:
