@@ -21,6 +21,7 @@ from gradekit._errors import (
     Problem,
     UnknownKindError,
 )
+from gradekit._load_context import current_suite_dir
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
 from gradekit.registry.registry import Registry, create, kinds, register
 
@@ -49,6 +50,7 @@ __all__ = [
     "UnknownKindError",
     "__version__",
     "create",
+    "current_suite_dir",
     "grade",
     "kinds",
     "load_suite",

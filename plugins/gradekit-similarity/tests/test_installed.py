@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import gradekit
-from gradekit._registry import default_registry
+from gradekit.registry.registry import default_registry
 
 KINDS = {
     "similarity.levenshtein": "gradekit_similarity.levenshtein:Levenshtein",

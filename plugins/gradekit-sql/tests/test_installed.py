@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import gradekit
-from gradekit._registry import default_registry
+from gradekit.registry.registry import default_registry
 
 
 def test_the_kinds_come_from_this_distribution() -> None:

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
-from gradekit import GradeResult, Sample
-from gradekit._options import OptionError
+from gradekit import GradeResult, OptionError, Sample
 
 __all__ = [
     "QUOTE_LIMIT",

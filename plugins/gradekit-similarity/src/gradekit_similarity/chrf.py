@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import attrs
-from gradekit import GradeResult, Sample
-from gradekit._options import OptionError
+from gradekit import GradeResult, OptionError, Sample
 
 from gradekit_similarity._base import (
     THRESHOLD_HELP,

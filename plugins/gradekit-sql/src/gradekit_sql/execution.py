@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-from gradekit import GradeResult, Sample
-from gradekit._loading import current_suite_dir
-from gradekit._options import OptionError
+from gradekit import GradeResult, OptionError, Sample, current_suite_dir
 
 from gradekit_sql._compare import first_difference, unordered_difference
 from gradekit_sql._database import QueryError, Rows, read_only, run_query

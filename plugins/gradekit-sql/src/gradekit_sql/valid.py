@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import attrs
-from gradekit import GradeResult, Sample
-from gradekit._options import OptionError
+from gradekit import GradeResult, OptionError, Sample
 
 from gradekit_sql._statements import SqlSyntaxError, check_dialect, statements
 from gradekit_sql._text import not_sql, sql_text
