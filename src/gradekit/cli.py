@@ -110,6 +110,21 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help="grade only cases whose name matches GLOB (repeat for several)",
     )
+    run.add_argument(
+        "--judge-concurrency",
+        type=_positive_int,
+        metavar="N",
+        help="LLM judge calls in flight at once, over the whole run (default 8)",
+    )
+    caching = run.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache judge replies in DIR (default: .gradekit-cache/ beside the suite)",
+    )
+    caching.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the judge cache"
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary")
     run.set_defaults(handler=_run)
 
@@ -246,9 +261,13 @@ def _run(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError
     from gradekit._model import SuiteReport
     from gradekit._runner import run_suite
+    from gradekit.graders import _judge
     from gradekit.report.collect import Collector
     from gradekit.report.console import Progress, one_line_summary, print_summary
 
+    _judge.configure(
+        concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
+    )
     suite = _load(args.suite)
     writers = _writers(args)
     show = not args.quiet
@@ -288,7 +307,7 @@ def _run(args: argparse.Namespace) -> int:
             (),
             complete=outcome.complete,
             duration_ms=outcome.duration_ms,
-            stored_summary=collector.summary(),
+            stored_summary=_judge.with_statistics(collector.summary()),
         )
         for path, writer in writers:
             _write(writer, final, path, collector)
@@ -296,6 +315,7 @@ def _run(args: argparse.Namespace) -> int:
         if not tty:
             print(one_line_summary(final), file=sys.stderr)
         print_summary(final, collector.failing, collector.more_failing, sys.stdout)
+        _judge.print_statistics(sys.stdout)
     return EXIT_PASSED if final.passed else EXIT_FAILED
 
 

@@ -1,0 +1,52 @@
+"""The machinery of the `prompt` kind (LLM-as-judge): prompt, HTTP, replies, cache, limits.
+
+Modules, each one idea: `_budget` (run-wide settings, the limit on calls in flight, the
+statistics), `_client` (httpx, retries), `_providers` (OpenAI and Anthropic wire formats),
+`_prompt` and `_sections` (what the judge is told and shown), `_reply`, `_locate` and
+`_logprobs` (reading a score out of a reply), `_cache` (replies on disk), `_calls` (one call),
+`_grade` and `_outcome` (one grade). Only `_client` imports httpx, and nothing here is imported
+by `import gradekit`.
+
+What a caller of a run uses: `configure` before it, `statistics` after it, and
+`with_statistics` to put them in a report's summary.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+import attrs
+
+from gradekit.graders._judge._budget import (
+    JudgeSettings,
+    JudgeStatistics,
+    configure,
+    current_settings,
+    statistics,
+)
+
+if TYPE_CHECKING:
+    from gradekit._model import Summary
+
+__all__ = [
+    "JudgeSettings",
+    "JudgeStatistics",
+    "configure",
+    "current_settings",
+    "print_statistics",
+    "statistics",
+    "with_statistics",
+]
+
+
+def with_statistics(summary: Summary) -> Summary:
+    """`summary` with the run's judge statistics as its `judge`, when a judge ran."""
+    stats = statistics()
+    return summary if stats is None else attrs.evolve(summary, judge=stats.to_dict())
+
+
+def print_statistics(stream: TextIO) -> None:
+    """The judge line of the end-of-run summary; nothing when no judge ran."""
+    stats = statistics()
+    if stats is not None:
+        print(stats.describe(), file=stream)
