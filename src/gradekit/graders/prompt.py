@@ -147,6 +147,7 @@ class Prompt:
             max_retries=self.max_retries,
             base_delay=self.retry_base_delay,
             request_timeout=self.request_timeout,
+            timeout=self.timeout,
         )
         connection = Connection(endpoint(provider, base_url), key_env, key_required, policy)
         object.__setattr__(self, "_connection", connection)

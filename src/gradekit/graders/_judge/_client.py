@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import functools
 import json
 import math
 import random
+import ssl
 import threading
 import time
 import weakref
@@ -59,12 +61,14 @@ class RetryPolicy:
     """How hard to try. Attempt n (from 0) that failed in a retryable way waits
     `base_delay * 2**n` seconds (at most `max_delay`, scaled by a random factor in [0.5, 1])
     or what the server's `Retry-After` asks, then tries again, at most `max_retries` times.
-    `request_timeout` bounds one attempt (None: the time left)."""
+    `request_timeout` bounds one attempt (None: the time left); `timeout` is the grader's
+    whole time, for messages (the deadline itself is given to `post_json`)."""
 
     max_retries: int = 3
     base_delay: float = 1.0
     request_timeout: float | None = None
     connect_timeout: float = 10.0
+    timeout: float = 60.0
     max_delay: float = 30.0
 
     def backoff(self, attempt: int) -> float:
@@ -102,11 +106,7 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
                     raise _exhausted(retry.error, attempt + 1) from None
                 wait = policy.backoff(attempt) if retry.wait is None else retry.wait
                 if time.monotonic() + wait >= deadline:
-                    raise JudgeTimeoutError(
-                        f"{retry.error.message}; the next attempt would start after the "
-                        "grader's timeout; raise the timeout, or lower --judge-concurrency "
-                        "if the server is rate limiting"
-                    ) from None
+                    raise _too_late(retry.error, policy) from None
                 attempt += 1
                 _budget.count(retries=1)
                 await asyncio.sleep(wait)
@@ -115,23 +115,26 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
 async def _attempt(
     client: httpx.AsyncClient, request: HttpRequest, policy: RetryPolicy, remaining: float
 ) -> Any:
-    seconds = (
-        remaining if policy.request_timeout is None else min(policy.request_timeout, remaining)
-    )
+    if policy.request_timeout is not None and policy.request_timeout < remaining:
+        seconds = policy.request_timeout
+        within = f"within {seconds:g}s (request_timeout)"
+    else:
+        seconds = remaining
+        within = f"within the grader's timeout of {policy.timeout:g}s"
     timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
     semaphore = _budget.slots()
     if not await _acquire(semaphore, remaining):
         raise JudgeTimeoutError(
-            f"no free judge slot within the grader's timeout ({remaining:.3g}s left): more "
-            "judge calls are waiting than --judge-concurrency lets through; raise the "
-            "timeout or --judge-concurrency"
+            f"no free judge slot within the grader's timeout of {policy.timeout:g}s: more "
+            "judge calls are waiting than --judge-concurrency lets through; raise timeout or "
+            "--judge-concurrency"
         )
     try:
         response = await client.post(
             request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
         )
     except httpx.TimeoutException as error:
-        text = f"no reply from the judge at {request.url} within {seconds:.3g}s"
+        text = f"no reply from the judge at {request.url} {within}"
         raise _Retry(JudgeTimeoutError(text)) from error
     except httpx.TransportError as error:
         cause = redact(f"{type(error).__name__}: {error}", request.secret)
@@ -207,10 +210,24 @@ def _exhausted(error: JudgeError, attempts: int) -> JudgeError:
     return type(error)(text)
 
 
+def _too_late(error: JudgeError, policy: RetryPolicy) -> JudgeTimeoutError:
+    """The error when the next attempt would start past the deadline."""
+    if isinstance(error, JudgeTimeoutError):
+        return JudgeTimeoutError(f"{error.message}; raise timeout, or check the server")
+    if isinstance(error, JudgeHTTPError) and error.status == 429:
+        hint = "raise timeout, or lower --judge-concurrency: the server is rate limiting"
+    else:
+        hint = "raise timeout, or check the server"
+    return JudgeTimeoutError(
+        f"{error.message}; no time is left for another attempt within the grader's timeout "
+        f"of {policy.timeout:g}s; {hint}"
+    )
+
+
 def _no_reply(request: HttpRequest, policy: RetryPolicy, attempts: int) -> JudgeError:
     return JudgeTimeoutError(
-        f"no reply from the judge at {request.url} within the grader's timeout "
-        f"({attempts} attempts); raise the timeout or check the server"
+        f"no reply from the judge at {request.url} within the grader's timeout of "
+        f"{policy.timeout:g}s ({attempts} attempts); raise timeout, or check the server"
     )
 
 
@@ -266,6 +283,13 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = (
 )
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every client: building one (loading the CA bundle) costs tens of
+    milliseconds, and a client is made per event loop."""
+    return httpx.create_ssl_context()
+
+
 @contextlib.asynccontextmanager
 async def _client() -> AsyncIterator[httpx.AsyncClient]:
     """The running loop's client, shared by the calls in flight on it (so connections are
@@ -274,7 +298,8 @@ async def _client() -> AsyncIterator[httpx.AsyncClient]:
     with _lock:
         shared = _clients.get(loop)
         if shared is None:
-            shared = _clients[loop] = _Shared(httpx.AsyncClient(follow_redirects=False))
+            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False)
+            shared = _clients[loop] = _Shared(client)
         shared.users += 1
     try:
         yield shared.client
