@@ -159,6 +159,7 @@ def test_the_api_key_appears_nowhere(
     gradekit: Run,
     write: Write,
     server: JudgeServer,
+    *,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     model: str,

@@ -3,11 +3,12 @@ judge settings for every test, and no API key or base URL from the environment."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from judge_server import JudgeServer
+from judge_support import Make
 
 import gradekit
 from gradekit.graders import _judge
@@ -31,9 +32,6 @@ def server() -> Iterator[JudgeServer]:
         yield running
 
 
-Make = Callable[..., Any]
-
-
 @pytest.fixture
 def make(server: JudgeServer) -> Make:
     """`make(**options)`: a prompt grader judged by `server` (OpenAI format unless the model
@@ -52,9 +50,3 @@ def make(server: JudgeServer) -> Make:
         return gradekit.create("prompt", config.pop("name", "judge"), config)
 
     return create
-
-
-def grade_one(grader: Any, sample: gradekit.Sample | None = None) -> gradekit.GradeResult:
-    """Grade one sample (default: a small question and answer) through the runner."""
-    sample = sample or gradekit.Sample(input="What is 2 + 2?", output="4", expected="4")
-    return gradekit.grade(sample, [grader])[0]

@@ -8,9 +8,9 @@ import json
 import threading
 from pathlib import Path
 
-import gradekit
 from judge_server import JudgeServer, judged, text
 
+import gradekit
 from gradekit.graders import _judge
 from gradekit.graders._judge._cache import ReplyCache
 from gradekit.graders._judge._providers import Reply
@@ -51,7 +51,7 @@ def test_a_second_run_is_served_from_the_cache(server: JudgeServer, tmp_path: Pa
     _judge.configure()
     second = run(path)
     assert len(server.requests) == 2  # the server saw nothing new
-    assert [c.to_dict() for c in second.cases][0]["turns"][0]["results"][0]["score"] == 0.8
+    assert second.cases[0].to_dict()["turns"][0]["results"][0]["score"] == 0.8
     stats = _judge.statistics()
     assert stats is not None
     assert (stats.calls, stats.cached, stats.input_tokens) == (0, 2, 0)

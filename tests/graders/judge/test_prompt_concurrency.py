@@ -3,11 +3,11 @@ more requests at once than `--judge-concurrency` lets through."""
 
 from __future__ import annotations
 
-import gradekit
 from judge_server import Answer, JudgeServer, judged
 
-from gradekit.graders import _judge
+import gradekit
 from gradekit._model import Case, GraderEntry, Suite, Turn
+from gradekit.graders import _judge
 
 
 def slow(request):  # each reply takes a moment, so requests pile up if nothing stops them

@@ -7,8 +7,8 @@ from __future__ import annotations
 import socket
 import time
 
-from conftest import Make, grade_one
 from judge_server import Answer, JudgeServer, judged
+from judge_support import Make, grade_one
 
 from gradekit.graders import _judge
 

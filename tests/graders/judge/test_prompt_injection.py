@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import Make, grade_one
 from judge_server import JudgeServer
+from judge_support import Make, grade_one
 
 from gradekit import Sample
 

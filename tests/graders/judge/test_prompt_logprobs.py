@@ -10,8 +10,8 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Make, grade_one
 from judge_server import JudgeServer, text
+from judge_support import Make, grade_one
 
 
 def tokens_of(reply: str, alternatives: dict[int, dict[str, float]]) -> list[dict[str, Any]]:

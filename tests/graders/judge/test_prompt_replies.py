@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Make, grade_one
 from judge_server import Answer, JudgeServer, judged, text
+from judge_support import Make, grade_one
 
 FORMATS = ["gpt-test", "claude-test"]
 
@@ -73,7 +73,13 @@ def test_a_reply_without_json_is_an_error_not_a_fail(
     [(12, "pass", 1.0, 12.0), (-3, "fail", 0.0, -3.0), ("6", "pass", 0.6, None)],
 )
 def test_scores_are_clamped_into_the_scale(
-    server: JudgeServer, make: Make, score: object, outcome: str, normalised: float, given: object
+    server: JudgeServer,
+    make: Make,
+    *,
+    score: object,
+    outcome: str,
+    normalised: float,
+    given: object,
 ) -> None:
     server.script(judged(score))
     result = grade_one(make())

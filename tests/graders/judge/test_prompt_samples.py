@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Make, grade_one
 from judge_server import JudgeServer, judged
+from judge_support import Make, grade_one
 
 from gradekit.graders import _judge
 
