@@ -4,6 +4,10 @@ The judge is any OpenAI-compatible chat completions server (OpenAI, vLLM, Ollama
 LiteLLM...) or Anthropic's messages API, asked for `{"reasoning": ..., "score": 0..max_score}`.
 The HTTP client is httpx (`pip install 'gradekit[llm]'`), imported when a prompt grader is
 created, never by `import gradekit` or by listing kinds. The machinery lives in `_judge/`.
+
+`configure` (before a run: judge calls in flight, the cache) and `statistics` (after it: calls,
+cache hits, retries, tokens) are the run-wide settings and figures, for Python callers; the
+command line calls them for `--judge-concurrency`, `--cache-dir` and `--no-cache`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import attrs
 from gradekit._loading import current_suite_dir
 from gradekit._options import OptionError
 from gradekit._types import GradeResult, Sample
+from gradekit.graders._judge import configure, statistics
 from gradekit.graders._judge._providers import (
     BASE_URL_ENV,
     DEFAULT_BASE_URLS,
@@ -25,7 +30,7 @@ from gradekit.graders._judge._providers import (
 from gradekit.graders._judge._sections import Includable
 from gradekit.graders._text import rebuilt
 
-__all__ = ["Criterion", "Prompt"]
+__all__ = ["Criterion", "Prompt", "configure", "statistics"]
 
 
 def _at_least(minimum: float) -> Any:

@@ -204,3 +204,22 @@ def test_what_the_judge_sees_follows_include(server: JudgeServer, make: Make) ->
     assert '"name": "calculator"' in user
     assert "Add 2 and 2" not in user
     assert "EXPECTED" not in user
+
+
+def test_grade_works_from_sync_code_and_inside_a_running_loop(
+    server: JudgeServer, make: Make
+) -> None:
+    import asyncio
+
+    from gradekit import Sample
+
+    grader = make()
+    assert grader.grade(Sample(output="4")).score == 0.8
+
+    async def inside_a_loop() -> tuple[float, float]:
+        blocking = grader.grade(Sample(output="5"))  # a notebook calling the sync method
+        awaited = await grader.agrade(Sample(output="6"))
+        return blocking.score, awaited.score
+
+    assert asyncio.run(inside_a_loop()) == (0.8, 0.8)
+    assert len(server.requests) == 3
