@@ -86,6 +86,8 @@ def test_scores_are_clamped_into_the_scale(
     assert (result.outcome, result.score) == (outcome, normalised)
     assert result.details is not None
     assert result.details.get("given_score") == given
+    if given is not None:
+        assert f"it wrote {given:g}, outside 0..10" in result.message
 
 
 @pytest.mark.parametrize("score", ["high", None, True, "NaN"])

@@ -1,5 +1,5 @@
-"""HTTP for judge calls: one httpx client per event loop, retries with backoff, one boundary
-where transport and server errors become JudgeErrors with the API key removed.
+"""HTTP for judge calls: retries with backoff, and one boundary where transport and server
+errors become JudgeErrors with the API key removed (the client itself: _session.py).
 
 httpx is imported here only, and this module only when a judge call is made (or a prompt
 grader created): `import gradekit` never loads it.
@@ -8,17 +8,12 @@ grader created): `import gradekit` never loads it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import email.utils
-import functools
 import json
 import math
 import random
-import ssl
-import threading
 import time
-import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -33,6 +28,7 @@ from gradekit.graders._judge._errors import (
     JudgeTimeoutError,
     redact,
 )
+from gradekit.graders._judge._session import shared_client
 
 __all__ = ["HttpRequest", "RetryPolicy", "post_json"]
 
@@ -93,7 +89,7 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
     `deadline` is a `time.monotonic()` instant past which no attempt starts or continues.
     Raises JudgeError subclasses only, whose messages hold no API key.
     """
-    async with _client() as client:
+    async with shared_client() as client:
         attempt = 0
         while True:
             remaining = deadline - time.monotonic()
@@ -266,48 +262,3 @@ def _excerpt(text: str) -> str:
     if not text:
         return "(empty body)"
     return repr(text if len(text) <= BODY_SHOWN else text[: BODY_SHOWN - 1] + "…")
-
-
-# -- one client per event loop -----------------------------------------------------------------
-
-
-@attrs.define
-class _Shared:
-    client: httpx.AsyncClient
-    users: int = 0
-
-
-_lock = threading.Lock()
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """One TLS context for every client: building one (loading the CA bundle) costs tens of
-    milliseconds, and a client is made per event loop."""
-    return httpx.create_ssl_context()
-
-
-@contextlib.asynccontextmanager
-async def _client() -> AsyncIterator[httpx.AsyncClient]:
-    """The running loop's client, shared by the calls in flight on it (so connections are
-    kept alive between them) and closed by the last one out, on its own loop."""
-    loop = asyncio.get_running_loop()
-    with _lock:
-        shared = _clients.get(loop)
-        if shared is None:
-            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False)
-            shared = _clients[loop] = _Shared(client)
-        shared.users += 1
-    try:
-        yield shared.client
-    finally:
-        with _lock:
-            shared.users -= 1
-            last = shared.users == 0
-            if last and _clients.get(loop) is shared:
-                del _clients[loop]
-        if last:
-            await asyncio.shield(shared.client.aclose())

@@ -173,7 +173,13 @@ def _message(
         )
         head = f"judge scored {_number(score)} ({parts}; {bar})"
     else:
-        head = f"judge scored {_number(score * top)}/{top} ({_number(score)}, {bar})"
+        written = outcomes[0].judgement.score
+        clamped = (
+            f"it wrote {_number(written.given)}, outside 0..{top}; "
+            if written is not None and written.weighted is None and written.given != written.value
+            else ""
+        )
+        head = f"judge scored {_number(score * top)}/{top} ({clamped}{_number(score)}, {bar})"
     first = outcomes[0].judgement
     reasoning = first.score.reasoning if first.score is not None else first.reasoning
     reasoning = " ".join(reasoning.split())

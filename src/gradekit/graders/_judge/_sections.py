@@ -108,9 +108,8 @@ def _conversation(sample: Sample) -> str:
 
 def _files(sample: Sample, limits: FileLimits) -> list[Section]:
     problem = workspace_error(sample)
-    if problem is not None:
-        raise ValueError(problem.split(": ", 1)[1])
-    assert sample.workspace is not None  # checked by workspace_error
+    if problem is not None or sample.workspace is None:
+        raise ValueError((problem or "no workspace").split(": ", 1)[-1])
     shown: list[Section] = []
     left_out: list[str] = []
     budget = limits.total
