@@ -170,3 +170,22 @@ def test_anthropic_requests_carry_the_key_and_version(
     assert request.body["temperature"] == 0.2
     assert request.body["messages"][0]["role"] == "user"
     assert "Is the answer correct?" in request.body["system"]
+
+
+def test_waiting_for_a_judge_slot_counts_against_the_timeout(
+    server: JudgeServer, make: Make
+) -> None:
+    from gradekit import Sample, grade
+
+    _judge.configure(concurrency=1)
+    server.script(lambda request: Answer(200, judged(8)(request).body, delay=0.8))
+    holder = make(name="holder", timeout=5)
+    waiter = make(name="waiter", timeout=0.3)
+    held, starved = grade(Sample(output="4"), [holder, waiter])
+    assert held.outcome == "pass"
+    assert len(server.requests) == 1
+    assert starved.error == (
+        "JudgeTimeoutError: no free judge slot within the grader's timeout of 0.3s: more judge "
+        "calls are waiting than --judge-concurrency lets through; raise timeout or "
+        "--judge-concurrency"
+    )

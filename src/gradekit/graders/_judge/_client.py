@@ -111,20 +111,22 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
 async def _attempt(
     client: httpx.AsyncClient, request: HttpRequest, policy: RetryPolicy, remaining: float
 ) -> Any:
-    if policy.request_timeout is not None and policy.request_timeout < remaining:
-        seconds = policy.request_timeout
-        within = f"within {seconds:g}s (request_timeout)"
-    else:
-        seconds = remaining
-        within = f"within the grader's timeout of {policy.timeout:g}s"
-    timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
     semaphore = _budget.slots()
+    waited = time.monotonic()
     if not await _acquire(semaphore, remaining):
         raise JudgeTimeoutError(
             f"no free judge slot within the grader's timeout of {policy.timeout:g}s: more "
             "judge calls are waiting than --judge-concurrency lets through; raise timeout or "
             "--judge-concurrency"
         )
+    remaining -= time.monotonic() - waited  # the slot's wait counts against the deadline
+    if policy.request_timeout is not None and policy.request_timeout < remaining:
+        seconds = policy.request_timeout
+        within = f"within {seconds:g}s (request_timeout)"
+    else:
+        seconds = max(remaining, 0.001)
+        within = f"within the grader's timeout of {policy.timeout:g}s"
+    timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
     try:
         response = await client.post(
             request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
