@@ -110,6 +110,21 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help="grade only cases whose name matches GLOB (repeat for several)",
     )
+    run.add_argument(
+        "--judge-concurrency",
+        type=_positive_int,
+        metavar="N",
+        help="LLM judge calls in flight at once, over the whole run (default 8)",
+    )
+    caching = run.add_mutually_exclusive_group()
+    caching.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="cache judge replies in DIR (default: .gradekit-cache/ beside the suite)",
+    )
+    caching.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the judge cache"
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary")
     run.set_defaults(handler=_run)
 
@@ -264,11 +279,15 @@ def _run(args: argparse.Namespace) -> int:
             "this version; use --executor local (the default)"
         )
     from gradekit._errors import ConfigError
+    from gradekit.graders import _judge
     from gradekit.report.console import Progress, one_line_summary, print_summary
     from gradekit.report.model import SuiteReport
     from gradekit.run.resume import Collector
     from gradekit.run.runner import run_suite
 
+    _judge.configure(
+        concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
+    )
     suite = _load(args.suite)
     writers = _writers(args)
     show = not args.quiet
@@ -308,7 +327,7 @@ def _run(args: argparse.Namespace) -> int:
             (),
             complete=outcome.complete,
             duration_ms=outcome.duration_ms,
-            stored_summary=collector.summary(),
+            stored_summary=_with_judge(collector.summary(), _judge.statistics()),
         )
         for path, writer in writers:
             _write(writer, final, path, collector)
@@ -316,7 +335,15 @@ def _run(args: argparse.Namespace) -> int:
         if not tty:
             print(one_line_summary(final), file=sys.stderr)
         print_summary(final, collector.failing, collector.more_failing, sys.stdout)
+        _judge.print_statistics(sys.stdout)
     return EXIT_PASSED if final.passed else EXIT_FAILED
+
+
+def _with_judge(summary: Any, stats: Any) -> Any:
+    """The summary with the run's LLM judge statistics as its `judge`, when a judge ran."""
+    import attrs
+
+    return summary if stats is None else attrs.evolve(summary, judge=stats.to_dict())
 
 
 class _DeferredInterrupt:

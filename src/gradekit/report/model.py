@@ -245,6 +245,9 @@ class Summary:
     errored: int
     pass_rate: float | None
     graders: Mapping[str, GraderSummary]
+    judge: Mapping[str, int] | None = None
+    """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
+    the command line after the run, from gradekit.graders._judge.statistics()."""
 
     @classmethod
     def of(cls, cases: Iterable[CaseReport]) -> Summary:
@@ -263,6 +266,7 @@ class Summary:
             "errored": self.errored,
             "pass_rate": self.pass_rate,
             "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
+            **({} if self.judge is None else {"judge": dict(self.judge)}),
         }
 
 

@@ -14,13 +14,14 @@ from typing import Any, ClassVar
 
 import attrs
 
+from gradekit._coroutines import run_sync
 from gradekit._errors import ConfigError, Problem
 from gradekit._hints import hint_suffix
 from gradekit._numbers import fraction_problem
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.report.model import ResultRecord
-from gradekit.run.dispatch import entry_of, run_entry, run_sync
+from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.results import call_sync
 from gradekit.run.settings import current_context
 from gradekit.run.verdict import Verdict, combine, negate, votes_of

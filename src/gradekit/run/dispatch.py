@@ -6,7 +6,6 @@ top-level grader: same timeout, same isolation, same checks, same threshold rule
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
@@ -17,7 +16,7 @@ from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import call_sync, error_result, finish, timeout_result
 from gradekit.run.settings import Context, Settings
 
-__all__ = ["PROCESS_GRACE", "entry_of", "is_inline", "run_entry", "run_sync"]
+__all__ = ["PROCESS_GRACE", "entry_of", "is_inline", "run_entry"]
 
 
 T = TypeVar("T")
@@ -105,32 +104,3 @@ async def _watch(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
         pool.abandon(ticket)
         future.cancel()
         raise
-
-
-def run_sync(make: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to completion from sync code, even where an event loop is already
-    running in this thread (a notebook): then on a fresh loop in a helper thread."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_call(make))
-    box: list[Any] = []
-
-    def target() -> None:
-        try:
-            box.append((True, asyncio.run(_call(make))))
-        except BaseException as error:
-            box.append((False, error))
-
-    thread = threading.Thread(target=target, name="gradekit-sync", daemon=True)
-    thread.start()
-    thread.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    result: T = value
-    return result
-
-
-async def _call(make: Callable[[], Awaitable[T]]) -> T:
-    return await make()

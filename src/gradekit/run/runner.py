@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
+from gradekit._coroutines import run_sync
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
-from gradekit.run.dispatch import entry_of, run_entry, run_sync
+from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.loop import _Run
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
 from gradekit.suite.model import Suite

@@ -1,0 +1,266 @@
+"""HTTP for judge calls: retries with backoff, and one boundary where transport and server
+errors become JudgeErrors with the API key removed (the client itself: _session.py).
+
+httpx is imported here only, and this module only when a judge call is made (or a prompt
+grader created): `import gradekit` never loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import math
+import random
+import time
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+import httpx
+
+from gradekit.graders._judge import _budget
+from gradekit.graders._judge._errors import (
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeReplyError,
+    JudgeTimeoutError,
+    redact,
+)
+from gradekit.graders._judge._session import shared_client
+
+__all__ = ["HttpRequest", "RetryPolicy", "post_json"]
+
+RETRIED_STATUSES: Final = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+"""429 (rate limited), 5xx (the server's trouble) and the two 4xx that say "try again"."""
+
+BODY_SHOWN: Final = 300
+"""Characters of an error body quoted in a message."""
+
+
+@attrs.frozen
+class HttpRequest:
+    """One JSON POST to a judge. `headers` hold the API key and are never shown; `secret` is
+    the key, removed from every text that comes back; `key_hint` names where the key comes
+    from (for the message of a 401)."""
+
+    url: str
+    body: Mapping[str, Any]
+    headers: Mapping[str, str] = attrs.field(repr=False, factory=dict)
+    secret: str | None = attrs.field(repr=False, default=None)
+    key_hint: str = "the API key"
+
+
+@attrs.frozen
+class RetryPolicy:
+    """How hard to try. Attempt n (from 0) that failed in a retryable way waits
+    `base_delay * 2**n` seconds (at most `max_delay`, scaled by a random factor in [0.5, 1])
+    or what the server's `Retry-After` asks, then tries again, at most `max_retries` times.
+    `request_timeout` bounds one attempt (None: the time left); `timeout` is the grader's
+    whole time, for messages (the deadline itself is given to `post_json`)."""
+
+    max_retries: int = 3
+    base_delay: float = 1.0
+    request_timeout: float | None = None
+    connect_timeout: float = 10.0
+    timeout: float = 60.0
+    max_delay: float = 30.0
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt `attempt` when the server did not say."""
+        delay = min(self.max_delay, self.base_delay * 2.0**attempt)
+        return delay * random.uniform(0.5, 1.0)
+
+
+class _Retry(Exception):
+    """An attempt failed in a way worth trying again: `error` if it is the last, `wait` (if
+    set) is what the server asked for."""
+
+    def __init__(self, error: JudgeError, wait: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.wait = wait
+
+
+async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolicy) -> Any:
+    """POST `request.body` as JSON and return the decoded reply, retrying what is worth it.
+
+    `deadline` is a `time.monotonic()` instant past which no attempt starts or continues.
+    Raises JudgeError subclasses only, whose messages hold no API key.
+    """
+    async with shared_client() as client:
+        attempt = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _no_reply(request, policy, attempt)
+            try:
+                return await _attempt(client, request, policy, remaining)
+            except _Retry as retry:
+                if attempt >= policy.max_retries:
+                    raise _exhausted(retry.error, attempt + 1) from None
+                wait = policy.backoff(attempt) if retry.wait is None else retry.wait
+                if time.monotonic() + wait >= deadline:
+                    raise _too_late(retry.error, policy) from None
+                attempt += 1
+                _budget.count(retries=1)
+                await asyncio.sleep(wait)
+
+
+async def _attempt(
+    client: httpx.AsyncClient, request: HttpRequest, policy: RetryPolicy, remaining: float
+) -> Any:
+    semaphore = _budget.slots()
+    waited = time.monotonic()
+    if not await _acquire(semaphore, remaining):
+        raise JudgeTimeoutError(
+            f"no free judge slot within the grader's timeout of {policy.timeout:g}s: more "
+            "judge calls are waiting than --judge-concurrency lets through; raise timeout or "
+            "--judge-concurrency"
+        )
+    remaining -= time.monotonic() - waited  # the slot's wait counts against the deadline
+    if policy.request_timeout is not None and policy.request_timeout < remaining:
+        seconds = policy.request_timeout
+        within = f"within {seconds:g}s (request_timeout)"
+    else:
+        seconds = max(remaining, 0.001)
+        within = f"within the grader's timeout of {policy.timeout:g}s"
+    timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
+    try:
+        response = await client.post(
+            request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
+        )
+    except httpx.TimeoutException as error:
+        text = f"no reply from the judge at {request.url} {within}"
+        raise _Retry(JudgeTimeoutError(text)) from error
+    except httpx.TransportError as error:
+        cause = redact(f"{type(error).__name__}: {error}", request.secret)
+        text = f"cannot reach the judge at {request.url} ({cause})"
+        raise _Retry(JudgeConnectionError(text)) from error
+    finally:
+        semaphore.release()
+    return _decode(response, request)
+
+
+async def _acquire(semaphore: asyncio.Semaphore, seconds: float) -> bool:
+    """Take a slot within `seconds`; False when none came free. Never leaks a slot, even when
+    cancelled at the moment the slot was granted."""
+    waiting = asyncio.ensure_future(semaphore.acquire())
+    try:
+        done, _ = await asyncio.wait((waiting,), timeout=seconds)
+    except BaseException:
+        _give_back(waiting, semaphore)
+        raise
+    if done:
+        return True
+    _give_back(waiting, semaphore)
+    return False
+
+
+def _give_back(waiting: asyncio.Future[Any], semaphore: asyncio.Semaphore) -> None:
+    if waiting.done() and not waiting.cancelled():
+        semaphore.release()
+    else:
+        waiting.cancel()
+
+
+def _decode(response: httpx.Response, request: HttpRequest) -> Any:
+    status = response.status_code
+    body = redact(response.text, request.secret)
+    if status == 200:
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise JudgeReplyError(
+                f"the judge at {request.url} answered HTTP 200 with a body that is not JSON: "
+                f"{_excerpt(body)}; check that base_url points at the API (with its /v1 for "
+                "an OpenAI-compatible server)"
+            ) from None
+    message = f"the judge at {request.url} answered HTTP {status}: {_error_text(body)}"
+    error = JudgeHTTPError(message, status)
+    if status in RETRIED_STATUSES:
+        raise _Retry(error, _retry_after(response.headers.get("retry-after")))
+    raise JudgeHTTPError(f"{message}; {_hint(status, request)}", status)
+
+
+def _hint(status: int, request: HttpRequest) -> str:
+    if status in (401, 403):
+        return f"check {request.key_hint}"
+    if status == 404:
+        return "check base_url and model"
+    return "check the grader's options (model, max_tokens, temperature)"
+
+
+def _exhausted(error: JudgeError, attempts: int) -> JudgeError:
+    suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
+    if isinstance(error, JudgeHTTPError) and error.status == 429:
+        hint = "the server is rate limiting: lower --judge-concurrency or raise max_retries"
+    elif isinstance(error, JudgeHTTPError):
+        hint = "the server is failing: try again later or raise max_retries"
+    elif isinstance(error, JudgeTimeoutError):
+        hint = "raise request_timeout or timeout, or check the server"
+    else:
+        hint = "check base_url and that the server is running"
+    text = f"{error.message}{suffix}; {hint}"
+    if isinstance(error, JudgeHTTPError):
+        return JudgeHTTPError(text, error.status)
+    return type(error)(text)
+
+
+def _too_late(error: JudgeError, policy: RetryPolicy) -> JudgeTimeoutError:
+    """The error when the next attempt would start past the deadline."""
+    if isinstance(error, JudgeTimeoutError):
+        return JudgeTimeoutError(f"{error.message}; raise timeout, or check the server")
+    if isinstance(error, JudgeHTTPError) and error.status == 429:
+        hint = "raise timeout, or lower --judge-concurrency: the server is rate limiting"
+    else:
+        hint = "raise timeout, or check the server"
+    return JudgeTimeoutError(
+        f"{error.message}; no time is left for another attempt within the grader's timeout "
+        f"of {policy.timeout:g}s; {hint}"
+    )
+
+
+def _no_reply(request: HttpRequest, policy: RetryPolicy, attempts: int) -> JudgeError:
+    return JudgeTimeoutError(
+        f"no reply from the judge at {request.url} within the grader's timeout of "
+        f"{policy.timeout:g}s ({attempts} attempts); raise timeout, or check the server"
+    )
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds a `Retry-After` header asks for (a number or an HTTP date), or None."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return None if math.isnan(seconds) else max(0.0, seconds)
+
+
+def _error_text(body: str) -> str:
+    """The server's own error message when the body is the usual JSON error, else the body."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return _excerpt(body)
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return _excerpt(error["message"])
+    if isinstance(error, str):
+        return _excerpt(error)
+    return _excerpt(body)
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return "(empty body)"
+    return repr(text if len(text) <= BODY_SHOWN else text[: BODY_SHOWN - 1] + "…")

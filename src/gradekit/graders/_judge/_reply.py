@@ -1,0 +1,178 @@
+"""Reading a judgement out of a judge's reply text.
+
+The judge is asked for JSON. Replies come as that JSON alone, in a fenced block, or inside
+prose; all three are read by decoding every JSON object in the text and keeping the last one
+of the asked shape (a judge that drafts and corrects itself ends with its answer). A reply
+without one, or whose score is not a number, is an error, never a fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+
+from gradekit.graders._judge._errors import JudgeReplyError
+from gradekit.graders._judge._locate import Path, number_spans
+from gradekit.graders._judge._logprobs import Weighted, token_at, weighted_score
+from gradekit.graders._judge._providers import Token
+
+__all__ = ["Judgement", "Score", "read_judgement"]
+
+SHOWN: Final = 200
+"""Characters of a reply quoted in an error message."""
+
+_NUMERIC_TEXT: Final = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+\s*)?")
+
+
+@attrs.frozen
+class Score:
+    """One score of a judgement: `value` on the 0..max_score scale after clamping, `given`
+    as the judge wrote it, its `reasoning`, and with logprobs the distribution it came from."""
+
+    value: float
+    given: float
+    reasoning: str = ""
+    weighted: Weighted | None = None
+
+
+@attrs.frozen
+class Judgement:
+    """What one reply said: the rubric's score, or one score per criterion (in the order of
+    the criteria), and the reply's overall reasoning."""
+
+    score: Score | None
+    criteria: tuple[tuple[str, Score], ...] = ()
+    reasoning: str = ""
+
+
+def read_judgement(
+    text: str,
+    *,
+    max_score: int,
+    criteria: Sequence[str] = (),
+    tokens: Sequence[Token] | None = None,
+) -> Judgement:
+    """The judgement in `text`; with `tokens` (logprob scoring) each score is the expectation
+    at its token, and `text` must be the tokens' joined text. JudgeReplyError when unusable."""
+    found = _last_judgement(text, criteria)
+    if found is None:
+        wanted = '"criteria"' if criteria else '"score"'
+        raise JudgeReplyError(
+            f"the judge's reply holds no JSON object with a {wanted}: {_excerpt(text)}; a "
+            "reply without a score cannot be graded (try another model, or a clearer rubric)"
+        )
+    start, value = found
+    spans = number_spans(text, start) if tokens is not None else {}
+
+    def score_at(path: Path, item: Any, reasoning: str) -> Score:
+        given = _number(item, path)
+        clamped = min(float(max_score), max(0.0, given))
+        if tokens is None:
+            return Score(clamped, given, reasoning)
+        span = spans.get(path)
+        if span is None:
+            raise JudgeReplyError(
+                f"the score at {_where(path)} is not a JSON number, so no token holds it: "
+                f"{_excerpt(text)}; use scoring: text"
+            )
+        token = tokens[token_at(tokens, span[0])]
+        weighted = weighted_score(token, text[span[0] : span[1]], max_score)
+        return Score(weighted.score, given, reasoning, weighted)
+
+    reasoning = _text(value.get("reasoning"))
+    if not criteria:
+        return Judgement(score_at(("score",), value["score"], reasoning), (), reasoning)
+    scores, prefix = _criteria_of(value, criteria)
+    results = []
+    for name in criteria:
+        item = scores[name]
+        if isinstance(item, Mapping):
+            if "score" not in item:
+                raise JudgeReplyError(f'the judge gave criterion {name!r} no "score"')
+            results.append(
+                (
+                    name,
+                    score_at((*prefix, name, "score"), item["score"], _text(item.get("reasoning"))),
+                )
+            )
+        else:
+            results.append((name, score_at((*prefix, name), item, "")))
+    return Judgement(None, tuple(results), reasoning)
+
+
+def _objects(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Every outermost JSON object in `text`, in order, with its start offset."""
+    decoder = json.JSONDecoder(strict=False)  # a raw newline inside a string is common
+    index = text.find("{")
+    while index != -1:
+        try:
+            value, end = decoder.raw_decode(text, index)
+        except (ValueError, RecursionError):
+            index = text.find("{", index + 1)
+            continue
+        if isinstance(value, dict):
+            yield index, value
+        index = text.find("{", end)
+
+
+def _last_judgement(text: str, criteria: Sequence[str]) -> tuple[int, dict[str, Any]] | None:
+    found = None
+    for start, value in _objects(text):
+        if criteria:
+            inner = value.get("criteria")
+            if isinstance(inner, (Mapping, list)) or all(name in value for name in criteria):
+                found = start, value
+        elif "score" in value:
+            found = start, value
+    return found
+
+
+def _criteria_of(
+    value: dict[str, Any], criteria: Sequence[str]
+) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """The criterion scores of a reply, and their path prefix in it."""
+    inner = value.get("criteria")
+    if isinstance(inner, list):
+        raise JudgeReplyError(
+            'the judge gave "criteria" as a list; it must be an object with one key per criterion'
+        )
+    scores: Mapping[str, Any] = inner if isinstance(inner, Mapping) else value
+    prefix: tuple[str, ...] = ("criteria",) if isinstance(inner, Mapping) else ()
+    missing = [name for name in criteria if name not in scores]
+    if missing:
+        listed = ", ".join(repr(name) for name in missing)
+        raise JudgeReplyError(f"the judge's reply scores no criterion {listed}")
+    return scores, prefix
+
+
+def _number(value: Any, path: Path) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer too large for a float
+            number = math.inf
+    elif isinstance(value, str) and (match := _NUMERIC_TEXT.fullmatch(value)) is not None:
+        number = float(match.group(1))
+    else:
+        shown = _excerpt(json.dumps(value)) if not isinstance(value, str) else _excerpt(value)
+        raise JudgeReplyError(f"the judge's score at {_where(path)} is not a number: {shown}")
+    if not math.isfinite(number):
+        raise JudgeReplyError(f"the judge's score at {_where(path)} is not finite: {value!r}")
+    return number
+
+
+def _where(path: Path) -> str:
+    return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
+
+
+def _excerpt(text: str) -> str:
+    return repr(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")

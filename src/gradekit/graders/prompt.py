@@ -1,0 +1,216 @@
+"""The `prompt` kind: a language model judges the output against a rubric (LLM-as-judge).
+
+The judge is any OpenAI-compatible chat completions server (OpenAI, vLLM, Ollama, LM Studio,
+LiteLLM...) or Anthropic's messages API, asked for `{"reasoning": ..., "score": 0..max_score}`.
+The HTTP client is httpx (`pip install 'gradekit[llm]'`), imported when a prompt grader is
+created, never by `import gradekit` or by listing kinds. The machinery lives in `_judge/`.
+
+`configure` (before a run: judge calls in flight, the cache) and `statistics` (after it: calls,
+cache hits, retries, tokens) are the run-wide settings and figures, for Python callers; the
+command line calls them for `--judge-concurrency`, `--cache-dir` and `--no-cache`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar, Literal
+
+import attrs
+
+from gradekit._errors import OptionError
+from gradekit._load_context import current_suite_dir
+from gradekit._types import GradeResult, Sample
+from gradekit.graders._judge import configure, statistics
+from gradekit.graders._judge._providers import (
+    BASE_URL_ENV,
+    DEFAULT_BASE_URLS,
+    DEFAULT_KEY_ENV,
+    endpoint,
+)
+from gradekit.graders._judge._sections import Includable
+from gradekit.graders._text import rebuilt
+
+__all__ = ["Criterion", "Prompt", "configure", "statistics"]
+
+
+def _at_least(minimum: float) -> Any:
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None and value < minimum:
+            raise OptionError(attribute.name, f"must be >= {minimum:g}, got {value!r}")
+
+    return check
+
+
+def _positive(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if value is not None and not value > 0:
+        raise OptionError(attribute.name, f"must be > 0, got {value!r}")
+
+
+def _fraction(instance: Any, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise OptionError(attribute.name, f"must be between 0 and 1, got {value!r}")
+
+
+def _text(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not value.strip():
+        raise OptionError(attribute.name, "must not be empty")
+
+
+@attrs.frozen(kw_only=True)
+class Criterion:
+    """A named part of the rubric, scored on its own (in the same judge call as the others)
+    and weighted in the grade."""
+
+    name: str = attrs.field(validator=_text)
+    description: str = attrs.field(validator=_text)
+    weight: float = attrs.field(default=1.0, validator=_at_least(0))
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@attrs.frozen(kw_only=True)
+class Prompt:
+    """Asks a judge model to score the output from 0 to `max_score` against `rubric` (or each
+    of `criteria`); passes when the normalised score is >= `threshold`.
+
+    A reply without a usable score, a server error or no reply in time is an error result,
+    never a fail. See docs/judge.md.
+    """
+
+    kind: ClassVar[str] = "prompt"
+
+    name: str = "prompt"
+    model: str = attrs.field(validator=_text, metadata=_help("The judge model."))
+    rubric: str | None = attrs.field(
+        default=None, validator=_text, metadata=_help("What the judge checks.")
+    )
+    criteria: tuple[Criterion, ...] | None = attrs.field(
+        default=None, metadata=_help("Named criteria, each scored on its own.")
+    )
+    provider: Literal["openai", "anthropic"] | None = attrs.field(
+        default=None, metadata=_help("Default: anthropic for claude* models, else openai.")
+    )
+    base_url: str | None = attrs.field(
+        default=None, validator=_text, metadata=_help("An OpenAI-compatible or Anthropic server.")
+    )
+    api_key_env: str | None = attrs.field(
+        default=None, validator=_text, metadata=_help("Environment variable with the API key.")
+    )
+    max_score: int = attrs.field(default=10, validator=_at_least(1))
+    threshold: float = attrs.field(default=0.5, validator=_fraction)
+    temperature: float = attrs.field(default=0.0, validator=_at_least(0))
+    max_tokens: int | None = attrs.field(default=None, validator=_at_least(1))
+    timeout: float = attrs.field(
+        default=60.0, validator=_positive, metadata=_help("Seconds for the whole grade.")
+    )
+    request_timeout: float | None = attrs.field(
+        default=None, validator=_positive, metadata=_help("Seconds for one HTTP attempt.")
+    )
+    max_retries: int = attrs.field(default=3, validator=_at_least(0))
+    retry_base_delay: float = attrs.field(default=1.0, validator=_at_least(0))
+    samples: int = attrs.field(default=1, validator=_at_least(1))
+    aggregate: Literal["mean", "median", "majority"] = "mean"
+    scoring: Literal["text", "logprobs"] = "text"
+    include: tuple[Includable, ...] = ("input", "output", "expected")
+    max_file_bytes: int = attrs.field(default=20_000, validator=_at_least(1))
+    max_files_bytes: int = attrs.field(default=100_000, validator=_at_least(1))
+
+    # Derived when the grader is created (see __attrs_post_init__); `Any` keeps the types
+    # of the httpx-using modules out of this module's annotations.
+    _connection: Any = attrs.field(init=False, repr=False, eq=False)
+    _base_url: str = attrs.field(init=False, repr=False, eq=False)
+    _suite_dir: Any = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        _check_options(self)
+        try:
+            import httpx  # noqa: F401
+        except ImportError:
+            raise OptionError(
+                "kind",
+                "the prompt kind needs the httpx library; install it with "
+                "pip install 'gradekit[llm]'",
+            ) from None
+        from gradekit.graders._judge._calls import Connection
+        from gradekit.graders._judge._client import RetryPolicy
+
+        provider = self.judge_provider
+        base_url = self.base_url or os.environ.get(BASE_URL_ENV[provider]) or None
+        key_env = self.api_key_env or DEFAULT_KEY_ENV[provider]
+        key_required = self.api_key_env is not None or base_url is None
+        if key_required and not os.environ.get(key_env):
+            raise OptionError(
+                "api_key_env",
+                f"the environment variable {key_env} is not set: the {provider} API needs a "
+                f"key; set {key_env}, name another variable with api_key_env, or point "
+                "base_url at a server that needs none",
+            )
+        base_url = base_url or DEFAULT_BASE_URLS[provider]
+        policy = RetryPolicy(
+            max_retries=self.max_retries,
+            base_delay=self.retry_base_delay,
+            request_timeout=self.request_timeout,
+            timeout=self.timeout,
+        )
+        connection = Connection(endpoint(provider, base_url), key_env, key_required, policy)
+        object.__setattr__(self, "_connection", connection)
+        object.__setattr__(self, "_base_url", base_url)
+        object.__setattr__(self, "_suite_dir", current_suite_dir())
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its options (a child process builds it again, without the suite's
+        cache: see docs/judge.md)."""
+        return rebuilt(self)
+
+    @property
+    def judge_provider(self) -> Literal["openai", "anthropic"]:
+        """`provider`, or the one the model's name implies: `claude*` is anthropic."""
+        if self.provider is not None:
+            return self.provider
+        return "anthropic" if self.model.strip().lower().startswith("claude") else "openai"
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        """Ask the judge (`samples` times) and grade by its score; never raises."""
+        from gradekit.graders._judge._grade import judge
+
+        return await judge(self, sample)
+
+    def grade(self, sample: Sample) -> GradeResult:
+        """`agrade` from sync code."""
+        from gradekit._coroutines import run_sync
+
+        return run_sync(lambda: self.agrade(sample))
+
+
+def _check_options(grader: Prompt) -> None:
+    """The rules between options (each option's own rule is its validator)."""
+    if grader.rubric is None and not grader.criteria:
+        raise OptionError(
+            "rubric",
+            'this option is required: give the judge a rubric (rubric: "Is the answer '
+            'correct?") or a list of criteria',
+        )
+    criteria = grader.criteria or ()
+    names = [criterion.name for criterion in criteria]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise OptionError("criteria", f"criterion names must differ; {repeated[0]!r} is repeated")
+    if criteria and not any(criterion.weight > 0 for criterion in criteria):
+        raise OptionError("criteria", "give at least one criterion a weight above 0")
+    if grader.aggregate == "majority" and grader.samples % 2 == 0:
+        raise OptionError(
+            "samples",
+            f"aggregate: majority needs an odd number of samples (no ties), got {grader.samples}",
+        )
+    if grader.scoring == "logprobs" and grader.judge_provider == "anthropic":
+        raise OptionError(
+            "scoring",
+            "Anthropic's messages API returns no logprobs; use scoring: text, or an "
+            "OpenAI-compatible server (provider: openai)",
+        )
+    if not grader.include:
+        raise OptionError("include", "give the judge something to see, such as [output]")
+    if len(set(grader.include)) != len(grader.include):
+        raise OptionError("include", "each part may be listed once")
