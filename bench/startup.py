@@ -4,7 +4,8 @@ Writes N tiny plugin distributions into a temporary folder, the way `pip install
 lays them out: a one-file package `gk_bench_plugin_NNN` with a factory, and a
 `gk_bench_plugin_NNN-1.0.dist-info` folder holding METADATA and entry_points.txt (one dotted
 kind, `gk_bench_NNN.kind`). Then times fresh interpreters (wall time of the child process,
-start-up included), the commands alternating within each repeat, and prints the median of each:
+start-up included) and its CPU time (user + system, from getrusage: steadier than wall time on
+a shared machine), the commands alternating within each repeat, and prints the medians of each:
 
 - `python -c pass` (the baseline: bare interpreter start-up);
 - `import gradekit`, and `import gradekit; gradekit.create("numeric")`, without the plugins
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -82,10 +84,17 @@ def _commands(site: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
     }
 
 
-def _time(command: list[str], env: dict[str, str]) -> float:
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one run of `command` in a child process."""
+    cpu = _cpu()
     started = time.perf_counter()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-    return (time.perf_counter() - started) * 1000
+    return (time.perf_counter() - started) * 1000, (_cpu() - cpu) * 1000
 
 
 def main() -> None:
@@ -99,19 +108,28 @@ def main() -> None:
         commands = _commands(site)
         for command, env in commands.values():  # warm the file cache, check each one works
             _time(command, env)
-        times: dict[str, list[float]] = {label: [] for label in commands}
+        times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
         for _ in range(args.repeat):
             for label, (command, env) in commands.items():
                 times[label].append(_time(command, env))
-    median = {label: statistics.median(values) for label, values in times.items()}
+    wall = {label: statistics.median(t[0] for t in runs) for label, runs in times.items()}
+    cpu = {label: statistics.median(t[1] for t in runs) for label, runs in times.items()}
     print(f"{args.plugins} plugins, {args.repeat} repeats, Python {sys.version.split()[0]}")
-    for label, value in median.items():
-        print(f"{label:40} {value:7.1f} ms median  (min {min(times[label]):.1f})")
-    for plugins in ("", ", plugins"):
-        extra = median[f"create('numeric'){plugins}"] - median[f"import gradekit{plugins}"]
-        print(f"first create('numeric') above import gradekit{plugins}: {extra:.1f} ms")
-    imported = median["import gradekit"] - median["python -c pass"]
-    print(f"import gradekit above python -c pass: {imported:.1f} ms")
+    print(f"{'':40} {'wall':>9} {'CPU':>9}   (medians, ms)")
+    for label in commands:
+        print(f"{label:40} {wall[label]:9.1f} {cpu[label]:9.1f}")
+    print("differences of the medians (wall, CPU):")
+    pairs = [
+        ("create('numeric')", "import gradekit"),
+        ("create('numeric'), plugins", "import gradekit, plugins"),
+        ("import gradekit", "python -c pass"),
+        ("gradekit kinds, plugins", "python -c pass"),
+    ]
+    for above, below in pairs:
+        print(
+            f"  {above} above {below}: {wall[above] - wall[below]:.1f}, "
+            f"{cpu[above] - cpu[below]:.1f}"
+        )
 
 
 if __name__ == "__main__":

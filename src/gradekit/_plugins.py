@@ -1,0 +1,109 @@
+"""Installed plugins: the entry points of a group, read from installed metadata only.
+
+Reading them is the scan whose cost grows with every installed distribution, so the registry
+runs it once, and only when it needs a kind that is not gradekit's own (a dotted name), or
+the full list. Which entry points a distribution may declare is decided here: a name must
+match KIND_PATTERN, and names without a dot belong to gradekit.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+import attrs
+
+from gradekit._registry import KIND_PATTERN
+
+__all__ = ["PluginEntry", "PluginScan", "refusal", "scan"]
+
+
+@attrs.frozen
+class PluginEntry:
+    """One entry point of an installed distribution; `refused` says why it cannot be used."""
+
+    kind: str
+    distribution: str
+    version: str
+    value: str
+    entry_point: Any
+    refused: str | None = None
+
+
+@attrs.frozen
+class PluginScan:
+    """Every other distribution's entry points, and the version of the `own` distribution."""
+
+    entries: tuple[PluginEntry, ...]
+    own_version: str | None
+
+
+def refusal(kind: str, distribution: str) -> str | None:
+    """Why a distribution other than gradekit may not declare `kind`; None when it may."""
+    if not KIND_PATTERN.match(kind):
+        return f"invalid kind name '{kind}': kind names match {KIND_PATTERN.pattern}"
+    if "." not in kind:
+        namespace = re.sub(r"[^a-z0-9_]+", "_", distribution.lower()).strip("_")
+        if not KIND_PATTERN.match(namespace):
+            namespace = "acme"
+        return (
+            "names without a dot belong to gradekit's own kinds, so a distribution must "
+            f"namespace its kinds (e.g. '{namespace}.{kind}')"
+        )
+    return None
+
+
+def _metadata() -> Any:
+    if sys.version_info < (3, 12):
+        try:
+            import importlib_metadata
+
+            return importlib_metadata
+        except ImportError:  # the backport is a dependency, but the stdlib works on 3.10+
+            pass
+    import importlib.metadata
+
+    return importlib.metadata
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def scan(group: str, *, own: str | None) -> PluginScan:
+    """Every entry point of `group`, except those of the distribution named `own`."""
+    entries: list[PluginEntry] = []
+    own_version: str | None = None
+    seen: set[tuple[str, str]] = set()
+    described: dict[int, tuple[str, str]] = {}
+    for entry_point in _metadata().entry_points(group=group):
+        dist = entry_point.dist
+        if dist is None:
+            name, version = "<unknown>", "?"
+        elif id(dist) in described:
+            name, version = described[id(dist)]
+        else:
+            metadata = dist.metadata  # parsed anew on every access: read it once per dist
+            name, version = metadata["Name"] or "<unknown>", metadata["Version"] or "?"
+            described[id(dist)] = (name, version)
+        if own is not None and _normalized(name) == own:
+            own_version = own_version or version
+            continue
+        # The same distribution found twice on the path (or the same value declared twice)
+        # is one source, not a conflict.
+        key = (entry_point.name, entry_point.value)
+        if key in seen:
+            continue
+        seen.add(key)
+        entries.append(
+            PluginEntry(
+                entry_point.name,
+                name,
+                version,
+                entry_point.value,
+                entry_point,
+                refusal(entry_point.name, name),
+            )
+        )
+    return PluginScan(tuple(entries), own_version)
