@@ -67,6 +67,31 @@ def _metadata() -> Any:
     return importlib.metadata
 
 
+def _name_and_version(dist: Any) -> tuple[str, str]:
+    """A distribution's Name and Version, read from the head of its metadata file.
+
+    Both are single-line fields of the header, which ends at the first blank line. Parsing
+    the whole file as an email message (`dist.metadata`) costs about 0.1 ms a distribution,
+    the biggest part of a scan of many small plugins; that remains the fallback. A
+    distribution without readable metadata is named by its folder, with no version.
+    """
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, colon, value = line.partition(":")
+        if colon and key.lower() in ("name", "version"):
+            fields.setdefault(key.lower(), value.strip())
+    if "name" in fields and "version" in fields:
+        return fields["name"], fields["version"]
+    try:
+        metadata = dist.metadata
+    except Exception:  # MetadataNotFound: a half-deleted install; its kinds only are affected
+        return str(getattr(dist, "_path", "<unknown>")), ""
+    return metadata["Name"] or "<unknown>", metadata["Version"] or "?"
+
+
 def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -84,9 +109,7 @@ def scan(group: str, *, own: str | None) -> PluginScan:
         elif id(dist) in described:
             name, version = described[id(dist)]
         else:
-            metadata = dist.metadata  # parsed anew on every access: read it once per dist
-            name, version = metadata["Name"] or "<unknown>", metadata["Version"] or "?"
-            described[id(dist)] = (name, version)
+            name, version = described[id(dist)] = _name_and_version(dist)
         if own is not None and _normalized(name) == own:
             own_version = own_version or version
             continue
