@@ -85,3 +85,16 @@ def test_unregister_forgets_registered_factories(registry):
 def test_isolated_registry_sees_no_entry_points(registry):
     assert registry.kinds() == []
     assert "equality" in Registry().kinds()
+
+
+def test_functions_taking_a_registry_declare_its_type():
+    import typing
+
+    from gradekit._entries import build_entry
+    from gradekit._schema import suite_schema
+    from gradekit._suite import load_suite
+    from gradekit.graders.composite import _children
+
+    for function in (build_entry, suite_schema, load_suite, _children):
+        hint = typing.get_type_hints(function)["registry"]
+        assert Registry in (hint, *typing.get_args(hint)), function.__qualname__

@@ -13,6 +13,7 @@ import attrs
 
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._model import GraderEntry
+from gradekit._registry import Registry, default_registry
 
 __all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "build_entry"]
 
@@ -53,15 +54,14 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
 
 
 def build_entry(
-    raw: Mapping[str, Any], *, registry: Any = None, location: str | None = None
+    raw: Mapping[str, Any], *, registry: Registry | None = None, location: str | None = None
 ) -> GraderEntry | None:
     """Validate one grader entry and create its grader; None when `enabled: false`.
 
     Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
     `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
     """
-    if registry is None:
-        from gradekit._registry import default_registry as registry
+    registry = default_registry if registry is None else registry
     if not isinstance(raw, Mapping):
         raise ConfigError(
             "invalid grader entry",

@@ -22,6 +22,7 @@ from gradekit._loading import place as at_place
 from gradekit._loading import suite_dir
 from gradekit._model import Case, GraderEntry, Policy, Suite
 from gradekit._options import close_matches
+from gradekit._registry import Registry
 from gradekit._yaml import Located, load_located
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
@@ -39,7 +40,7 @@ TOP_LEVEL_KEYS: Final = (
 DEFAULT_TIMEOUT: Final = 60.0
 
 
-def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
+def load_suite(path: str | os.PathLike[str], *, registry: Registry | None = None) -> Suite:
     """Load, validate and build the suite file at `path`, creating every grader it names.
 
     Raises ConfigError (source = the path) listing every problem of the file at once, each
@@ -70,7 +71,7 @@ def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
 class _Loader:
     """One load of one file: collects problems, places them, builds the Suite."""
 
-    def __init__(self, source: str, located: Located, registry: Any) -> None:
+    def __init__(self, source: str, located: Located, registry: Registry | None) -> None:
         self.source = source
         self.located = located
         self.registry = registry

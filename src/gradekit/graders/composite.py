@@ -19,6 +19,7 @@ from gradekit._errors import ConfigError, Problem
 from gradekit._execute import call_sync, current_context, entry_of, run_entry, run_sync
 from gradekit._model import GraderEntry, ResultRecord
 from gradekit._options import close_matches
+from gradekit._registry import Registry
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit._verdict import Verdict, combine, negate, votes_of
 
@@ -125,7 +126,7 @@ class _Composite:
         )
 
 
-def _children(raw: Any, registry: Any, problems: list[Problem]) -> tuple[GraderEntry, ...]:
+def _children(raw: Any, registry: Registry, problems: list[Problem]) -> tuple[GraderEntry, ...]:
     empty = "a composite needs at least one grader; list its children under 'graders:'"
     if raw is None:
         problems.append(Problem(("graders",), empty))
