@@ -3,9 +3,10 @@
 Writes N tiny plugin distributions into a temporary folder, the way `pip install --target`
 lays them out: a one-file package `gk_bench_plugin_NNN` with a factory, and a
 `gk_bench_plugin_NNN-1.0.dist-info` folder holding METADATA and entry_points.txt (one dotted
-kind, `gk_bench_NNN.kind`). Then times fresh interpreters (wall time of the child process,
-start-up included) and its CPU time (user + system, from getrusage: steadier than wall time on
-a shared machine), the commands alternating within each repeat, and prints the medians of each:
+kind, `gk_bench_NNN.kind`). Then times fresh interpreters: the wall time of the child
+process (start-up included, bytecode cached as for any installed package) and its CPU time
+(user + system, from getrusage: steadier than wall time on a shared machine), the commands
+alternating within each repeat, and prints the medians of each:
 
 - `python -c pass` (the baseline: bare interpreter start-up);
 - `import gradekit`, and `import gradekit; gradekit.create("numeric")`, without the plugins
@@ -13,7 +14,10 @@ a shared machine), the commands alternating within each repeat, and prints the m
 - `gradekit.create("gk_bench_000.kind")` with the plugins (a dotted kind: one scan);
 - `python -m gradekit kinds` (and `--json`) with the plugins.
 
-    .venv/bin/python bench/startup.py [--plugins 200] [--repeat 21]
+    .venv/bin/python bench/startup.py [--plugins 200] [--repeat 21] [--pythonpath SRC]
+
+`--pythonpath SRC` puts another checkout's `src` first on the children's path, to measure
+an older gradekit with the same interpreter (`git archive REV src | tar -x -C /tmp/old`).
 """
 
 from __future__ import annotations
@@ -63,11 +67,16 @@ def write_plugins(site: Path, count: int) -> None:
         (info / "RECORD").write_text("")
 
 
-def _commands(site: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
+def _commands(site: Path, source: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
     python = sys.executable
     bare = dict(os.environ)
     bare.pop("PYTHONPATH", None)
-    plugins = dict(bare, PYTHONPATH=str(site))
+    # As installed packages run: from cached bytecode (the warm-up run writes it), not
+    # compiling every module from source at every start.
+    bare.pop("PYTHONDONTWRITEBYTECODE", None)
+    if source:
+        bare["PYTHONPATH"] = source
+    plugins = dict(bare, PYTHONPATH=os.pathsep.join(filter(None, [source, str(site)])))
     create = "import gradekit; gradekit.create('numeric')"
     return {
         "python -c pass": ([python, "-c", "pass"], bare),
@@ -101,11 +110,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plugins", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--pythonpath", metavar="SRC", help="import gradekit from SRC")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gradekit-startup-") as folder:
         site = Path(folder)
         write_plugins(site, args.plugins)
-        commands = _commands(site)
+        commands = _commands(site, args.pythonpath)
         for command, env in commands.values():  # warm the file cache, check each one works
             _time(command, env)
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}

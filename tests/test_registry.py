@@ -98,3 +98,20 @@ def test_functions_taking_a_registry_declare_its_type():
     for function in (build_entry, suite_schema, load_suite, _children):
         hint = typing.get_type_hints(function)["registry"]
         assert Registry in (hint, *typing.get_args(hint)), function.__qualname__
+
+
+def test_code_may_register_undotted_kinds_but_never_replaces_a_builtin_silently():
+    registry = Registry()
+    registry.register("echo", Echo)  # the user's own process may use any valid name
+    assert registry.create("echo").grade(Sample(output="hi")).message == "hi"
+    registry.register("numeric", Echo)
+    with pytest.raises(DuplicateKindError) as caught:
+        registry.create("numeric")
+    assert "distribution 'gradekit' (gradekit.graders.numeric:Numeric)" in str(caught.value)
+    assert "<registered> (test_registry:Echo)" in str(caught.value)
+    # The conflict is on the row of the registered factory, not on gradekit's.
+    errors = {(info.kind, info.distribution): info.error for info in registry.describe(load=True)}
+    assert errors[("numeric", "gradekit")] is None
+    assert "provided by both" in errors[("numeric", "<registered>")]
+    registry.unregister("numeric")
+    assert type(registry.create("numeric")).__name__ == "Numeric"
