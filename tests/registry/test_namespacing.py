@@ -71,6 +71,7 @@ def test_an_undotted_entry_point_is_refused_with_an_error_naming_its_distributio
                 print(info.distribution, "|", info.error)
         print(gradekit.create("acme_squat.fine").grade(gradekit.Sample(output="x")).message)
         print(sorted(m for m in sys.modules if m.startswith("acme_squat")))
+        print("rouge" in gradekit.kinds(), "acme_squat.fine" in gradekit.kinds())
         """,
         sites=[squatter_site],
     )
@@ -93,7 +94,7 @@ def test_an_undotted_entry_point_is_refused_with_an_error_naming_its_distributio
     )
     assert lines[4] == "gradekit | None"
     # The distribution's dotted kinds are fine; its undotted ones were never imported.
-    assert lines[5:] == ["squatted", "['acme_squat']"]
+    assert lines[5:] == ["squatted", "['acme_squat']", "False True"]
 
 
 def test_kinds_lists_each_failure_once_on_the_row_at_fault(run_python, plugin_site, squatter_site):
