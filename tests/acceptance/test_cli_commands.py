@@ -266,6 +266,14 @@ def test_kinds_lists_every_kind_with_its_distribution(gradekit: Run) -> None:
     assert "gradekit" in numeric and "gradekit.graders.numeric:Numeric" in numeric
 
 
+def test_version_prints_the_installed_version(gradekit: Run) -> None:
+    import importlib.metadata
+
+    done = gradekit("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"gradekit {importlib.metadata.version('gradekit')}\n"
+
+
 def test_schema_is_json_schema_2020_12(gradekit: Run) -> None:
     import jsonschema
 

@@ -136,3 +136,86 @@ def test_name_and_inline() -> None:
     grader = gradekit.create("equality", name="exact answer")
     assert grader.grade(Sample(output="a", expected="a")).name == "exact answer"
     assert type(grader).inline is True
+
+
+# -- Unicode normalisation ----------------------------------------------------------------
+
+DECOMPOSED = "cafe\u0301"  # `e` then a combining acute accent: prints as café
+COMPOSED = "caf\u00e9"  # one precomposed `é`
+
+
+def test_texts_differing_only_in_unicode_form_fail_by_default_and_say_so() -> None:
+    result = grade(DECOMPOSED, COMPOSED)
+    assert result.outcome == "fail"
+    assert result.message == (
+        f"expected {COMPOSED!r}, got {DECOMPOSED!r} "
+        "(equal after NFC normalisation; set normalize: nfc)"
+    )
+    assert result.details is None
+
+
+def test_compatibility_forms_point_at_nfkc() -> None:
+    result = grade("\uff11\uff12", "12")  # full-width digits
+    assert (
+        result.message
+        == "expected '12', got '\uff11\uff12' (equal after NFKC normalisation; set normalize: nfkc)"
+    )
+    result = grade("\ufb01ne", "fine", normalize="nfc")  # the ligature `ﬁ` is no canonical form
+    assert result.outcome == "fail"
+    assert result.message == (
+        "expected 'fine', got 'ﬁne' (after NFC normalisation: 'fine' vs 'ﬁne'; "
+        "equal after NFKC normalisation; set normalize: nfkc)"
+    )
+
+
+def test_normalize_compares_the_normalised_texts() -> None:
+    result = grade(DECOMPOSED, COMPOSED, normalize="nfc")
+    assert result.outcome == "pass"
+    assert (
+        result.message
+        == f"output {DECOMPOSED!r} matches expected {COMPOSED!r} after NFC normalisation"
+    )
+    assert result.details == {"output": COMPOSED, "expected": COMPOSED}
+    assert grade("\uff11\uff12", "12", normalize="nfkc").passed
+    assert grade("\ufb01ne", "fine", normalize="nfkc").passed
+    assert not grade("cafe", COMPOSED, normalize="nfkc").passed  # an accent is no form
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "options"),
+    [
+        ("CAFE\u0301", COMPOSED, {"case_insensitive": True}),
+        (" caf\u00e9 ! ", DECOMPOSED, {"strip_whitespace": True, "strip_punctuation": True}),
+        ("\u2460", "1", {"strip_punctuation": True}),  # circled digit one
+    ],
+)
+def test_the_hint_is_true_with_other_options_on(
+    output: str, expected: str, options: dict[str, bool]
+) -> None:
+    result = grade(output, expected, **options)
+    assert result.outcome == "fail"
+    form = "nfkc" if output == "\u2460" else "nfc"
+    assert result.message.endswith(
+        f"; equal after {form.upper()} normalisation; set normalize: {form})"
+    )
+    assert grade(output, expected, normalize=form, **options).passed
+
+
+def test_no_hint_when_the_texts_differ_in_more_than_form() -> None:
+    assert grade("cafe", COMPOSED).message == f"expected {COMPOSED!r}, got 'cafe'"
+    assert grade("Café", COMPOSED).message == f"expected {COMPOSED!r}, got 'Café'"
+
+
+def test_normalize_takes_only_the_documented_forms() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("equality", config={"normalize": "nfd"})
+    assert str(caught.value) == (
+        "invalid options for kind 'equality'\n"
+        "$.normalize: expected one of 'none', 'nfc', 'nfkc', got 'nfd'"
+    )
+    assert (
+        gradekit.create("equality", config={"normalize": "none"})
+        .grade(Sample(output=DECOMPOSED, expected=COMPOSED))
+        .outcome
+        == "fail"
+    )

@@ -47,6 +47,7 @@ configs = st.one_of(
         st.fixed_dictionaries(
             {},
             optional={
+                "normalize": st.sampled_from(["none", "nfc", "nfkc"]),
                 "case_insensitive": st.booleans(),
                 "strip_whitespace": st.booleans(),
                 "strip_punctuation": st.booleans(),
@@ -150,14 +151,17 @@ words = st.lists(
 spaces = st.text(st.sampled_from(WHITESPACE), min_size=1, max_size=3)
 
 
-def equality(output: str, expected: str, **options: bool) -> GradeResult:
+def equality(output: str, expected: str, **options: Any) -> GradeResult:
     return gradekit.create("equality", config=options).grade(
         Sample(output=output, expected=expected)
     )
 
 
-def documented_normalisation(text: str, options: dict[str, bool]) -> str:
+def documented_normalisation(text: str, options: dict[str, Any]) -> str:
     """The docs' pipeline, written independently of the grader."""
+    form = {"nfc": "NFC", "nfkc": "NFKC"}.get(options.get("normalize", "none"))
+    if form:
+        text = unicodedata.normalize(form, text)
     if options.get("case_insensitive"):
         text = text.casefold()
     if options.get("strip_whitespace"):
@@ -166,6 +170,8 @@ def documented_normalisation(text: str, options: dict[str, bool]) -> str:
         text = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
         if options.get("strip_whitespace"):
             text = " ".join(text.split())
+    if form:
+        text = unicodedata.normalize(form, text)  # again: the other steps may undo the form
     return text
 
 
@@ -176,6 +182,7 @@ def test_equality_is_strict_by_default(output: str, expected: str) -> None:
 
 options_sets = st.fixed_dictionaries(
     {
+        "normalize": st.sampled_from(["none", "nfc", "nfkc"]),
         "case_insensitive": st.booleans(),
         "strip_whitespace": st.booleans(),
         "strip_punctuation": st.booleans(),
@@ -185,7 +192,7 @@ options_sets = st.fixed_dictionaries(
 
 @given(options_sets, st.text(), st.text())
 def test_equality_depends_only_on_the_normalised_texts(
-    options: dict[str, bool], output: str, expected: str
+    options: dict[str, Any], output: str, expected: str
 ) -> None:
     result = equality(output, expected, **options)
     normalised_output = documented_normalisation(output, options)
@@ -240,6 +247,29 @@ def test_equality_all_normalisations_together(parts: list[str], marks: list[str]
     assert equality(
         noisy, expected, case_insensitive=True, strip_whitespace=True, strip_punctuation=True
     ).passed
+
+
+FORM_HINT = re.compile(r"equal after (NFC|NFKC) normalisation; set normalize: (nfc|nfkc)\)$")
+STRONGER = {"none": ["nfc", "nfkc"], "nfc": ["nfkc"], "nfkc": []}
+
+
+@given(options_sets, st.text(), st.sampled_from(["NFC", "NFD", "NFKC", "NFKD"]))
+def test_equality_names_the_form_that_would_make_a_mismatch_pass(
+    options: dict[str, Any], text: str, form: str
+) -> None:
+    expected = unicodedata.normalize(form, text)  # the same text, maybe in another form
+    result = equality(text, expected, **options)
+    hint = FORM_HINT.search(result.message)
+    if result.passed:
+        assert hint is None
+        return
+    would_pass = [
+        suggested
+        for suggested in STRONGER[options["normalize"]]
+        if equality(text, expected, **{**options, "normalize": suggested}).passed
+    ]
+    # The hint names the weakest form that passes, and only ever one that does.
+    assert (hint[2] if hint else None) == (would_pass[0] if would_pass else None)
 
 
 # -- numeric --------------------------------------------------------------------------------

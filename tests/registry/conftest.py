@@ -69,6 +69,39 @@ DISTRIBUTIONS = {
 }
 
 
+SQUAT_MODULE = """
+from gradekit import GradeResult
+
+class _PassEverything:
+    kind = "numeric"
+    def __init__(self, name, config):
+        self.name = name
+    def grade(self, sample):
+        return GradeResult(self.kind, self.name, True, 1.0, "squatted")
+
+def factory(name, config):
+    return _PassEverything(name, config)
+"""
+
+# Distributions that declare names without a dot, which belong to gradekit: one whose `numeric`
+# would pass every answer, one whose `numeric` cannot even be imported. Installed in their own
+# folder, so the other tests never see them.
+SQUATTERS = {
+    "acme-squat": {
+        "module": ("acme_squat", SQUAT_MODULE),
+        "entry_points": {
+            "numeric": "acme_squat:factory",
+            "rouge": "acme_squat:factory",
+            "acme_squat.fine": "acme_squat:factory",
+        },
+    },
+    "acme-squat-broken": {
+        "module": ("acme_squat_broken", "import acme_missing_dependency\n"),
+        "entry_points": {"numeric": "acme_squat_broken:factory"},
+    },
+}
+
+
 def _write_project(root: Path, dist: str, spec: dict) -> Path:
     project = root / dist
     module, source = spec["module"]
@@ -100,12 +133,10 @@ def _write_project(root: Path, dist: str, spec: dict) -> Path:
     return project
 
 
-@pytest.fixture(scope="session")
-def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder where the throwaway plugin distributions are really installed."""
-    root = tmp_path_factory.mktemp("plugin-src")
-    site = tmp_path_factory.mktemp("plugin-site")
-    projects = [str(_write_project(root, dist, spec)) for dist, spec in DISTRIBUTIONS.items()]
+def _install(factory: pytest.TempPathFactory, distributions: dict, name: str) -> Path:
+    root = factory.mktemp(f"{name}-src")
+    site = factory.mktemp(f"{name}-site")
+    projects = [str(_write_project(root, dist, spec)) for dist, spec in distributions.items()]
     subprocess.run(
         [
             sys.executable,
@@ -126,16 +157,33 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.fixture(scope="session")
+def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder where the throwaway plugin distributions are really installed."""
+    return _install(tmp_path_factory, DISTRIBUTIONS, "plugin")
+
+
+@pytest.fixture(scope="session")
+def squatter_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder where the distributions declaring undotted kinds are really installed."""
+    return _install(tmp_path_factory, SQUATTERS, "squatter")
+
+
 @pytest.fixture
 def run_python(plugin_site: Path):
-    """Run a Python snippet in a child interpreter that sees the installed plugins."""
+    """Run a Python snippet in a child interpreter that sees the installed plugins.
 
-    def run(code: str, *, with_plugins: bool = True) -> subprocess.CompletedProcess[str]:
+    `sites` replaces the default folder of plugins (`[]`: none).
+    """
+
+    def run(
+        code: str, *, with_plugins: bool = True, sites: list[Path] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         env = dict(os.environ)
-        if with_plugins:
-            env["PYTHONPATH"] = os.pathsep.join(
-                filter(None, [str(plugin_site), env.get("PYTHONPATH", "")])
-            )
+        folders = ([plugin_site] if with_plugins else []) if sites is None else sites
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [*map(str, folders), env.get("PYTHONPATH", "")])
+        )
         return subprocess.run(
             [sys.executable, "-c", textwrap.dedent(code)],
             capture_output=True,

@@ -85,3 +85,33 @@ def test_unregister_forgets_registered_factories(registry):
 def test_isolated_registry_sees_no_entry_points(registry):
     assert registry.kinds() == []
     assert "equality" in Registry().kinds()
+
+
+def test_functions_taking_a_registry_declare_its_type():
+    import typing
+
+    from gradekit.registry.entries import build_entry
+    from gradekit.run.composite import _children
+    from gradekit.suite.load import load_suite
+    from gradekit.suite.schema import suite_schema
+
+    for function in (build_entry, suite_schema, load_suite, _children):
+        hint = typing.get_type_hints(function)["registry"]
+        assert Registry in (hint, *typing.get_args(hint)), function.__qualname__
+
+
+def test_code_may_register_undotted_kinds_but_never_replaces_a_builtin_silently():
+    registry = Registry()
+    registry.register("echo", Echo)  # the user's own process may use any valid name
+    assert registry.create("echo").grade(Sample(output="hi")).message == "hi"
+    registry.register("numeric", Echo)
+    with pytest.raises(DuplicateKindError) as caught:
+        registry.create("numeric")
+    assert "distribution 'gradekit' (gradekit.graders.numeric:Numeric)" in str(caught.value)
+    assert "<registered> (test_registry:Echo)" in str(caught.value)
+    # The conflict is on the row of the registered factory, not on gradekit's.
+    errors = {(info.kind, info.distribution): info.error for info in registry.describe(load=True)}
+    assert errors[("numeric", "gradekit")] is None
+    assert "provided by both" in errors[("numeric", "<registered>")]
+    registry.unregister("numeric")
+    assert type(registry.create("numeric")).__name__ == "Numeric"

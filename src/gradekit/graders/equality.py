@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
@@ -13,6 +13,21 @@ from gradekit._types import GradeResult, Sample, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
 
 __all__ = ["Equality", "punctuation_table"]
+
+Form = Literal["none", "nfc", "nfkc"]
+
+_UNICODE_FORMS: Final[dict[Form, Literal["NFC", "NFKC"] | None]] = {
+    "none": None,
+    "nfc": "NFC",
+    "nfkc": "NFKC",
+}
+# The forms a mismatch is checked against for its hint, weakest first (NFC-equal texts are
+# NFKC-equal too), and where each option value starts in that list.
+_HINT_FORMS: Final[tuple[tuple[Form, Literal["NFC", "NFKC"]], ...]] = (
+    ("nfc", "NFC"),
+    ("nfkc", "NFKC"),
+)
+_STRONGER: Final[dict[Form, int]] = {"none": 0, "nfc": 1, "nfkc": 2}
 
 # Unicode has no punctuation (general category P*) outside planes 0 and 1: planes 2 and 3 hold
 # ideographs, 14 tags and selectors, 15 and 16 private use. Scanning 2 planes takes ~50 ms.
@@ -29,15 +44,23 @@ def punctuation_table() -> dict[int, None]:
     }
 
 
+@functools.cache
 def _normaliser(
-    case_insensitive: bool, strip_whitespace: bool, strip_punctuation: bool
+    form: Form, case_insensitive: bool, strip_whitespace: bool, strip_punctuation: bool
 ) -> Callable[[str], str] | None:
-    """The text normalisation these options ask for, in their documented order; None if none."""
-    if not (case_insensitive or strip_whitespace or strip_punctuation):
+    """The text normalisation these options ask for, in their documented order; None if none.
+
+    Cached: a grader and the hints of its mismatches share one closure per set of options.
+    """
+    unicode_form = _UNICODE_FORMS[form]
+    others = case_insensitive or strip_whitespace or strip_punctuation
+    if unicode_form is None and not others:
         return None
     table = punctuation_table() if strip_punctuation else None
 
     def normalise(text: str) -> str:
+        if unicode_form is not None:
+            text = unicodedata.normalize(unicode_form, text)
         if case_insensitive:
             text = text.casefold()
         if strip_whitespace:
@@ -48,6 +71,11 @@ def _normaliser(
                 # Removing `-` from `a - b` leaves two spaces; with strip_whitespace on, the
                 # user asked for runs of whitespace to count as one, so collapse them again.
                 text = " ".join(text.split())
+        if unicode_form is not None and others:
+            # Casefolding, or removing a mark between a letter and its accent, can leave text
+            # that is not in the form any more; normalising again keeps the comparison
+            # idempotent (comparing already-normalised texts changes nothing).
+            text = unicodedata.normalize(unicode_form, text)
         return text
 
     return normalise
@@ -57,15 +85,18 @@ def _normaliser(
 class Equality:
     """Passes when the output text equals the expected text (a YAML scalar compared as text).
 
-    Options, applied in this order: `case_insensitive` (casefold), `strip_whitespace` (trim and
-    collapse runs of whitespace to one space), `strip_punctuation` (remove Unicode punctuation).
-    All false: the comparison is strict. No expected value gives an error result.
+    Options, applied in this order: `normalize` (Unicode NFC or NFKC; applied again after the
+    others), `case_insensitive` (casefold), `strip_whitespace` (trim and collapse runs of
+    whitespace to one space), `strip_punctuation` (remove Unicode punctuation). All off: the
+    comparison is strict. A mismatch that a normalisation form would resolve says which one.
+    No expected value gives an error result.
     """
 
     kind: ClassVar[str] = "equality"
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="equality")
+    normalize: Form = attrs.field(kw_only=True, default="none")
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
     strip_whitespace: bool = attrs.field(kw_only=True, default=False)
     strip_punctuation: bool = attrs.field(kw_only=True, default=False)
@@ -74,12 +105,14 @@ class Equality:
 
     def __attrs_post_init__(self) -> None:
         options = ("case_insensitive", "strip_whitespace", "strip_punctuation")
-        applied = ", ".join(option for option in options if getattr(self, option))
+        applied = [option for option in options if getattr(self, option)]
+        if self.normalize != "none":
+            applied.insert(0, f"{self.normalize.upper()} normalisation")
         normalise = _normaliser(
-            self.case_insensitive, self.strip_whitespace, self.strip_punctuation
+            self.normalize, self.case_insensitive, self.strip_whitespace, self.strip_punctuation
         )
         object.__setattr__(self, "_normalise", normalise)
-        object.__setattr__(self, "_applied", applied)
+        object.__setattr__(self, "_applied", ", ".join(applied))
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as its options: the normaliser is a closure, rebuilt from them."""
@@ -114,6 +147,9 @@ class Equality:
                 got = quote(output)
                 details = {"output": output, "expected": expected}
             message = f"expected {shown}, got {got}"
+            hint = self._form_hint(output, expected)
+            if hint is not None:
+                message = f"{message} ({hint})"
             return result("equality", self.name, False, 0.0, message, details)
         compared_output = normalise(output)
         compared_expected = normalise(expected)
@@ -123,8 +159,34 @@ class Equality:
                 f"output {quote(output)} matches expected {quote(expected)} after {self._applied}"
             )
             return result("equality", self.name, True, 1.0, message, details)
+        hint = self._form_hint(output, expected)
         message = (
             f"expected {quote(expected)}, got {quote(output)} (after {self._applied}: "
-            f"{quote(compared_expected)} vs {quote(compared_output)})"
+            f"{quote(compared_expected)} vs {quote(compared_output)}"
+            f"{'' if hint is None else '; ' + hint})"
         )
         return result("equality", self.name, False, 0.0, message, details)
+
+    def _form_hint(self, output: str, expected: str) -> str | None:
+        """On a mismatch: which `normalize` form, with the other options as they are, would
+        make the texts equal. Only ever run on a mismatch; ASCII texts have one form."""
+        if output.isascii() and expected.isascii():
+            return None
+        strict = self._normalise is None
+        if strict and (
+            unicodedata.is_normalized("NFKC", output)
+            and unicodedata.is_normalized("NFKC", expected)
+        ):
+            return None  # two different texts in NFKC, hence in NFC too: no form joins them
+        for form, unicode_form in _HINT_FORMS[_STRONGER[self.normalize] :]:
+            if strict and (
+                unicodedata.is_normalized(unicode_form, output)
+                and unicodedata.is_normalized(unicode_form, expected)
+            ):
+                continue  # two different texts already in this form
+            normalise = _normaliser(
+                form, self.case_insensitive, self.strip_whitespace, self.strip_punctuation
+            )
+            if normalise is not None and normalise(output) == normalise(expected):
+                return f"equal after {unicode_form} normalisation; set normalize: {form}"
+        return None

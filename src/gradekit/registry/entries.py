@@ -15,6 +15,7 @@ from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._numbers import fraction_problem
 from gradekit._types import Grader
+from gradekit.registry.registry import Registry, default_registry
 
 __all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "GraderEntry", "Isolation", "build_entry"]
 
@@ -89,15 +90,14 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
 
 
 def build_entry(
-    raw: Mapping[str, Any], *, registry: Any = None, location: str | None = None
+    raw: Mapping[str, Any], *, registry: Registry | None = None, location: str | None = None
 ) -> GraderEntry | None:
     """Validate one grader entry and create its grader; None when `enabled: false`.
 
     Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
     `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
     """
-    if registry is None:
-        from gradekit.registry.registry import default_registry as registry
+    registry = default_registry if registry is None else registry
     if not isinstance(raw, Mapping):
         raise ConfigError(
             "invalid grader entry",

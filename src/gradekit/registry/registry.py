@@ -1,15 +1,19 @@
 """The registry: kind names to factories, from `register` calls and from entry points.
 
-Entry points (group `gradekit.graders`, name = kind, value = `module:factory`) are listed once per
-registry, reading metadata only; a kind's module is imported the first time that kind is
-created. A plugin that fails to load fails only its own kinds. Two different sources for one
-kind are never resolved silently: using that kind raises DuplicateKindError naming both.
+Names without a dot are gradekit's own kinds: they resolve from gradekit's table of its entry
+points (`_builtin_kinds`) without reading any installed metadata, and another distribution's
+entry point with such a name is refused (its module is never imported). Other entry points
+(group `gradekit.graders`, name = kind, value = `module:factory`) are scanned once per
+registry, reading metadata only, when a dotted kind or the full list is first needed; a kind's
+module is imported the first time that kind is created. A plugin that fails to load fails only
+its own kinds. Two different sources for one kind are never resolved silently: using that kind
+raises DuplicateKindError naming both. Code may `register` any valid name, dotted or not: it
+is the user's own process.
 """
 
 from __future__ import annotations
 
-import re
-import sys
+import importlib
 import threading
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -17,9 +21,16 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import ConfigError, DuplicateKindError, PluginLoadError, UnknownKindError
+from gradekit._errors import (
+    ConfigError,
+    DuplicateKindError,
+    GradekitError,
+    PluginLoadError,
+    UnknownKindError,
+)
 from gradekit._hints import close_matches
 from gradekit._types import Grader, error_text
+from gradekit.registry.builtin_kinds import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN
 from gradekit.registry.options import structure_options
 
 __all__ = [
@@ -32,7 +43,6 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP: Final = "gradekit.graders"
-KIND_PATTERN: Final = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
 
 Factory = Callable[[str, Mapping[str, Any]], Grader]
 """`factory(name, config) -> Grader`; an attrs class with a `name` field also qualifies."""
@@ -51,7 +61,8 @@ class KindInfo:
 
 @attrs.define
 class _Source:
-    """One provider of a kind: an entry point not yet loaded, or a registered factory."""
+    """One provider of a kind: a built-in or an entry point not yet loaded, or a registered
+    factory. `error` is set once it failed to load, or up front when it is refused."""
 
     kind: str
     distribution: str
@@ -60,12 +71,23 @@ class _Source:
     entry_point: Any = None
     factory: Any = None
     error: PluginLoadError | None = None
+    registered: bool = False
+    refused: bool = False
+
+    @property
+    def builtin(self) -> bool:
+        return self.entry_point is None and not self.registered
 
     @property
     def label(self) -> str:
-        if self.entry_point is None:
+        if self.registered:
             return f"{self.distribution} ({self.value})"
         return f"distribution '{self.distribution}' ({self.value})"
+
+    def failure(self, cause: str) -> PluginLoadError:
+        """The error of this source for `cause`, naming its distribution and entry point."""
+        named = f"{self.distribution} {self.version}" if self.version else self.distribution
+        return PluginLoadError(self.kind, f"'{named}'", self.value, cause)
 
     def load(self) -> Any:
         if self.factory is not None:
@@ -73,26 +95,20 @@ class _Source:
         if self.error is not None:
             raise self.error
         try:
-            self.factory = self.entry_point.load()
+            self.factory = self._import()
         except Exception as error:
-            self.error = PluginLoadError(
-                self.kind, f"'{self.distribution} {self.version}'", self.value, error_text(error)
-            )
+            self.error = self.failure(error_text(error))
             raise self.error from error
         return self.factory
 
-
-def _metadata() -> Any:
-    if sys.version_info < (3, 12):
-        try:
-            import importlib_metadata
-
-            return importlib_metadata
-        except ImportError:  # the backport is a dependency, but the stdlib works on 3.10+
-            pass
-    import importlib.metadata
-
-    return importlib.metadata
+    def _import(self) -> Any:
+        if self.entry_point is not None:
+            return self.entry_point.load()
+        module, _, attribute = self.value.partition(":")  # a built-in: `module:factory`
+        target: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+        return target
 
 
 class Registry:
@@ -106,53 +122,62 @@ class Registry:
         self._use_entry_points: Final = entry_points
         self._group: Final = group
         self._lock = threading.RLock()
-        self._sources: dict[str, list[_Source]] | None = None
-        self._invalid: list[KindInfo] = []
+        own = entry_points and group == ENTRY_POINT_GROUP
+        self._builtins: Final = {
+            kind: _Source(kind, BUILTIN_DISTRIBUTION, "", value)
+            for kind, value in (BUILTIN_KINDS.items() if own else ())
+        }
+        self._registered: dict[str, list[_Source]] = {}
+        self._plugins: dict[str, list[_Source]] | None = None
 
     # -- discovery -------------------------------------------------------------------------
 
     def _scan(self) -> dict[str, list[_Source]]:
+        """Every other distribution's entry points by kind, refused ones with their error."""
         with self._lock:
-            if self._sources is not None:
-                return self._sources
-            sources: dict[str, list[_Source]] = {}
+            if self._plugins is not None:
+                return self._plugins
+            plugins: dict[str, list[_Source]] = {}
             if self._use_entry_points:
-                seen: set[tuple[str, str]] = set()
-                for entry_point in _metadata().entry_points(group=self._group):
-                    dist = entry_point.dist
-                    dist_name = dist.metadata["Name"] if dist is not None else "<unknown>"
-                    version = dist.version if dist is not None else "?"
-                    if not KIND_PATTERN.match(entry_point.name):
-                        self._invalid.append(
-                            KindInfo(
-                                entry_point.name,
-                                dist_name,
-                                version,
-                                entry_point.value,
-                                f"invalid kind name '{entry_point.name}': kind names match "
-                                f"{KIND_PATTERN.pattern}; rename the entry point",
-                            )
-                        )
-                        continue
-                    # The same distribution found twice on the path (or the same value declared
-                    # twice) is one source, not a conflict.
-                    key = (entry_point.name, entry_point.value)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    source = _Source(
-                        entry_point.name, dist_name, version, entry_point.value, entry_point
-                    )
-                    sources.setdefault(entry_point.name, []).append(source)
-            self._sources = sources
-            return sources
+                from gradekit.registry.plugins import scan
+
+                found = scan(self._group, own=BUILTIN_DISTRIBUTION if self._builtins else None)
+                for builtin in self._builtins.values():
+                    builtin.version = found.own_version or "?"
+                for entry in found.entries:
+                    source = _Source(entry.kind, entry.distribution, entry.version, entry.value)
+                    source.entry_point = entry.entry_point
+                    if entry.refused is not None:
+                        source.refused = True
+                        source.error = source.failure(entry.refused)
+                    plugins.setdefault(entry.kind, []).append(source)
+            self._plugins = plugins
+            return plugins
+
+    def _sources(self, kind: str) -> list[_Source]:
+        """The sources of `kind`. An undotted kind is gradekit's or registered: no scan, unless
+        nothing provides it (then a refused entry point, if any, explains why)."""
+        builtin = self._builtins.get(kind)
+        sources = [builtin] if builtin is not None else []
+        sources.extend(self._registered.get(kind, ()))
+        if "." in kind or not sources:
+            sources.extend(self._scan().get(kind, ()))
+        return sources
+
+    def _all_sources(self) -> list[_Source]:
+        plugins = self._scan()
+        every = [*self._builtins.values()]
+        every.extend(source for sources in self._registered.values() for source in sources)
+        every.extend(source for sources in plugins.values() for source in sources)
+        return every
 
     # -- public API ------------------------------------------------------------------------
 
     def register(self, kind: str, factory: Factory | type, *, source: str | None = None) -> None:
         """Register `factory` for `kind`; registering the same factory again is a no-op.
 
-        A different factory for a kind that is already registered raises DuplicateKindError.
+        A different factory for a kind that is already registered raises DuplicateKindError;
+        one for a kind an entry point provides raises it when the kind is used.
         """
         if not isinstance(kind, str) or not KIND_PATTERN.match(kind):
             raise ConfigError(
@@ -163,40 +188,54 @@ class Registry:
             raise ConfigError(f"factory for kind '{kind}' must be callable, got {factory!r}")
         value = f"{getattr(factory, '__module__', '?')}:{getattr(factory, '__qualname__', factory)}"
         with self._lock:
-            existing = self._scan().setdefault(kind, [])
+            existing = self._registered.setdefault(kind, [])
             for other in existing:
-                if other.entry_point is None and other.factory is factory:
+                if other.factory is factory:
                     return
-            registered = _Source(kind, source or "<registered>", "", value, factory=factory)
-            for other in existing:
-                if other.entry_point is None:
-                    raise DuplicateKindError(kind, [other.label, registered.label])
+            registered = _Source(
+                kind, source or "<registered>", "", value, factory=factory, registered=True
+            )
+            if existing:
+                raise DuplicateKindError(kind, [existing[0].label, registered.label])
             existing.append(registered)
 
     def unregister(self, kind: str) -> None:
         """Forget factories registered for `kind` with `register` (entry points stay)."""
         with self._lock:
-            sources = self._scan().get(kind, [])
-            sources[:] = [source for source in sources if source.entry_point is not None]
+            self._registered.pop(kind, None)
 
     def kinds(self) -> list[str]:
         """Every known kind name, sorted. Reads metadata only; imports no plugin."""
-        return sorted(kind for kind, sources in self._scan().items() if sources)
+        return sorted({source.kind for source in self._all_sources() if not source.refused})
 
-    def describe(self) -> list[KindInfo]:
-        """Every kind with its source, plus entry points that cannot be used, sorted by kind."""
-        infos = [
-            KindInfo(
-                source.kind,
-                source.distribution,
-                source.version,
-                source.value,
-                str(source.error) if source.error else None,
+    def describe(self, *, load: bool = False) -> list[KindInfo]:
+        """Every kind with its source, plus entry points that cannot be used, sorted by kind.
+
+        With `load`, every kind that is not only gradekit's own is loaded first (importing
+        every plugin), so each source that fails carries its own error; a conflict is on the
+        row of each plugin or registered factory in it, never on gradekit's. gradekit's own
+        kinds are not imported: their modules need nothing beyond gradekit, and
+        tests/registry/test_builtin_table.py loads each of them.
+        """
+        conflicts: dict[str, str] = {}
+        if load:
+            for kind in self.kinds():
+                if kind in self._builtins and not self._registered.get(kind):
+                    continue
+                try:
+                    self.factory(kind)
+                except DuplicateKindError as conflict:
+                    conflicts[kind] = str(conflict)
+                except GradekitError:
+                    pass  # a load failure: the failing source holds its own error
+        infos = []
+        for source in self._all_sources():
+            problem = str(source.error) if source.error is not None else None
+            if problem is None and source.kind in conflicts and not source.builtin:
+                problem = conflicts[source.kind]
+            infos.append(
+                KindInfo(source.kind, source.distribution, source.version, source.value, problem)
             )
-            for sources in self._scan().values()
-            for source in sources
-        ]
-        infos.extend(self._invalid)
         return sorted(infos, key=lambda info: (info.kind, info.distribution))
 
     def factory(self, kind: str) -> Any:
@@ -204,10 +243,10 @@ class Registry:
 
         Raises UnknownKindError, DuplicateKindError or PluginLoadError.
         """
-        sources = self._scan().get(kind)
-        if not sources:
-            raise UnknownKindError(kind, close_matches(kind, self.kinds()))
         with self._lock:
+            sources = self._sources(kind)
+            if not sources:
+                raise UnknownKindError(kind, close_matches(kind, self.kinds()))
             if len(sources) == 1:
                 return sources[0].load()
             # Several sources: fine only if they all resolve to the very same object.

@@ -20,6 +20,7 @@ from gradekit._hints import hint_suffix
 from gradekit._numbers import fraction_problem
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.results import call_sync
@@ -128,7 +129,7 @@ class _Composite:
         )
 
 
-def _children(raw: Any, registry: Any, problems: list[Problem]) -> tuple[GraderEntry, ...]:
+def _children(raw: Any, registry: Registry, problems: list[Problem]) -> tuple[GraderEntry, ...]:
     empty = "a composite needs at least one grader; list its children under 'graders:'"
     if raw is None:
         problems.append(Problem(("graders",), empty))

@@ -18,6 +18,7 @@ from gradekit._hints import hint_suffix
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
 from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, count_lines
 from gradekit.suite.located_yaml import Located, load_located
@@ -39,7 +40,7 @@ TOP_LEVEL_KEYS: Final = (
 DEFAULT_TIMEOUT: Final = 60.0
 
 
-def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
+def load_suite(path: str | os.PathLike[str], *, registry: Registry | None = None) -> Suite:
     """Load, validate and build the suite file at `path`, creating every grader it names.
 
     Raises ConfigError (source = the path) listing every problem of the file at once, each
@@ -70,7 +71,7 @@ def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
 class _Loader:
     """One load of one file: collects problems, places them, builds the Suite."""
 
-    def __init__(self, source: str, located: Located, registry: Any) -> None:
+    def __init__(self, source: str, located: Located, registry: Registry | None) -> None:
         self.source = source
         self.located = located
         self.registry = registry

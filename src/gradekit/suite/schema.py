@@ -18,6 +18,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit.registry.options import option_fields
+from gradekit.registry.registry import Registry, default_registry
 
 __all__ = ["SCHEMA_DIALECT", "suite_schema"]
 
@@ -213,7 +214,7 @@ def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
     return properties, required
 
 
-def _kind(kind: str, registry: Any) -> dict[str, Any] | None:
+def _kind(kind: str, registry: Registry) -> dict[str, Any] | None:
     """The entry schema of one kind, or None when the kind cannot be loaded."""
     try:
         factory = registry.factory(kind)
@@ -236,10 +237,9 @@ def _kind(kind: str, registry: Any) -> dict[str, Any] | None:
     return schema
 
 
-def suite_schema(registry: Any = None) -> dict[str, Any]:
+def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
     """The JSON Schema of a suite file, with the options of every kind `registry` knows."""
-    if registry is None:
-        from gradekit.registry.registry import default_registry as registry
+    registry = default_registry if registry is None else registry
     kinds = [schema for kind in registry.kinds() if (schema := _kind(kind, registry)) is not None]
     return {
         "$schema": SCHEMA_DIALECT,

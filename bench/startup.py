@@ -1,0 +1,146 @@
+"""Start-up cost of the registry: the first `create` of a built-in kind, and `gradekit kinds`.
+
+Writes N tiny plugin distributions into a temporary folder, the way `pip install --target`
+lays them out: a one-file package `gk_bench_plugin_NNN` with a factory, and a
+`gk_bench_plugin_NNN-1.0.dist-info` folder holding METADATA and entry_points.txt (one dotted
+kind, `gk_bench_NNN.kind`). Then times fresh interpreters: the wall time of the child
+process (start-up included, bytecode cached as for any installed package) and its CPU time
+(user + system, from getrusage: steadier than wall time on a shared machine), the commands
+alternating within each repeat, and prints the medians of each:
+
+- `python -c pass` (the baseline: bare interpreter start-up);
+- `import gradekit`, and `import gradekit; gradekit.create("numeric")`, without the plugins
+  and with them on the path (a built-in kind must not pay for the plugins);
+- `gradekit.create("gk_bench_000.kind")` with the plugins (a dotted kind: one scan);
+- `python -m gradekit kinds` (and `--json`) with the plugins.
+
+    .venv/bin/python bench/startup.py [--plugins 200] [--repeat 21] [--pythonpath SRC]
+
+`--pythonpath SRC` puts another checkout's `src` first on the children's path, to measure
+an older gradekit with the same interpreter (`git archive REV src | tar -x -C /tmp/old`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PLUGIN_MODULE = """\
+from gradekit import GradeResult
+
+
+class _Grader:
+    def __init__(self, name, config):
+        self.kind = "{kind}"
+        self.name = name
+
+    def grade(self, sample):
+        return GradeResult(self.kind, self.name, True, 1.0, "ok")
+
+
+def factory(name, config):
+    return _Grader(name, config)
+"""
+
+
+def write_plugins(site: Path, count: int) -> None:
+    """Lay out `count` installed plugin distributions in `site`, as pip --target would."""
+    for number in range(count):
+        module = f"gk_bench_plugin_{number:03d}"
+        kind = f"gk_bench_{number:03d}.kind"
+        (site / module).mkdir()
+        (site / module / "__init__.py").write_text(PLUGIN_MODULE.format(kind=kind))
+        info = site / f"{module}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: gk-bench-plugin-{number:03d}\nVersion: 1.0\n"
+        )
+        (info / "entry_points.txt").write_text(f"[gradekit.graders]\n{kind} = {module}:factory\n")
+        (info / "top_level.txt").write_text(module + "\n")
+        (info / "RECORD").write_text("")
+
+
+def _commands(site: Path, source: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+    python = sys.executable
+    bare = dict(os.environ)
+    bare.pop("PYTHONPATH", None)
+    # As installed packages run: from cached bytecode (the warm-up run writes it), not
+    # compiling every module from source at every start.
+    bare.pop("PYTHONDONTWRITEBYTECODE", None)
+    if source:
+        bare["PYTHONPATH"] = source
+    plugins = dict(bare, PYTHONPATH=os.pathsep.join(filter(None, [source, str(site)])))
+    create = "import gradekit; gradekit.create('numeric')"
+    return {
+        "python -c pass": ([python, "-c", "pass"], bare),
+        "import gradekit": ([python, "-c", "import gradekit"], bare),
+        "create('numeric')": ([python, "-c", create], bare),
+        "import gradekit, plugins": ([python, "-c", "import gradekit"], plugins),
+        "create('numeric'), plugins": ([python, "-c", create], plugins),
+        "create('gk_bench_000.kind'), plugins": (
+            [python, "-c", "import gradekit; gradekit.create('gk_bench_000.kind')"],
+            plugins,
+        ),
+        "gradekit kinds, plugins": ([python, "-m", "gradekit", "kinds"], plugins),
+        "gradekit kinds --json, plugins": ([python, "-m", "gradekit", "kinds", "--json"], plugins),
+    }
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one run of `command` in a child process."""
+    cpu = _cpu()
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000, (_cpu() - cpu) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plugins", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--pythonpath", metavar="SRC", help="import gradekit from SRC")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="gradekit-startup-") as folder:
+        site = Path(folder)
+        write_plugins(site, args.plugins)
+        commands = _commands(site, args.pythonpath)
+        for command, env in commands.values():  # warm the file cache, check each one works
+            _time(command, env)
+        times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
+        for _ in range(args.repeat):
+            for label, (command, env) in commands.items():
+                times[label].append(_time(command, env))
+    wall = {label: statistics.median(t[0] for t in runs) for label, runs in times.items()}
+    cpu = {label: statistics.median(t[1] for t in runs) for label, runs in times.items()}
+    print(f"{args.plugins} plugins, {args.repeat} repeats, Python {sys.version.split()[0]}")
+    print(f"{'':40} {'wall':>9} {'CPU':>9}   (medians, ms)")
+    for label in commands:
+        print(f"{label:40} {wall[label]:9.1f} {cpu[label]:9.1f}")
+    print("differences of the medians (wall, CPU):")
+    pairs = [
+        ("create('numeric')", "import gradekit"),
+        ("create('numeric'), plugins", "import gradekit, plugins"),
+        ("import gradekit", "python -c pass"),
+        ("gradekit kinds, plugins", "python -c pass"),
+    ]
+    for above, below in pairs:
+        print(
+            f"  {above} above {below}: {wall[above] - wall[below]:.1f}, "
+            f"{cpu[above] - cpu[below]:.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
