@@ -30,6 +30,7 @@ COMMON_KEYS: Final = frozenset(
         "isolation",
         "enabled",
         "fail_on_error",
+        "sandbox",
     }
 )
 
@@ -50,6 +51,25 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
         problems.append(Problem((key,), f"expected true or false, got {value!r}"))
         return default
     return value
+
+
+def _sandbox(raw: Mapping[str, Any], problems: list[Problem]) -> str | None:
+    from gradekit._bwrap import check_mode
+
+    value = raw.get("sandbox")
+    wrong = check_mode(value)
+    if wrong is not None:
+        problems.append(Problem(("sandbox",), wrong))
+        return None
+    return value
+
+
+def _check_available(sandbox: str | None, problems: list[Problem]) -> None:
+    from gradekit._bwrap import requested_problem
+
+    problem = requested_problem(sandbox)
+    if problem is not None:
+        problems.append(Problem(("sandbox",), problem))
 
 
 def build_entry(
@@ -93,6 +113,7 @@ def build_entry(
             Problem(("isolation",), f"expected 'thread' or 'process', got {isolation!r}")
         )
         isolation = None
+    sandbox = _sandbox(raw, problems)
     advisory = _flag(raw, "advisory", False, problems)
     enabled = _flag(raw, "enabled", True, problems)
     fail_on_error = _flag(raw, "fail_on_error", False, problems)
@@ -106,6 +127,10 @@ def build_entry(
     try:
         options_class = registry.options_class(kind)
         threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
+        if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
+            options["sandbox"] = sandbox  # program, build, lint: their commands' sandbox too
+        else:
+            _check_available(sandbox, problems)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
         problems.extend(error.problems or [Problem((), error.message)])
@@ -128,6 +153,7 @@ def build_entry(
         fail_on_error=fail_on_error,
         config=options,
         location=location,
+        sandbox=sandbox,
     )
 
 

@@ -45,8 +45,8 @@ class Policy:
 class GraderEntry:
     """A grader as configured in a suite: the grader plus the common keys of its entry.
 
-    `timeout` and `isolation` are None when the entry does not set them (the run's default
-    applies). `config` keeps the kind's own options as written, so the grader can be created
+    `timeout`, `isolation` and `sandbox` are None when the entry does not set them (the run's
+    default applies). `config` keeps the kind's own options as written, so the grader can be created
     again in a child process. `location` is `file:line:column` of the entry, when known.
     """
 
@@ -62,6 +62,7 @@ class GraderEntry:
     fail_on_error: bool = False
     config: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
     location: str | None = None
+    sandbox: str | None = None
 
 
 @attrs.frozen
@@ -91,7 +92,8 @@ class Case:
 @attrs.frozen
 class Suite:
     """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
-    `case_count` is the number of cases when known without reading everything."""
+    `case_count` is the number of cases when known without reading everything; `sandbox` is the
+    suite's `sandbox:` (None when it sets none)."""
 
     name: str
     cases: Callable[[], Iterator[Case]]
@@ -100,6 +102,7 @@ class Suite:
     path: str | None = None
     timeout: float = 60.0
     case_count: int | None = None
+    sandbox: str | None = None
 
 
 # -- the report --------------------------------------------------------------------------

@@ -98,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         help="default isolation of each grader (a grader's own `isolation` wins)",
     )
     run.add_argument(
+        "--sandbox",
+        choices=("auto", "bwrap", "none"),
+        help="default sandbox of agent code (program, build, lint, process isolation): "
+        "bubblewrap, or none; auto uses bubblewrap when it can run (a grader's own wins)",
+    )
+    run.add_argument(
         "--memory-limit",
         type=_positive_int,
         metavar="MB",
@@ -250,6 +256,7 @@ def _run(args: argparse.Namespace) -> int:
     from gradekit.report.console import Progress, one_line_summary, print_summary
 
     suite = _load(args.suite)
+    _check_sandbox(args.sandbox)
     writers = _writers(args)
     show = not args.quiet
     tty = show and sys.stderr.isatty()
@@ -276,6 +283,7 @@ def _run(args: argparse.Namespace) -> int:
                 isolation=args.isolation,
                 keep_cases=False,
                 memory_limit_mb=args.memory_limit,
+                sandbox=args.sandbox,
             )
         if args.filter and collector.selected == 0:
             patterns = " or ".join(repr(p) for p in args.filter)
@@ -297,6 +305,14 @@ def _run(args: argparse.Namespace) -> int:
             print(one_line_summary(final), file=sys.stderr)
         print_summary(final, collector.failing, collector.more_failing, sys.stdout)
     return EXIT_PASSED if final.passed else EXIT_FAILED
+
+
+def _check_sandbox(mode: str | None) -> None:
+    from gradekit._bwrap import requested_problem
+
+    problem = requested_problem(mode)
+    if problem is not None:
+        raise _Invalid(f"gradekit: --sandbox bwrap: {problem}; nothing was graded")
 
 
 class _DeferredInterrupt:

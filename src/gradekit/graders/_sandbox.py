@@ -3,6 +3,8 @@
 `SandboxOptions` is an attrs base class: its fields are the sandbox options with their
 defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the one method a
 kind writes; `grade` and `agrade` (which runs it on a worker thread, cancellable) come free.
+`sandbox` (auto, bwrap, none; unset: the run's, else auto) decides whether commands run in
+bubblewrap (`gradekit._bwrap`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from gradekit import _bwrap
 from gradekit._frozen import EMPTY, FrozenDict
 from gradekit._options import OptionError
 from gradekit._process import (
@@ -79,6 +82,12 @@ def _env(value: Any) -> FrozenDict[str, str | None]:
     )
 
 
+def _sandbox_mode(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    problem = _bwrap.requested_problem(value)
+    if problem is not None:
+        raise OptionError(attribute.name, problem)
+
+
 def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
     """attrs validator: a positive, finite number (or None)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
@@ -103,15 +112,24 @@ class SandboxOptions:
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
     network: bool = attrs.field(kw_only=True, default=True)
+    sandbox: _bwrap.Mode | None = attrs.field(kw_only=True, default=None, validator=_sandbox_mode)
 
     @property
     def limits(self) -> Limits:
         """The resource limits these options ask for."""
         return Limits(memory=self.memory_limit, cpu=self.cpu_limit, output=self.max_output)
 
-    def sandbox(self, sample: Sample) -> Sandbox:
+    def open_sandbox(self, sample: Sample) -> Sandbox:
         """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false)."""
         return Sandbox(sample.workspace, copy=self.copy_workspace)
+
+    def sandbox_mode(self) -> str:
+        """The sandbox these commands get: this grader's own, else the run's, else `auto`."""
+        if self.sandbox is not None:
+            return self.sandbox
+        from gradekit._execute import current_context
+
+        return current_context().settings.sandbox or "auto"
 
     def execute(
         self,
@@ -123,16 +141,29 @@ class SandboxOptions:
         extra_env: Mapping[str, str | None] | None = None,
         search: Sequence[str] = (),
         cancel: threading.Event | None = None,
+        binds: Sequence[str] = (),
+        hidden: Sequence[str] = (),
     ) -> ProcessResult:
         """Run `argv` in `box` with these options, until `deadline` (a time.monotonic value).
 
         `extra_env` holds variables a preset sets before the user's `env` applies; `search`
-        holds folders looked in after PATH. Raises CommandError / SandboxError.
+        holds folders looked in after PATH. In bubblewrap, `binds` are folders the command may
+        write besides the sandbox's own (a toolchain's caches) and `hidden` files inside them
+        it must not see. Raises CommandError / SandboxError.
         """
         import time
 
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
+        jail = None
+        if _bwrap.uses_bwrap(self.sandbox_mode()):
+            jail = _bwrap.jail(
+                readonly=_bwrap.command_folders(command, env.get("PATH", ""), search),
+                writable=[str(box.root), str(box.cwd), *binds],
+                network=self.network,
+                cwd=str(box.cwd),
+                hidden=hidden,
+            )
         return run(
             [command, *argv[1:]],
             cwd=box.cwd,
@@ -142,6 +173,7 @@ class SandboxOptions:
             limits=self.limits,
             network=self.network,
             cancel=cancel,
+            jail=jail,
         )
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:

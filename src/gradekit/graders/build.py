@@ -75,7 +75,7 @@ class Build(SandboxOptions):
             )
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 if self.command is not None:
                     plan = Plan((self.command,))
                 else:

@@ -75,7 +75,7 @@ class Lint(SandboxOptions):
             return GradeResult.of_error(self.kind, self.name, problem)
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 missing = self._missing(box)
                 if missing is not None:
                     return GradeResult.of_error(self.kind, self.name, missing)

@@ -122,7 +122,7 @@ class Program(SandboxOptions):
         stdin = self.stdin if self.stdin is not None else _stdin_text(sample.output)
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 result = self.execute(
                     box, self._argv, deadline=deadline, stdin=stdin, cancel=cancel
                 )
