@@ -27,11 +27,14 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Final, Literal
 
+import attrs
+
 from gradekit._process import SandboxError
 
 __all__ = [
     "MODES",
     "Mode",
+    "Mounts",
     "check_mode",
     "jail",
     "problem",
@@ -48,6 +51,17 @@ _PROBE_SECONDS: Final = 10.0
 
 _warned = False
 _warn_lock = threading.Lock()
+
+
+@attrs.frozen
+class Mounts:
+    """Folders a toolchain needs in the sandbox besides the system and the workspace:
+    `readonly` ones (a toolchain's own files), `writable` ones (its caches, shared between
+    runs) and `hidden` files inside them (credentials)."""
+
+    readonly: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
 
 
 def check_mode(value: object) -> str | None:

@@ -141,28 +141,30 @@ class SandboxOptions:
         extra_env: Mapping[str, str | None] | None = None,
         search: Sequence[str] = (),
         cancel: threading.Event | None = None,
-        binds: Sequence[str] = (),
-        hidden: Sequence[str] = (),
+        mounts: _bwrap.Mounts = _bwrap.Mounts(),
     ) -> ProcessResult:
         """Run `argv` in `box` with these options, until `deadline` (a time.monotonic value).
 
         `extra_env` holds variables a preset sets before the user's `env` applies; `search`
-        holds folders looked in after PATH. In bubblewrap, `binds` are folders the command may
-        write besides the sandbox's own (a toolchain's caches) and `hidden` files inside them
-        it must not see. Raises CommandError / SandboxError.
+        holds folders looked in after PATH; `mounts` what a toolchain needs in bubblewrap.
+        Raises CommandError / SandboxError.
         """
+        import os
         import time
 
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
         jail = None
         if _bwrap.uses_bwrap(self.sandbox_mode()):
+            for cache in mounts.writable:
+                os.makedirs(cache, exist_ok=True)
+            readonly = _bwrap.command_folders(command, env.get("PATH", ""), search)
             jail = _bwrap.jail(
-                readonly=_bwrap.command_folders(command, env.get("PATH", ""), search),
-                writable=[str(box.root), str(box.cwd), *binds],
+                readonly=[*readonly, *mounts.readonly],
+                writable=[str(box.root), str(box.cwd), *mounts.writable],
                 network=self.network,
                 cwd=str(box.cwd),
-                hidden=hidden,
+                hidden=mounts.hidden,
             )
         return run(
             [command, *argv[1:]],

@@ -93,7 +93,13 @@ class Build(SandboxOptions):
         results = []
         for step in plan.steps:
             result = self.execute(
-                box, step, deadline=deadline, extra_env=plan.env, search=plan.search, cancel=cancel
+                box,
+                step,
+                deadline=deadline,
+                extra_env=plan.env,
+                search=plan.search,
+                cancel=cancel,
+                mounts=plan.mounts,
             )
             results.append(result)
             if result.timed_out or (result.exit_code != 0 and not plan.keep_going):

@@ -83,7 +83,12 @@ class Lint(SandboxOptions):
                 for linter in self._linters():
                     search = tuple(str(box.cwd / folder) for folder in linter.search)
                     result = self.execute(
-                        box, linter.command, deadline=deadline, search=search, cancel=cancel
+                        box,
+                        linter.command,
+                        deadline=deadline,
+                        search=search,
+                        cancel=cancel,
+                        mounts=linter.mounts,
                     )
                     runs.append((linter, result))
                     if result.timed_out:
