@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 import attrs
 
 from gradekit._frozen import FrozenDict
+from gradekit._interrupts import GRADER_RAISES, Raised, contained, is_ctrl_c
 from gradekit._model import GraderEntry, Isolation
 from gradekit._pool import DaemonPool, Ticket
 from gradekit._types import Grader, GradeResult, Sample, error_text
@@ -302,7 +303,9 @@ def call_sync(entry: GraderEntry, sample: Sample) -> GradeResult:
     started = time.perf_counter()
     try:
         return finish(entry, entry.grader.grade(sample), started)
-    except (Exception, SystemExit) as error:
+    except GRADER_RAISES as error:
+        if is_ctrl_c(error):
+            raise
         return error_result(entry, error_text(error), started)
 
 
@@ -328,11 +331,13 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Gra
     if agrade is not None:
         started = time.perf_counter()
         try:
-            value = await asyncio.wait_for(agrade(sample), seconds)
+            value = await asyncio.wait_for(contained(agrade(sample)), seconds)
         except asyncio.TimeoutError:
             return timeout_result(entry, seconds)
         except Exception as error:
             return error_result(entry, error_text(error), started)
+        if isinstance(value, Raised):
+            return error_result(entry, error_text(value.error), started)
         return finish(entry, value, started)
     ticket = context.pool.submit(call_sync, entry, sample)
     value = await _watch(context.pool, ticket, seconds)
@@ -367,11 +372,13 @@ async def _watch(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
 
 def run_sync(make: Callable[[], Awaitable[T]]) -> T:
     """Run a coroutine to completion from sync code, even where an event loop is already
-    running in this thread (a notebook): then on a fresh loop in a helper thread."""
+    running in this thread (a notebook): then on a fresh loop in a helper thread. From the
+    main thread too, so that a KeyboardInterrupt a grader raises is never taken for Ctrl-C."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_call(make))
+        if threading.current_thread() is not threading.main_thread():
+            return asyncio.run(_call(make))
     box: list[Any] = []
 
     def target() -> None:

@@ -26,6 +26,7 @@ from gradekit._execute import (
     plain_json,
     run_entry,
 )
+from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._model import (
     Case,
     CaseReport,
@@ -249,7 +250,9 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                         else:
                             result = finish(entry, value, now)
                             now = clock()
-                    except (Exception, SystemExit) as error:
+                    except GRADER_RAISES as error:
+                        if is_ctrl_c(error):
+                            raise
                         result = error_result(entry, error_text(error), now)
                         now = clock()
                 if keep:

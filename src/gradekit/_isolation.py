@@ -28,6 +28,7 @@ import sys
 from typing import Any, Final
 
 from gradekit._execute import Settings, call_sync, finish, timeout_result
+from gradekit._interrupts import GRADER_RAISES
 from gradekit._model import GraderEntry
 from gradekit._types import GradeResult, Sample, error_text
 
@@ -233,7 +234,7 @@ def _grade(payload: tuple[str, Any], sample: Sample) -> GradeResult:
         value = asyncio.run(_await(agrade, sample))
     except MemoryError:
         raise
-    except Exception as error:
+    except GRADER_RAISES as error:  # SIGINT is ignored here: a KeyboardInterrupt is the grader's
         return GradeResult.of_error(entry.kind, entry.name, error)
     return finish(entry, value, started)
 
