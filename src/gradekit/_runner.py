@@ -46,6 +46,7 @@ from gradekit._model import (
     SummaryBuilder,
 )
 from gradekit._pool import DaemonPool, Ticket
+from gradekit._stdin import detach_stdin
 from gradekit._types import Grader, GradeResult, Sample
 
 __all__ = ["default_jobs", "grade", "run_suite"]
@@ -144,6 +145,7 @@ def run_suite(
     freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
+    restore_stdin = detach_stdin()  # graders never read gradekit's stdin
     run.start()
     try:
         run.deliver(collector.receive)
@@ -156,6 +158,7 @@ def run_suite(
         run.stop()
         raise
     finally:
+        restore_stdin()
         if freeze:
             gc.unfreeze()
     stored = collector.stored
