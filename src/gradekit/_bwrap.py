@@ -17,6 +17,7 @@ Whether bubblewrap works here is probed once per process (`problem`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -33,6 +34,7 @@ from gradekit._process import SandboxError
 
 __all__ = [
     "MODES",
+    "NO_MOUNTS",
     "Mode",
     "Mounts",
     "check_mode",
@@ -62,6 +64,9 @@ class Mounts:
     readonly: tuple[str, ...] = ()
     writable: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+
+
+NO_MOUNTS: Final = Mounts()
 
 
 def check_mode(value: object) -> str | None:
@@ -246,16 +251,12 @@ def _resolver() -> list[str]:
 def homes() -> frozenset[str]:
     """Every home folder on this machine: the user's, root's and each one in /home."""
     found = {os.path.realpath(os.path.expanduser("~")), "/root"}
-    try:
+    with contextlib.suppress(ImportError, KeyError):
         import pwd
 
         found.add(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
-    except (ImportError, KeyError):
-        pass
-    try:
+    with contextlib.suppress(OSError):
         found.update(entry.path for entry in os.scandir("/home") if entry.is_dir())
-    except OSError:
-        pass
     return frozenset(found)
 
 

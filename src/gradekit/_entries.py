@@ -64,7 +64,17 @@ def _sandbox(raw: Mapping[str, Any], problems: list[Problem]) -> str | None:
     return value
 
 
-def _check_available(sandbox: str | None, problems: list[Problem]) -> None:
+def _route_sandbox(
+    options_class: type | None,
+    options: dict[str, Any],
+    sandbox: str | None,
+    problems: list[Problem],
+) -> None:
+    """A kind with its own `sandbox` (program, build, lint) gets the entry's for its commands
+    (and checks it); for any other, `sandbox: bwrap` must be possible here."""
+    if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
+        options["sandbox"] = sandbox
+        return
     from gradekit._bwrap import requested_problem
 
     problem = requested_problem(sandbox)
@@ -72,7 +82,7 @@ def _check_available(sandbox: str | None, problems: list[Problem]) -> None:
         problems.append(Problem(("sandbox",), problem))
 
 
-def build_entry(
+def build_entry(  # noqa: PLR0915 - one check per common key, kept in one place
     raw: Mapping[str, Any], *, registry: Any = None, location: str | None = None
 ) -> GraderEntry | None:
     """Validate one grader entry and create its grader; None when `enabled: false`.
@@ -127,10 +137,7 @@ def build_entry(
     try:
         options_class = registry.options_class(kind)
         threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
-        if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
-            options["sandbox"] = sandbox  # program, build, lint: their commands' sandbox too
-        else:
-            _check_available(sandbox, problems)
+        _route_sandbox(options_class, options, sandbox, problems)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
         problems.extend(error.problems or [Problem((), error.message)])

@@ -65,7 +65,9 @@ def test_an_open_stdin_pipe_is_never_read(
     err = (tmp_path / "err.txt").read_text()
     assert process.returncode == 1, err  # not 134 (aborted at exit)
     assert "Fatal Python error" not in err
-    cases = {case["name"]: case for case in json.loads((tmp_path / "report.json").read_text())["cases"]}
+    cases = {
+        case["name"]: case for case in json.loads((tmp_path / "report.json").read_text())["cases"]
+    }
     asks = cases["asks"]["turns"][0]["results"][0]
     assert asks["error"] == "EOFError: EOF when reading a line"
     build = cases["command"]["turns"][0]["results"][0]

@@ -27,7 +27,9 @@ SHADOW = Path("/etc/shadow")
 
 
 def run(code: str, mode: str, root: Path | None = None, **config: Any) -> gradekit.GradeResult:
-    grader = gradekit.create("program", config={"command": [PY, "-c", code], "sandbox": mode, **config})
+    grader = gradekit.create(
+        "program", config={"command": [PY, "-c", code], "sandbox": mode, **config}
+    )
     return grader.grade(Sample(workspace=None if root is None else str(root)))
 
 
@@ -49,7 +51,9 @@ def test_a_symlink_to_etc_shadow_in_the_workspace(workspace: Workspace, mode: st
         # An unreadable stand-in (the host's /dev/null on a nodev mount) hides the secret.
         assert stdout(result) == ""
         assert result.details is not None
-        assert "PermissionError: [Errno 13] Permission denied: 'notes.txt'" in result.details["stderr"]
+        assert (
+            "PermissionError: [Errno 13] Permission denied: 'notes.txt'" in result.details["stderr"]
+        )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -82,7 +86,11 @@ def test_writing_outside_the_workspace(workspace: Workspace, tmp_path: Path, mod
         assert changed == [True, True, True]
     else:
         # The originals are not there; the system and gradekit's Python are read-only.
-        assert lines == [f"refused {errno.ENOENT}", f"refused {errno.ENOENT}", f"refused {errno.EROFS}"]
+        assert lines == [
+            f"refused {errno.ENOENT}",
+            f"refused {errno.ENOENT}",
+            f"refused {errno.EROFS}",
+        ]
         assert changed == [False, False, False]
         assert (root / "answer.txt").read_text() == "the agent's answer"
 
@@ -166,7 +174,11 @@ def test_an_abstract_unix_socket_is_reachable_only_with_the_network() -> None:
         for network in (True, False):
             grader = gradekit.create(
                 "program",
-                config={"command": [PY, "-c", code, name[1:]], "sandbox": "bwrap", "network": network},
+                config={
+                    "command": [PY, "-c", code, name[1:]],
+                    "sandbox": "bwrap",
+                    "network": network,
+                },
             )
             outcomes[network] = stdout(grader.grade(Sample())).strip()
     finally:

@@ -50,6 +50,7 @@ def where(result: gradekit.GradeResult) -> str:
 
 @needs_bwrap
 def test_which_sandbox_applies(tmp_path: Path) -> None:
+    command = json.dumps([PY, "-c", WHERE])
     suite_file = tmp_path / "suite.yaml"
     suite_file.write_text(
         textwrap.dedent(
@@ -57,9 +58,9 @@ def test_which_sandbox_applies(tmp_path: Path) -> None:
             name: modes
             sandbox: none
             graders:
-              - {{kind: program, name: unset, command: {json.dumps([PY, "-c", WHERE])}}}
-              - {{kind: program, name: own_none, sandbox: none, command: {json.dumps([PY, "-c", WHERE])}}}
-              - {{kind: program, name: own_bwrap, sandbox: bwrap, command: {json.dumps([PY, "-c", WHERE])}}}
+              - {{kind: program, name: unset, command: {command}}}
+              - {{kind: program, name: own_none, sandbox: none, command: {command}}}
+              - {{kind: program, name: own_bwrap, sandbox: bwrap, command: {command}}}
             cases:
               - name: one
                 output: ""
@@ -74,7 +75,11 @@ def test_which_sandbox_applies(tmp_path: Path) -> None:
 
     # The entry's own, else the run's, else the suite's, else auto.
     assert outcome() == {"unset": "bare", "own_none": "bare", "own_bwrap": "jailed"}
-    assert outcome(sandbox="bwrap") == {"unset": "jailed", "own_none": "bare", "own_bwrap": "jailed"}
+    assert outcome(sandbox="bwrap") == {
+        "unset": "jailed",
+        "own_none": "bare",
+        "own_bwrap": "jailed",
+    }
     unset = gradekit.create("program", config={"command": [PY, "-c", WHERE]})
     assert where(unset.grade(Sample())) == "jailed"  # auto, with bubblewrap installed
 
@@ -102,7 +107,9 @@ def test_bwrap_for_a_run_where_it_is_not_installed_grades_nothing(
     no_bwrap: None, tmp_path: Path
 ) -> None:
     suite_file = tmp_path / "suite.yaml"
-    suite_file.write_text("cases: [{name: a, output: x, expected: x, graders: [{kind: equality}]}]\n")
+    suite_file.write_text(
+        "cases: [{name: a, output: x, expected: x, graders: [{kind: equality}]}]\n"
+    )
     with pytest.raises(SandboxError) as caught:
         run_suite(load_suite(suite_file), sandbox="bwrap")
     assert str(caught.value) == NOT_INSTALLED

@@ -87,21 +87,3 @@ def test_a_real_ctrl_c_still_stops_a_run_whose_graders_raise_keyboard_interrupt(
     data = json.loads(out.strip().splitlines()[-1])
     assert data["complete"] is False
     assert 3 <= data["cases"] < 500
-
-
-def test_during_a_run_stdin_reads_nothing_and_is_given_back_after():
-    seen = []
-
-    class Reads:
-        kind = "reads"
-        name = "reads"
-
-        def grade(self, sample):
-            seen.append((sys.stdin.name, sys.stdin.read()))
-            return gradekit.GradeResult(self.kind, self.name, True, 1.0)
-
-    before = sys.stdin
-    report = run_suite(one_turn_suite([entry(Reads())], ["0", "0"]))
-    assert report.summary.passed == 2
-    assert seen == [(os.devnull, "")] * 2
-    assert sys.stdin is before

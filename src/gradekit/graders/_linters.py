@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._bwrap import Mounts
+from gradekit._bwrap import NO_MOUNTS, Mounts
 
 __all__ = ["PRESETS", "Finding", "Linter", "Parser"]
 
@@ -156,7 +156,7 @@ class Linter:
     command: tuple[str, ...]
     parse: Parser | None = None
     search: tuple[str, ...] = ()
-    mounts: Mounts = Mounts()
+    mounts: Mounts = NO_MOUNTS
 
 
 _VENV_BIN: Final = os.path.dirname(sys.executable)  # tools installed beside gradekit

@@ -15,7 +15,7 @@ from typing import Final
 
 import attrs
 
-from gradekit._bwrap import Mounts
+from gradekit._bwrap import NO_MOUNTS, Mounts
 
 __all__ = ["ALIASES", "PRESETS", "Plan", "plan_for"]
 
@@ -52,7 +52,7 @@ class Plan:
     search: tuple[str, ...] = ()
     keep_going: bool = False
     empty: str | None = None
-    mounts: Mounts = Mounts()
+    mounts: Mounts = NO_MOUNTS
 
 
 def _files(root: Path, suffixes: tuple[str, ...]) -> list[str]:

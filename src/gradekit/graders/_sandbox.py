@@ -141,7 +141,7 @@ class SandboxOptions:
         extra_env: Mapping[str, str | None] | None = None,
         search: Sequence[str] = (),
         cancel: threading.Event | None = None,
-        mounts: _bwrap.Mounts = _bwrap.Mounts(),
+        mounts: _bwrap.Mounts = _bwrap.NO_MOUNTS,
     ) -> ProcessResult:
         """Run `argv` in `box` with these options, until `deadline` (a time.monotonic value).
 
