@@ -17,7 +17,7 @@ import attrs
 
 from gradekit._bwrap import NO_MOUNTS, Mounts
 
-__all__ = ["ALIASES", "PRESETS", "Plan", "plan_for"]
+__all__ = ["ALIASES", "MARKERS", "PRESETS", "Plan", "canonical", "detect", "plan_for"]
 
 SKIPPED_DIRS: Final = frozenset(
     {
@@ -185,7 +185,38 @@ ALIASES: Final = {
 }
 
 
+def canonical(language: str) -> str:
+    """The preset name of `language` (a preset name or alias, any case)."""
+    name = language.lower()
+    return ALIASES.get(name, name)
+
+
 def plan_for(language: str, root: Path, scratch: Path) -> Plan:
     """The plan of `language` (a preset name or alias, any case) for the workspace `root`."""
-    name = language.lower()
-    return PRESETS[ALIASES.get(name, name)](root, scratch)
+    return PRESETS[canonical(language)](root, scratch)
+
+
+MARKERS: Final = (
+    ("Cargo.toml", "rust"),
+    ("go.mod", "go"),
+    ("tsconfig.json", "typescript"),
+    ("package.json", "javascript"),
+    ("pyproject.toml", "python"),
+    ("setup.py", "python"),
+    ("setup.cfg", "python"),
+    ("pom.xml", "java"),
+    ("Makefile", "c"),
+    ("makefile", "c"),
+    ("GNUmakefile", "c"),
+    ("CMakeLists.txt", "c"),
+)
+"""Files that tell a workspace's toolchain, first match wins: a language's own manifest comes
+before a Makefile, which many projects keep for chores rather than for building."""
+
+
+def detect(root: Path) -> tuple[str, str] | None:
+    """(preset, the file that told it) for the workspace `root`, or None."""
+    for name, language in MARKERS:
+        if (root / name).is_file():
+            return language, name
+    return None
