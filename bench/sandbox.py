@@ -85,9 +85,7 @@ def report(label: str, times: dict[str, list[float]], ratios: list[float]) -> No
     bare = statistics.median(times["none"]) * 1000
     jailed = statistics.median(times["bwrap"]) * 1000
     ratio = statistics.median(ratios)
-    print(
-        f"| {label} | {bare:.1f} ms | {jailed:.1f} ms | +{jailed - bare:.1f} ms | {ratio:.2f}x |"
-    )
+    print(f"| {label} | {bare:.1f} ms | {jailed:.1f} ms | +{jailed - bare:.1f} ms | {ratio:.2f}x |")
 
 
 def main() -> None:

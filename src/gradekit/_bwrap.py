@@ -47,6 +47,11 @@ __all__ = [
 Mode = Literal["auto", "bwrap", "none"]
 MODES: Final = ("auto", "bwrap", "none")
 
+INSIDE: Final = "GRADEKIT_SANDBOXED"
+"""Set (to 1) in the environment of a process-isolated grader's child in bubblewrap: a
+sandbox cannot nest, and the child's own sandbox already holds what the grader runs."""
+NESTED: Final = "this process runs in gradekit's sandbox already, which cannot nest"
+
 SYSTEM_FOLDERS: Final = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt", "etc")
 ALWAYS_HIDDEN: Final = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
 _PROBE_SECONDS: Final = 10.0
@@ -87,6 +92,8 @@ def problem() -> str | None:
 @functools.cache
 def _probe() -> tuple[str | None, str | None]:
     """(the bwrap executable, None) when it works; (None, why not) when it does not."""
+    if os.environ.get(INSIDE) == "1":
+        return None, NESTED
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None, "bwrap is not installed (not found on PATH)"
@@ -109,7 +116,7 @@ def requested_problem(mode: str | None) -> str | None:
     if mode != "bwrap":
         return None
     cause = problem()
-    if cause is None:
+    if cause is None or cause == NESTED:  # the sandbox this process runs in is bubblewrap's
         return None
     return (
         f"bubblewrap cannot run here: {cause}; install bubblewrap (Debian: apt-get install "
@@ -121,13 +128,16 @@ def uses_bwrap(mode: str | None) -> bool:
     """Whether a command under `mode` runs in bubblewrap (None means `auto`).
 
     `bwrap` where bubblewrap cannot run raises SandboxError; `auto` then runs without it and
-    says so once per process, on stderr.
+    says so once per process, on stderr. Inside a process-isolated grader's sandbox, commands
+    run directly there (that sandbox is bubblewrap's; it cannot nest).
     """
     if mode == "none":
         return False
     cause = problem()
     if cause is None:
         return True
+    if cause == NESTED:  # inside a process-isolated grader's sandbox: that one applies
+        return False
     message = requested_problem(mode)
     if message is not None:
         raise SandboxError(message)

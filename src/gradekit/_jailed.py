@@ -53,7 +53,7 @@ def grade_in_jail(
         "-c",
         f"from gradekit._jailed_child import main; main({fd})",
     ]
-    env = {**os.environ, "TMPDIR": "/tmp"}
+    env = {**os.environ, "TMPDIR": "/tmp", _bwrap.INSIDE: "1"}
     try:
         process = subprocess.Popen(
             argv,

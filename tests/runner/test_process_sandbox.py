@@ -109,3 +109,19 @@ def test_crashes_and_exits_are_told_apart_in_bubblewrap():
         "ChildProcessError: grader 'crash' crashed its process (SIGSEGV); fix the grader "
         "(run it with isolation: thread to see the error)"
     )
+
+
+@needs_bwrap
+def test_a_program_grader_in_a_sandboxed_child_runs_its_command_in_that_sandbox(capfd):
+    import gradekit
+
+    code = "print(open('/etc/passwd').read()[:4]); open('/etc/shadow').read()"
+    config = {"command": [sys.executable, "-c", code], "sandbox": "bwrap"}
+    program = gradekit.create("program", config=config)
+    graders = [entry(program, isolation="process", sandbox="bwrap")]
+    result = results_of(run_suite(one_turn_suite(graders, ["0"])))["program"]
+    # The command ran (the system is there), its own sandbox could not nest, the child's held.
+    assert result.outcome == "fail", result.error
+    assert result.details["stdout"] == "root\n"
+    assert "PermissionError" in result.details["stderr"]
+    assert "warning" not in capfd.readouterr().err
