@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import socket
 import sys
 import uuid
@@ -237,3 +238,37 @@ def test_build_and_lint_run_in_the_sandbox_too(workspace: Workspace) -> None:
     if os.access(SHADOW, os.R_OK):
         bare = gradekit.create("lint", config={"linters": [peek], "sandbox": "none"})
         assert bare.grade(sample).outcome == "pass"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cargo_build_script_cannot_read_tokens_or_replace_the_toolchain(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not installed")
+    cargo_home = tmp_path / "cargo-home"
+    (cargo_home / "bin").mkdir(parents=True)
+    (cargo_home / "credentials.toml").write_text('[registry]\ntoken = "secret"\n')
+    monkeypatch.setenv("CARGO_HOME", str(cargo_home))
+    build_rs = (
+        "fn main() {\n"
+        '    let home = std::env::var("CARGO_HOME").unwrap();\n'
+        '    let read = std::fs::read_to_string(format!("{home}/credentials.toml")).is_ok();\n'
+        '    let wrote = std::fs::write(format!("{home}/bin/cargo-planted"), "x").is_ok();\n'
+        '    if read || wrote { panic!("escaped: read={read} wrote={wrote}"); }\n'
+        "}\n"
+    )
+    manifest = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
+    root = workspace(
+        {"Cargo.toml": manifest, "build.rs": build_rs, "src/main.rs": "fn main() {}\n"}
+    )
+    grader = gradekit.create("build", config={"language": "rust", "sandbox": mode, "timeout": 120})
+    result = grader.grade(Sample(workspace=str(root)))
+    if mode == "none":
+        assert result.outcome == "fail"
+        assert result.details is not None
+        assert "escaped: read=true wrote=true" in result.details["stderr"]
+    else:
+        assert result.outcome == "pass", result.details
+        assert not (cargo_home / "bin" / "cargo-planted").exists()
