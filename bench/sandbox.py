@@ -22,8 +22,8 @@ from pathlib import Path
 
 import gradekit
 from gradekit import Sample
-from gradekit._bwrap import problem
 from gradekit._model import Case, GraderEntry, Suite, Turn
+from gradekit._sandbox_mode import problem
 
 SCRIPT = "print(sum(range(1000)))"
 

@@ -1,18 +1,19 @@
-"""Bubblewrap: the sandbox that agent-written code runs in (`sandbox: auto | bwrap | none`).
+"""Bubblewrap: the layout of the sandbox agent-written code runs in.
 
-`jail(...)` builds the `bwrap` argv prefix of one command. What the command then sees (the
-promise stated in docs/agent-graders.md, section "The sandbox"):
+`jail(bwrap, ...)` builds the `bwrap` argv prefix of one command (`gradekit._sandbox_mode`
+decides whether there is one). What the command then sees (the promise stated in
+docs/agent-graders.md, section "The sandbox (bubblewrap)"):
 
 - new mount, PID, IPC and UTS namespaces, and a new network namespace unless the network is
   shared; `--die-with-parent`, `--new-session`, every capability dropped;
 - a root of its own (a fresh tmpfs) holding only: the system folders (`/usr`, `/bin`, `/sbin`,
   `/lib*`, `/opt`, `/etc`) read-only, where every file and folder of `/etc` that other users
-  may not read (`/etc/shadow`, `/etc/gshadow`, `/etc/ssl/private`...) is replaced by an empty
-  one; a fresh `/dev`, the `/proc` of its own PID namespace; an empty `/tmp` and `/var/tmp`;
-  the folders the caller lists read-only or writable, at their own paths.
-
-Home folders are never bound (nor `/` or `/home`): a listed folder that is one is skipped.
-Whether bubblewrap works here is probed once per process (`problem`).
+  may not read (`/etc/shadow`, `/etc/gshadow`, `/etc/ssl/private`...) is replaced: a file by
+  /dev/null on a nodev mount (it cannot be opened), a folder by an empty read-only one; a
+  fresh `/dev`, the `/proc` of its own PID namespace; an empty `/tmp` and `/var/tmp`;
+- the folders the caller lists, read-only or writable, at their own paths (the deeper of two
+  nested ones decides what is under it). A read-only folder that is a home folder, `/` or
+  `/home` is left out.
 """
 
 from __future__ import annotations
@@ -20,44 +21,25 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import stat
-import subprocess
 import sys
-import threading
 from collections.abc import Iterable, Sequence
-from typing import Final, Literal
+from typing import Final
 
 import attrs
 
-from gradekit._process import SandboxError
-
 __all__ = [
-    "MODES",
+    "ALWAYS_HIDDEN",
     "NO_MOUNTS",
-    "Mode",
+    "SYSTEM_FOLDERS",
     "Mounts",
-    "check_mode",
+    "command_folders",
+    "homes",
     "jail",
-    "problem",
-    "requested_problem",
-    "uses_bwrap",
 ]
-
-Mode = Literal["auto", "bwrap", "none"]
-MODES: Final = ("auto", "bwrap", "none")
-
-INSIDE: Final = "GRADEKIT_SANDBOXED"
-"""Set (to 1) in the environment of a process-isolated grader's child in bubblewrap: a
-sandbox cannot nest, and the child's own sandbox already holds what the grader runs."""
-NESTED: Final = "this process runs in gradekit's sandbox already, which cannot nest"
 
 SYSTEM_FOLDERS: Final = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt", "etc")
 ALWAYS_HIDDEN: Final = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
-_PROBE_SECONDS: Final = 10.0
-
-_warned = False
-_warn_lock = threading.Lock()
 
 
 @attrs.frozen
@@ -74,107 +56,22 @@ class Mounts:
 NO_MOUNTS: Final = Mounts()
 
 
-def check_mode(value: object) -> str | None:
-    """None for a valid mode (or None); else what is wrong with `value`."""
-    if value is None or value in MODES:
-        return None
-    return f"expected one of 'auto', 'bwrap', 'none', got {value!r}"
-
-
-def problem() -> str | None:
-    """Why bubblewrap cannot run a sandbox on this machine, or None when it can.
-
-    Probed once per process by starting `true` in a sandbox with every feature gradekit uses.
-    """
-    return _probe()[1]
-
-
-@functools.cache
-def _probe() -> tuple[str | None, str | None]:
-    """(the bwrap executable, None) when it works; (None, why not) when it does not."""
-    if os.environ.get(INSIDE) == "1":
-        return None, NESTED
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return None, "bwrap is not installed (not found on PATH)"
-    true = shutil.which("true") or "/bin/true"
-    argv = [*jail(readonly=[os.path.dirname(true)], network=False, bwrap=bwrap), true]
-    try:
-        probe = subprocess.run(
-            argv, capture_output=True, text=True, timeout=_PROBE_SECONDS, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return None, f"{bwrap} cannot start: {error}"
-    if probe.returncode != 0:
-        reason = probe.stderr.strip() or f"exit code {probe.returncode}"
-        return None, f"{bwrap} cannot create a sandbox here: {reason}"
-    return bwrap, None
-
-
-def requested_problem(mode: str | None) -> str | None:
-    """For an explicit `sandbox: bwrap` on a machine where bubblewrap cannot run: what to fix."""
-    if mode != "bwrap":
-        return None
-    cause = problem()
-    if cause is None or cause == NESTED:  # the sandbox this process runs in is bubblewrap's
-        return None
-    return (
-        f"bubblewrap cannot run here: {cause}; install bubblewrap (Debian: apt-get install "
-        "bubblewrap) where it may create namespaces, or set sandbox: auto or none"
-    )
-
-
-def uses_bwrap(mode: str | None) -> bool:
-    """Whether a command under `mode` runs in bubblewrap (None means `auto`).
-
-    `bwrap` where bubblewrap cannot run raises SandboxError; `auto` then runs without it and
-    says so once per process, on stderr. Inside a process-isolated grader's sandbox, commands
-    run directly there (that sandbox is bubblewrap's; it cannot nest).
-    """
-    if mode == "none":
-        return False
-    cause = problem()
-    if cause is None:
-        return True
-    if cause == NESTED:  # inside a process-isolated grader's sandbox: that one applies
-        return False
-    message = requested_problem(mode)
-    if message is not None:
-        raise SandboxError(message)
-    _warn_once(cause)
-    return False
-
-
-def _warn_once(cause: str) -> None:
-    global _warned  # noqa: PLW0603 - once per process, by contract
-    with _warn_lock:
-        if _warned:
-            return
-        _warned = True
-    print(
-        f"gradekit: warning: agent code runs without a sandbox (sandbox: auto): {cause}; "
-        "install bubblewrap, or set sandbox: none to run without one knowingly",
-        file=sys.stderr,
-        flush=True,
-    )
-
-
 def jail(
+    bwrap: str,
     *,
     readonly: Iterable[str] = (),
     writable: Iterable[str] = (),
     network: bool,
     cwd: str | None = None,
     hidden: Iterable[str] = (),
-    bwrap: str | None = None,
 ) -> list[str]:
     """The `bwrap ... --` prefix of a command (see the module's docstring for the layout).
 
     `readonly` and `writable` folders (or files) appear at their own paths, those that do not
-    exist are left out; `hidden` paths inside them are replaced by empty ones. `cwd` is the
-    command's working folder.
+    exist are left out; `hidden` paths inside them are replaced as /etc's secrets are. `cwd`
+    is the command's working folder.
     """
-    argv = [bwrap or _probe()[0] or "bwrap"]
+    argv = [bwrap]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not network:
         argv.append("--unshare-net")
@@ -183,10 +80,8 @@ def jail(
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
     if network:
         argv += _resolver()
-    for path in _bindable(readonly):
-        argv += ["--ro-bind", path, path]
-    for path in _bindable(writable, writable=True):
-        argv += ["--bind", path, path]
+    for path, can_write in _binds(readonly, writable):
+        argv += ["--bind" if can_write else "--ro-bind", path, path]
     for path in hidden:
         argv += _hide(path)
     if cwd is not None:
@@ -270,23 +165,31 @@ def homes() -> frozenset[str]:
     return frozenset(found)
 
 
-def _bindable(paths: Iterable[str], *, writable: bool = False) -> list[str]:
-    """Existing absolute real paths, deduplicated, parents first. Read-only ones leave out
-    what the system folders hold already, home folders and folders holding one; writable ones
-    are what the caller chose, all kept."""
-    chosen: set[str] = set()
-    for raw in paths:
-        if not raw or not os.path.isabs(raw):
+def _binds(readonly: Iterable[str], writable: Iterable[str]) -> list[tuple[str, bool]]:
+    """(real path, writable) of every existing absolute path, parents first, so that the
+    deeper of two nested binds decides what is under it; a path listed both ways is writable.
+    Read-only ones leave out what the system folders hold already, home folders and folders
+    holding one; writable ones are what the caller chose, all kept."""
+    chosen: dict[str, bool] = {}
+    for raw in readonly:
+        path = _real(raw)
+        if path is None or _system_covers(path):
             continue
-        path = os.path.realpath(raw)
-        if not os.path.exists(path):
+        if any(home == path or _inside(home, path) for home in homes()):
             continue
-        if not writable and (
-            _system_covers(path) or any(home == path or _inside(home, path) for home in homes())
-        ):
-            continue
-        chosen.add(path)
-    return sorted(chosen, key=lambda p: (p.count("/"), p))
+        chosen.setdefault(path, False)
+    for raw in writable:
+        path = _real(raw)
+        if path is not None:
+            chosen[path] = True
+    return sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
+
+
+def _real(raw: str) -> str | None:
+    if not raw or not os.path.isabs(raw):
+        return None
+    path = os.path.realpath(raw)
+    return path if os.path.exists(path) else None
 
 
 def _system_covers(path: str) -> bool:

@@ -60,8 +60,8 @@ def grade_in_child(
 
     Blocks the calling (worker) thread until the child answers, dies or is killed.
     """
-    from gradekit._bwrap import uses_bwrap
     from gradekit._process import SandboxError
+    from gradekit._sandbox_mode import uses_bwrap
 
     try:
         jailed = uses_bwrap(settings.sandbox_of(entry))

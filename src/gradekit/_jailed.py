@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from typing import Final
 
-from gradekit import _bwrap
+from gradekit import _bwrap, _sandbox_mode
 from gradekit._execute import Settings, timeout_result
 from gradekit._isolation import _death, _paths, _payload
 from gradekit._model import GraderEntry
@@ -45,6 +45,7 @@ def grade_in_jail(
     fd = theirs.fileno()
     argv = [
         *_bwrap.jail(
+            _sandbox_mode.bwrap_executable(),
             readonly=_visible(paths, sample),
             network=True,
             cwd=_working_folder(paths),
@@ -53,7 +54,7 @@ def grade_in_jail(
         "-c",
         f"from gradekit._jailed_child import main; main({fd})",
     ]
-    env = {**os.environ, "TMPDIR": "/tmp", _bwrap.INSIDE: "1"}
+    env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
     try:
         process = subprocess.Popen(
             argv,

@@ -173,8 +173,8 @@ def run_suite(
 
 
 def _check_sandbox(sandbox: str | None) -> None:
-    from gradekit._bwrap import check_mode, requested_problem
     from gradekit._process import SandboxError
+    from gradekit._sandbox_mode import check_mode, requested_problem
 
     wrong = check_mode(sandbox)
     if wrong is not None:

@@ -176,7 +176,7 @@ class _Loader:
 
     def sandbox(self, data: Mapping[str, Any]) -> str | None:
         """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
-        from gradekit._bwrap import check_mode, requested_problem
+        from gradekit._sandbox_mode import check_mode, requested_problem
 
         value = data.get("sandbox")
         problem = check_mode(value) or requested_problem(value)

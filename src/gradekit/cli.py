@@ -308,7 +308,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check_sandbox(mode: str | None) -> None:
-    from gradekit._bwrap import requested_problem
+    from gradekit._sandbox_mode import requested_problem
 
     problem = requested_problem(mode)
     if problem is not None:

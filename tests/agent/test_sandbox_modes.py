@@ -17,8 +17,8 @@ from hostile_graders import needs_bwrap
 
 import gradekit
 from gradekit import ConfigError, Sample, load_suite, run_suite
-from gradekit._bwrap import _probe
 from gradekit._process import SandboxError
+from gradekit._sandbox_mode import _probe
 
 PY = sys.executable
 # Prints whether it runs in bubblewrap: there, PID 1 of its PID namespace is bwrap.

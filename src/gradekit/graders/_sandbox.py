@@ -4,7 +4,7 @@
 defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the one method a
 kind writes; `grade` and `agrade` (which runs it on a worker thread, cancellable) come free.
 `sandbox` (auto, bwrap, none; unset: the run's, else auto) decides whether commands run in
-bubblewrap (`gradekit._bwrap`).
+bubblewrap (`gradekit._sandbox_mode`, `gradekit._bwrap`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit import _bwrap
+from gradekit import _bwrap, _sandbox_mode
 from gradekit._frozen import EMPTY, FrozenDict
 from gradekit._options import OptionError
 from gradekit._process import (
@@ -82,8 +82,8 @@ def _env(value: Any) -> FrozenDict[str, str | None]:
     )
 
 
-def _sandbox_mode(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    problem = _bwrap.requested_problem(value)
+def _available(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    problem = _sandbox_mode.requested_problem(value)
     if problem is not None:
         raise OptionError(attribute.name, problem)
 
@@ -112,7 +112,9 @@ class SandboxOptions:
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
     network: bool = attrs.field(kw_only=True, default=True)
-    sandbox: _bwrap.Mode | None = attrs.field(kw_only=True, default=None, validator=_sandbox_mode)
+    sandbox: _sandbox_mode.Mode | None = attrs.field(
+        kw_only=True, default=None, validator=_available
+    )
 
     @property
     def limits(self) -> Limits:
@@ -155,11 +157,12 @@ class SandboxOptions:
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
         jail = None
-        if _bwrap.uses_bwrap(self.sandbox_mode()):
+        if _sandbox_mode.uses_bwrap(self.sandbox_mode()):
             for cache in mounts.writable:
                 os.makedirs(cache, exist_ok=True)
             readonly = _bwrap.command_folders(command, env.get("PATH", ""), search)
             jail = _bwrap.jail(
+                _sandbox_mode.bwrap_executable(),
                 readonly=[*readonly, *mounts.readonly],
                 writable=[str(box.root), str(box.cwd), *mounts.writable],
                 network=self.network,
