@@ -194,7 +194,8 @@ def test_a_setsid_grandchild_after_the_grade(mode: str, hang: bool) -> None:
     code = sleepers_code(duration, 2, detach=True, hang=hang)
     result = run(code, mode, timeout=1 if hang else 10)
     assert result.details is not None and result.details["timed_out"] is hang
-    left = lingering(duration, wait=0.5 if mode == "none" else 2.0)
+    assert result.details["stdout"] == "started\n"
+    left = lingering(duration, wait=0.0 if mode == "none" else 2.0)
     kill_all(left)
     if mode == "none":
         assert len(left) == 2  # `setsid` left the process group: the kill missed them

@@ -10,7 +10,16 @@ import uuid
 from pathlib import Path
 
 import pytest
-from hostile_graders import MODES, Sleepers, Snoop, kill_all, lingering, marker, needs_bwrap
+from hostile_graders import (
+    MODES,
+    Sleepers,
+    Snoop,
+    Watch,
+    kill_all,
+    lingering,
+    marker,
+    needs_bwrap,
+)
 from runner_graders import Echo, entry, one_turn_suite
 
 from gradekit import Sample
@@ -29,13 +38,15 @@ def results_of(report):
 def test_children_of_a_process_isolated_grader_never_outlive_its_grade(mode, hang):
     duration = marker()
     grader = Sleepers(duration=duration, count=3, hang=hang)
-    graders = [entry(grader, isolation="process", timeout=2, sandbox=mode), entry(Echo())]
+    graders = [entry(grader, isolation="process", timeout=1, sandbox=mode), entry(Echo())]
     started = time.monotonic()
-    report = run_suite(one_turn_suite(graders, ["0"]))
+    with Watch(duration) as watch:
+        report = run_suite(one_turn_suite(graders, ["0"]))
     assert time.monotonic() - started < 10
     result = results_of(report)["sleepers"]
     if hang:
-        assert result.error == "TimeoutError: grader 'sleepers' exceeded 2s"
+        assert result.error == "TimeoutError: grader 'sleepers' exceeded 1s"
+        assert watch.most == 3  # they ran until the grade ended
     else:
         assert result.passed, result.error
     left = lingering(duration)
@@ -49,7 +60,7 @@ def test_a_setsid_grandchild_of_a_process_isolated_grader(mode):
     grader = Sleepers(duration=duration, count=2, detach=True)
     report = run_suite(one_turn_suite([entry(grader, isolation="process", sandbox=mode)], ["0"]))
     assert results_of(report)["sleepers"].passed
-    left = lingering(duration, wait=0.5 if mode == "none" else 2.0)
+    left = lingering(duration, wait=0.0 if mode == "none" else 2.0)
     kill_all(left)
     if mode == "none":
         assert len(left) == 2  # left its process group: only a PID namespace catches it
