@@ -20,6 +20,7 @@ CORE = {
     "gradekit._numbers",
     "gradekit._load_context",
     "gradekit._coroutines",
+    "gradekit._interrupts",
     "gradekit.code",
 }
 """The core types and errors: every package may import these, and they import only each other."""
@@ -88,7 +89,7 @@ RUNTIME_GRAPH = {
 
 
 def layer(name: str) -> str:
-    if name in CORE:
+    if name in CORE or name.startswith("gradekit.sandbox"):
         return "core"
     parts = name.split(".")
     if parts[-1] in ("cli", "__main__"):

@@ -17,11 +17,13 @@ T = TypeVar("T")
 
 def run_sync(make: Callable[[], Awaitable[T]]) -> T:
     """Run a coroutine to completion from sync code, even where an event loop is already
-    running in this thread (a notebook): then on a fresh loop in a helper thread."""
+    running in this thread (a notebook): then on a fresh loop in a helper thread. From the
+    main thread too, so that a KeyboardInterrupt a grader raises is never taken for Ctrl-C."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_call(make))
+        if threading.current_thread() is not threading.main_thread():
+            return asyncio.run(_call(make))
     box: list[Any] = []
 
     def target() -> None:

@@ -13,12 +13,14 @@ from typing import Any
 import attrs
 
 __all__ = [
+    "CommandError",
     "ConfigError",
     "DuplicateKindError",
     "GradekitError",
     "OptionError",
     "PluginLoadError",
     "Problem",
+    "SandboxError",
     "UnknownKindError",
 ]
 
@@ -174,3 +176,11 @@ class OptionError(GradekitError, ValueError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}")
+
+
+class CommandError(GradekitError, OSError):
+    """A command could not be found or started: the grader could not grade (an error result)."""
+
+
+class SandboxError(GradekitError, RuntimeError):
+    """The sandbox asked for (such as `network: false`) cannot be provided on this machine."""

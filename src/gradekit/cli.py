@@ -98,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         help="default isolation of each grader (a grader's own `isolation` wins)",
     )
     run.add_argument(
+        "--sandbox",
+        choices=("auto", "bwrap", "none"),
+        help="default sandbox of agent code (program, build, lint, process isolation): "
+        "bubblewrap, or none; auto uses bubblewrap when it can run (a grader's own wins)",
+    )
+    run.add_argument(
         "--memory-limit",
         type=_positive_int,
         metavar="MB",
@@ -302,6 +308,7 @@ def _run(args: argparse.Namespace) -> int:
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
     )
     suite = _load(args.suite)
+    _check_sandbox(args.sandbox)
     writers = _writers(args)
     show = not args.quiet
     tty = show and sys.stderr.isatty()
@@ -328,6 +335,7 @@ def _run(args: argparse.Namespace) -> int:
                 isolation=args.isolation,
                 keep_cases=False,
                 memory_limit_mb=args.memory_limit,
+                sandbox=args.sandbox,
             )
         if args.filter and collector.selected == 0:
             patterns = " or ".join(repr(p) for p in args.filter)
@@ -357,6 +365,14 @@ def _with_judge(summary: Any, stats: Any) -> Any:
     import attrs
 
     return summary if stats is None else attrs.evolve(summary, judge=stats.to_dict())
+
+
+def _check_sandbox(mode: str | None) -> None:
+    from gradekit.sandbox.mode import requested_problem
+
+    problem = requested_problem(mode)
+    if problem is not None:
+        raise _Invalid(f"gradekit: --sandbox bwrap: {problem}; nothing was graded")
 
 
 class _DeferredInterrupt:

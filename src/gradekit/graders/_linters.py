@@ -17,6 +17,8 @@ from typing import Any, Final
 
 import attrs
 
+from gradekit.sandbox.bwrap import NO_MOUNTS, Mounts
+
 __all__ = ["PRESETS", "Finding", "Linter", "Parser"]
 
 Finding = dict[str, Any]
@@ -146,13 +148,15 @@ def _eslint(stdout: str, stderr: str, cwd: Path) -> list[Finding] | None:
 
 @attrs.frozen
 class Linter:
-    """A linter to run: its name in results, its command, how to read its output, and the
-    folders to look for its executable in after PATH (relative ones: inside the workspace)."""
+    """A linter to run: its name in results, its command, how to read its output, the
+    folders to look for its executable in after PATH (relative ones: inside the workspace),
+    and what it needs mounted in bubblewrap (mypy: its shared cache)."""
 
     name: str
     command: tuple[str, ...]
     parse: Parser | None = None
     search: tuple[str, ...] = ()
+    mounts: Mounts = NO_MOUNTS
 
 
 _VENV_BIN: Final = os.path.dirname(sys.executable)  # tools installed beside gradekit
@@ -171,7 +175,11 @@ PRESETS: Final = {
         "pylint", ("pylint", "--output-format=json", "--recursive=y", "."), _pylint, (_VENV_BIN,)
     ),
     "mypy": Linter(
-        "mypy", ("mypy", "-O", "json", "--cache-dir", _MYPY_CACHE, "."), _mypy, (_VENV_BIN,)
+        "mypy",
+        ("mypy", "-O", "json", "--cache-dir", _MYPY_CACHE, "."),
+        _mypy,
+        (_VENV_BIN,),
+        Mounts(writable=(_MYPY_CACHE,)),
     ),
     "black": Linter("black", ("black", "--check", "."), _black, (_VENV_BIN,)),
     "flake8": Linter("flake8", ("flake8", "."), _flake8, (_VENV_BIN,)),

@@ -15,7 +15,9 @@ from typing import Final
 
 import attrs
 
-__all__ = ["ALIASES", "PRESETS", "Plan", "plan_for"]
+from gradekit.sandbox.bwrap import NO_MOUNTS, Mounts
+
+__all__ = ["ALIASES", "MARKERS", "PRESETS", "Plan", "canonical", "detect", "plan_for"]
 
 SKIPPED_DIRS: Final = frozenset(
     {
@@ -42,13 +44,15 @@ _PY_SKIP: Final = (
 class Plan:
     """What a preset runs: `steps` in order; `env` set before the user's `env` (a None value
     passes the parent's variable through); `search` folders tried after PATH; `empty` is the
-    failure message when there is nothing to build."""
+    failure message when there is nothing to build; `mounts` the toolchain's folders in
+    bubblewrap (its own files read-only, its download caches writable)."""
 
     steps: tuple[tuple[str, ...], ...] = ()
     env: Mapping[str, str | None] = attrs.field(factory=dict)
     search: tuple[str, ...] = ()
     keep_going: bool = False
     empty: str | None = None
+    mounts: Mounts = NO_MOUNTS
 
 
 def _files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
@@ -99,7 +103,13 @@ def _typescript(root: Path, scratch: Path) -> Plan:
 
 def _go(root: Path, scratch: Path) -> Plan:
     passed = dict.fromkeys(("GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS", "GOPROXY", "GOROOT"))
-    return Plan((("go", "build", "./..."),), env=passed)
+    gopath = (os.environ.get("GOPATH") or "").split(os.pathsep)[0]
+    modules = os.environ.get("GOMODCACHE") or (gopath and os.path.join(gopath, "pkg", "mod"))
+    mounts = Mounts(
+        readonly=_present(gopath, os.environ.get("GOROOT")),
+        writable=_present(modules, os.environ.get("GOCACHE")),
+    )
+    return Plan((("go", "build", "./..."),), env=passed, mounts=mounts)
 
 
 def _rust(root: Path, scratch: Path) -> Plan:
@@ -107,20 +117,42 @@ def _rust(root: Path, scratch: Path) -> Plan:
     for variable, folder in (("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")):
         env[variable] = os.environ.get(variable) or _real_home(folder)
     cargo_bin = _real_home(".cargo/bin")
-    return Plan((("cargo", "build", "--quiet"),), env=env, search=(cargo_bin,) if cargo_bin else ())
+    cargo = env["CARGO_HOME"]
+    # Toolchains and installed binaries stay read-only (hostile code must not replace
+    # `cargo` for the next build); only the download caches are writable; tokens are hidden.
+    mounts = Mounts(
+        readonly=_present(cargo, env["RUSTUP_HOME"]),
+        writable=tuple(os.path.join(cargo, name) for name in ("registry", "git")) if cargo else (),
+        hidden=tuple(os.path.join(cargo, n) for n in ("credentials.toml", "credentials"))
+        if cargo
+        else (),
+    )
+    return Plan(
+        (("cargo", "build", "--quiet"),),
+        env=env,
+        search=(cargo_bin,) if cargo_bin else (),
+        mounts=mounts,
+    )
+
+
+def _present(*paths: str | None) -> tuple[str, ...]:
+    return tuple(path for path in paths if path)
 
 
 def _java(root: Path, scratch: Path) -> Plan:
     env: dict[str, str | None] = {"JAVA_HOME": None, "MAVEN_OPTS": None}
+    java_home = _present(os.environ.get("JAVA_HOME"))
     if (root / "pom.xml").is_file():
         repository = _real_home(".m2/repository")
         local = (f"-Dmaven.repo.local={repository}",) if repository else ()
-        return Plan((("mvn", "-q", *local, "compile"),), env=env)
+        mounts = Mounts(readonly=java_home, writable=_present(repository))
+        return Plan((("mvn", "-q", *local, "compile"),), env=env, mounts=mounts)
     files = _files(root, (".java",))
     return Plan(
         (("javac", "-d", str(scratch / "classes"), *files),) if files else (),
         env=env,
         empty="no pom.xml and no .java files",
+        mounts=Mounts(readonly=java_home),
     )
 
 
@@ -153,7 +185,38 @@ ALIASES: Final = {
 }
 
 
+def canonical(language: str) -> str:
+    """The preset name of `language` (a preset name or alias, any case)."""
+    name = language.lower()
+    return ALIASES.get(name, name)
+
+
 def plan_for(language: str, root: Path, scratch: Path) -> Plan:
     """The plan of `language` (a preset name or alias, any case) for the workspace `root`."""
-    name = language.lower()
-    return PRESETS[ALIASES.get(name, name)](root, scratch)
+    return PRESETS[canonical(language)](root, scratch)
+
+
+MARKERS: Final = (
+    ("Cargo.toml", "rust"),
+    ("go.mod", "go"),
+    ("tsconfig.json", "typescript"),
+    ("package.json", "javascript"),
+    ("pyproject.toml", "python"),
+    ("setup.py", "python"),
+    ("setup.cfg", "python"),
+    ("pom.xml", "java"),
+    ("Makefile", "c"),
+    ("makefile", "c"),
+    ("GNUmakefile", "c"),
+    ("CMakeLists.txt", "c"),
+)
+"""Files that tell a workspace's toolchain, first match wins: a language's own manifest comes
+before a Makefile, which many projects keep for chores rather than for building."""
+
+
+def detect(root: Path) -> tuple[str, str] | None:
+    """(preset, the file that told it) for the workspace `root`, or None."""
+    for name, language in MARKERS:
+        if (root / name).is_file():
+            return language, name
+    return None

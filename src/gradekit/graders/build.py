@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import OptionError, SandboxError
 from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
-from gradekit.graders._presets import ALIASES, PRESETS, Plan, plan_for
+from gradekit.graders._presets import ALIASES, MARKERS, PRESETS, Plan, canonical, detect, plan_for
 from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
-from gradekit.graders._sandbox.process import ProcessResult, SandboxError
+from gradekit.graders._sandbox.process import ProcessResult
 from gradekit.graders.program import command_argv
 
 __all__ = ["Build"]
 
 _LANGUAGES = sorted({*PRESETS, *ALIASES})
+_UNDETECTED = (
+    "ValueError: no build command: set `command` or `language` on the grader, or give the "
+    "sample a `language`; the workspace has none of "
+    + ", ".join(name for name, _ in MARKERS)
+    + " to tell its toolchain"
+)
 
 
 def _language(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
@@ -37,8 +44,10 @@ def _command(value: Any) -> tuple[str, ...] | None:
 class Build(SandboxOptions):
     """Builds the sample's workspace; passes when every build command exits 0.
 
-    `command` runs as given; otherwise `language` (or the sample's `language` metadata) picks
-    a preset. A sample carrying a recorded outcome (`build_status: success|failed`, with
+    `command` runs as given; otherwise `language` (or the sample's `language` metadata, or the
+    workspace's files: `Cargo.toml`, `go.mod`, `package.json`, `pyproject.toml`, a `Makefile`...)
+    picks a preset, named in details (`language`, and `detected_from` when told by a file). A
+    sample carrying a recorded outcome (`build_status: success|failed`, with
     `build_output`) is graded from it without running anything. Details keep each command's
     exit code and the tail of its output.
     """
@@ -59,13 +68,13 @@ class Build(SandboxOptions):
         if problem is not None:
             return GradeResult.of_error(self.kind, self.name, problem)
         language = self.language or sample.metadata.get("language")
+        about: dict[str, Any] = {}
         if self.command is None and not language:
-            return GradeResult.of_error(
-                self.kind,
-                self.name,
-                "ValueError: no build command: set `command` or `language` on the grader, "
-                "or give the sample a `language`",
-            )
+            assert sample.workspace is not None  # workspace_error said so
+            detected = detect(Path(sample.workspace))
+            if detected is None:
+                return GradeResult.of_error(self.kind, self.name, _UNDETECTED)
+            language, about["detected_from"] = detected
         if self.command is None and str(language).lower() not in _LANGUAGES:
             return GradeResult.of_error(
                 self.kind,
@@ -75,17 +84,18 @@ class Build(SandboxOptions):
             )
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 if self.command is not None:
                     plan = Plan((self.command,))
                 else:
+                    about = {"language": canonical(str(language)), **about}
                     plan = plan_for(str(language), box.cwd, box.tmp)
                 if not plan.steps:
-                    return self._result(False, plan.empty or "nothing to build", {})
+                    return self._result(False, plan.empty or "nothing to build", about)
                 results = self._run(plan, box, deadline, cancel)
         except (SandboxError, OSError) as error:  # CommandError is an OSError
             return GradeResult.of_error(self.kind, self.name, error)
-        return self._outcome(results)
+        return self._outcome(results, about)
 
     def _run(
         self, plan: Plan, box: Any, deadline: float, cancel: threading.Event | None
@@ -93,17 +103,24 @@ class Build(SandboxOptions):
         results = []
         for step in plan.steps:
             result = self.execute(
-                box, step, deadline=deadline, extra_env=plan.env, search=plan.search, cancel=cancel
+                box,
+                step,
+                deadline=deadline,
+                extra_env=plan.env,
+                search=plan.search,
+                cancel=cancel,
+                mounts=plan.mounts,
             )
             results.append(result)
             if result.timed_out or (result.exit_code != 0 and not plan.keep_going):
                 break
         return results
 
-    def _outcome(self, results: list[ProcessResult]) -> GradeResult:
+    def _outcome(self, results: list[ProcessResult], about: dict[str, Any]) -> GradeResult:
         failed = [result for result in results if result.exit_code != 0]
         last = failed[0] if failed else results[-1]
         details: dict[str, Any] = {
+            **about,
             "command": list(last.argv),
             "commands": len(results),
             "exit_code": last.exit_code,

@@ -9,20 +9,14 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import CommandError, OptionError, SandboxError
 from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
-from gradekit.graders._sandbox.process import (
-    CommandError,
-    ProcessResult,
-    Sandbox,
-    SandboxError,
-    resolve,
-)
+from gradekit.graders._sandbox.process import ProcessResult, Sandbox, resolve
 from gradekit.graders.program import command_argv
 
 __all__ = ["Lint"]
@@ -81,7 +75,7 @@ class Lint(SandboxOptions):
             return GradeResult.of_error(self.kind, self.name, problem)
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 missing = self._missing(box)
                 if missing is not None:
                     return GradeResult.of_error(self.kind, self.name, missing)
@@ -89,7 +83,12 @@ class Lint(SandboxOptions):
                 for linter in self._linters():
                     search = tuple(str(box.cwd / folder) for folder in linter.search)
                     result = self.execute(
-                        box, linter.command, deadline=deadline, search=search, cancel=cancel
+                        box,
+                        linter.command,
+                        deadline=deadline,
+                        search=search,
+                        cancel=cancel,
+                        mounts=linter.mounts,
                     )
                     runs.append((linter, result))
                     if result.timed_out:

@@ -12,13 +12,13 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import OptionError, SandboxError
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._sandbox.options import SandboxOptions, tail
-from gradekit.graders._sandbox.process import ProcessResult, SandboxError
+from gradekit.graders._sandbox.process import ProcessResult
 
 __all__ = ["Program", "command_argv", "process_details"]
 
@@ -122,7 +122,7 @@ class Program(SandboxOptions):
         stdin = self.stdin if self.stdin is not None else _stdin_text(sample.output)
         deadline = time.monotonic() + self.timeout
         try:
-            with self.sandbox(sample) as box:
+            with self.open_sandbox(sample) as box:
                 result = self.execute(
                     box, self._argv, deadline=deadline, stdin=stdin, cancel=cancel
                 )

@@ -26,9 +26,9 @@ Isolation = Literal["thread", "process"]
 class GraderEntry:
     """A grader as configured in a suite: the grader plus the common keys of its entry.
 
-    `timeout` and `isolation` are None when the entry does not set them (the run's default
-    applies). `config` keeps the kind's own options as written, so the grader can be created
-    again in a child process. `location` is `file:line:column` of the entry, when known.
+    `timeout`, `isolation` and `sandbox` are None when the entry does not set them (the run's
+    default applies). `config` keeps the kind's own options as written, so the grader can be
+    created again in a child process. `location` is `file:line:column` of the entry, when known.
     """
 
     grader: Grader
@@ -43,6 +43,7 @@ class GraderEntry:
     fail_on_error: bool = False
     config: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
     location: str | None = None
+    sandbox: str | None = None
 
 
 KIND_TIMEOUT_GRACE: Final = 5.0
@@ -59,6 +60,7 @@ COMMON_KEYS: Final = frozenset(
         "isolation",
         "enabled",
         "fail_on_error",
+        "sandbox",
     }
 )
 
@@ -87,6 +89,35 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
         problems.append(Problem((key,), f"expected true or false, got {value!r}"))
         return default
     return value
+
+
+def _sandbox(raw: Mapping[str, Any], problems: list[Problem]) -> str | None:
+    from gradekit.sandbox.mode import check_mode
+
+    value = raw.get("sandbox")
+    wrong = check_mode(value)
+    if wrong is not None:
+        problems.append(Problem(("sandbox",), wrong))
+        return None
+    return value
+
+
+def _route_sandbox(
+    options_class: type | None,
+    options: dict[str, Any],
+    sandbox: str | None,
+    problems: list[Problem],
+) -> None:
+    """A kind with its own `sandbox` (program, build, lint) gets the entry's for its commands
+    (and checks it); for any other, `sandbox: bwrap` must be possible here."""
+    if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
+        options["sandbox"] = sandbox
+        return
+    from gradekit.sandbox.mode import requested_problem
+
+    problem = requested_problem(sandbox)
+    if problem is not None:
+        problems.append(Problem(("sandbox",), problem))
 
 
 def build_entry(
@@ -127,6 +158,7 @@ def build_entry(
             Problem(("isolation",), f"expected 'thread' or 'process', got {isolation!r}")
         )
         isolation = None
+    sandbox = _sandbox(raw, problems)
     advisory = _flag(raw, "advisory", False, problems)
     enabled = _flag(raw, "enabled", True, problems)
     fail_on_error = _flag(raw, "fail_on_error", False, problems)
@@ -140,6 +172,7 @@ def build_entry(
     try:
         options_class = registry.options_class(kind)
         threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
+        _route_sandbox(options_class, options, sandbox, problems)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
         problems.extend(error.problems_under())
@@ -162,6 +195,7 @@ def build_entry(
         fail_on_error=fail_on_error,
         config=options,
         location=location,
+        sandbox=sandbox,
     )
 
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._json_check import plain_json
 from gradekit._types import GradeResult, Sample, error_text, is_well_formed
 from gradekit.registry.entries import GraderEntry
@@ -187,7 +188,9 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                         else:
                             result = finish(entry, value, now)
                             now = clock()
-                    except (Exception, SystemExit) as error:
+                    except GRADER_RAISES as error:
+                        if is_ctrl_c(error):
+                            raise
                         result = error_result(entry, error_text(error), now)
                         now = clock()
                 if keep:

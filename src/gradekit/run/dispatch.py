@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
+from gradekit._interrupts import Raised, contained
 from gradekit._types import Grader, GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.pool import DaemonPool, Ticket
@@ -57,10 +58,8 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Gra
     settings = context.settings
     seconds = settings.timeout_of(entry)
     if settings.isolation_of(entry) == "process":
-        from gradekit.run import isolation as _isolation
-
         started = time.perf_counter()
-        ticket = context.pool.submit(_isolation.grade_in_child, entry, sample, seconds, settings)
+        ticket = context.pool.submit(_grade_in_a_child, entry, sample, seconds, settings)
         value = await _watch(context.pool, ticket, seconds + PROCESS_GRACE)
         if value is _TIMED_OUT:
             return timeout_result(entry, seconds)
@@ -69,11 +68,13 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Gra
     if agrade is not None:
         started = time.perf_counter()
         try:
-            value = await asyncio.wait_for(agrade(sample), seconds)
+            value = await asyncio.wait_for(contained(agrade(sample)), seconds)
         except asyncio.TimeoutError:
             return timeout_result(entry, seconds)
         except Exception as error:
             return error_result(entry, error_text(error), started)
+        if isinstance(value, Raised):
+            return error_result(entry, error_text(value.error), started)
         return finish(entry, value, started)
     ticket = context.pool.submit(call_sync, entry, sample)
     value = await _watch(context.pool, ticket, seconds)
@@ -104,3 +105,24 @@ async def _watch(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
         pool.abandon(ticket)
         future.cancel()
         raise
+
+
+def _grade_in_a_child(
+    entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
+) -> GradeResult:
+    """Process isolation: in bubblewrap (`run.jailed`) when the entry's sandbox mode uses it,
+    else forked from the forkserver (`run.isolation`); blocks this worker thread."""
+    from gradekit._errors import SandboxError
+    from gradekit.sandbox.mode import uses_bwrap
+
+    try:
+        jailed = uses_bwrap(settings.sandbox_of(entry))
+    except SandboxError as error:
+        return GradeResult.of_error(entry.kind, entry.name, error)
+    if jailed:
+        from gradekit.run.jailed import grade_in_jail
+
+        return grade_in_jail(entry, sample, seconds, settings)
+    from gradekit.run.isolation import grade_in_child
+
+    return grade_in_child(entry, sample, seconds, settings)

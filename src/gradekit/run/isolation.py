@@ -9,17 +9,25 @@ kind, name and options. The suite's folder and the parent's `sys.path` are put o
 A child that crashes (a segfault, `os._exit`), runs out of memory (`memory_limit_mb`, an
 address-space limit set with `resource.setrlimit`), or outlives its timeout gives an error
 result for that grade only.
+
+The child leads a session of its own, and its whole process group is killed when the grade
+ends, killed or not: the processes a grader started do not outlive it. With the sandbox
+(`sandbox: auto` where bubblewrap runs, or `bwrap`) the child runs in bubblewrap instead
+(`gradekit.run.jailed`), whose PID namespace catches even processes that left the group.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
+import os
 import pickle
 import signal
 import sys
 from typing import Any, Final
 
+from gradekit._interrupts import GRADER_RAISES
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import call_sync, finish, timeout_result
@@ -51,7 +59,8 @@ def grade_in_child(
 ) -> GradeResult:
     """Grade `sample` with `entry` in a child process; kill it after `seconds`.
 
-    Blocks the calling (worker) thread until the child answers, dies or is killed.
+    Blocks the calling (worker) thread until the child answers, dies or is killed. (Under
+    bubblewrap the child is started by `gradekit.run.jailed` instead: see dispatch.)
     """
     context = _mp_context()
     receiver, sender = context.Pipe(duplex=False)
@@ -80,11 +89,21 @@ def grade_in_child(
         return value
     finally:
         receiver.close()
+        _kill_group(process.pid)
         if process.is_alive():
             process.kill()
         process.join(_REAP_SECONDS)
         if process.exitcode is not None:
             process.close()
+
+
+def _kill_group(pid: int | None) -> None:
+    """Kill the session the child leads (see `_child_main`): what it started dies with it.
+
+    Its group id stays taken while any member lives, so no other group can have it."""
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _paths(settings: Settings) -> list[str]:
@@ -120,6 +139,11 @@ def _child_main(
     memory_limit_mb: int | None,
     paths: list[str],
 ) -> None:
+    # A session of our own: the parent kills its group, with whatever the grader started.
+    # (In bubblewrap the child leads one already.)
+    with contextlib.suppress(OSError):
+        os.setsid()
+    _detach_stdin()
     # The parent decides when to stop (and kills us); a terminal's Ctrl-C must not print a
     # traceback from every child.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -139,6 +163,14 @@ def _child_main(
         sender.send(GradeResult.of_error(kind, name, f"{error_text(error)} (sending the result)"))
     finally:
         sender.close()
+
+
+def _detach_stdin() -> None:
+    """/dev/null as the child's stdin, for Python and for the processes it starts."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's stdin, for its life
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -193,7 +225,7 @@ def _grade(payload: tuple[str, Any], sample: Sample) -> GradeResult:
         value = asyncio.run(_await(agrade, sample))
     except MemoryError:
         raise
-    except Exception as error:
+    except GRADER_RAISES as error:  # SIGINT is ignored here: a KeyboardInterrupt is the grader's
         return GradeResult.of_error(entry.kind, entry.name, error)
     return finish(entry, value, started)
 

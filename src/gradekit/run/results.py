@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._json_check import json_problem, plain_json
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
@@ -103,5 +104,7 @@ def call_sync(entry: GraderEntry, sample: Sample) -> GradeResult:
     started = time.perf_counter()
     try:
         return finish(entry, entry.grader.grade(sample), started)
-    except (Exception, SystemExit) as error:
+    except GRADER_RAISES as error:
+        if is_ctrl_c(error):
+            raise
         return error_result(entry, error_text(error), started)

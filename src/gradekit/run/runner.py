@@ -23,6 +23,7 @@ from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.loop import _Run
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
+from gradekit.run.stdin import detach_stdin
 from gradekit.suite.model import Suite
 
 __all__ = ["grade", "run_suite"]
@@ -60,6 +61,7 @@ def run_suite(
     isolation: Isolation | None = None,
     keep_cases: bool = True,
     memory_limit_mb: int | None = None,
+    sandbox: str | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` and return the report.
 
@@ -68,7 +70,9 @@ def run_suite(
     `timeout` / `isolation`: for entries that set none (an entry's own value wins; without
     either, the suite's timeout and thread isolation). `memory_limit_mb`: address-space limit
     of each child process under process isolation. `keep_cases=False`: keep only the summary,
-    for runs too large to hold every case in memory.
+    for runs too large to hold every case in memory. `sandbox` (`auto`, `bwrap`, `none`): for
+    agent code of entries that set none (default: the suite's `sandbox:`, else auto); `bwrap`
+    where bubblewrap cannot run raises SandboxError before anything is graded.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -80,12 +84,14 @@ def run_suite(
         raise ValueError(f"isolation must be 'thread' or 'process', got {isolation!r}")
     if memory_limit_mb is not None and memory_limit_mb <= 0:
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
+    _check_sandbox(sandbox)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
     settings = Settings(
         timeout=suite.timeout if timeout is None else _seconds(timeout),
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         suite_dir=folder,
+        sandbox=suite.sandbox if sandbox is None else sandbox,
     )
     started = time.perf_counter()
     collector = _Collector(keep_cases, on_case)
@@ -97,6 +103,7 @@ def run_suite(
     freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
+    restore_stdin = detach_stdin()  # graders never read gradekit's stdin
     run.start()
     try:
         run.deliver(collector.receive)
@@ -109,6 +116,7 @@ def run_suite(
         run.stop()
         raise
     finally:
+        restore_stdin()
         if freeze:
             gc.unfreeze()
     stored = collector.stored
@@ -120,6 +128,18 @@ def run_suite(
         duration_ms=(time.perf_counter() - started) * 1000.0,
         stored_summary=collector.summary.build(),
     )
+
+
+def _check_sandbox(sandbox: str | None) -> None:
+    from gradekit._errors import SandboxError
+    from gradekit.sandbox.mode import check_mode, requested_problem
+
+    wrong = check_mode(sandbox)
+    if wrong is not None:
+        raise ValueError(f"sandbox: {wrong}")
+    problem = requested_problem(sandbox)
+    if problem is not None:
+        raise SandboxError(problem)
 
 
 def _seconds(value: float) -> float:

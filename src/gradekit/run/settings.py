@@ -30,12 +30,15 @@ class Settings:
     `timeout`: seconds for an entry without its own `timeout`. `isolation`: `process` or
     `thread` for an entry without its own `isolation` (None: thread). `memory_limit_mb`: the
     address-space limit of a child process. `suite_dir`: put on a child's `sys.path`.
+    `sandbox`: `auto`, `bwrap` or `none` for an entry (or a command) without its own (None:
+    auto).
     """
 
     timeout: float = 60.0
     isolation: Isolation | None = None
     memory_limit_mb: int | None = None
     suite_dir: str | None = None
+    sandbox: str | None = None
 
     def timeout_of(self, entry: GraderEntry) -> float:
         """The entry's timeout, else the run's."""
@@ -44,6 +47,10 @@ class Settings:
     def isolation_of(self, entry: GraderEntry) -> Isolation:
         """The entry's isolation, else the run's, else `thread`."""
         return entry.isolation or self.isolation or "thread"
+
+    def sandbox_of(self, entry: GraderEntry) -> str:
+        """The entry's sandbox, else the run's, else `auto`."""
+        return entry.sandbox or self.sandbox or "auto"
 
 
 @attrs.frozen
@@ -70,4 +77,7 @@ def current_context() -> Context:
 
 def set_context(context: Context) -> None:
     """Make `context` current in this thread's context (the runner's event loop thread)."""
+    from gradekit.sandbox.mode import set_run_default
+
     _CONTEXT.set(context)
+    set_run_default(context.settings.sandbox)

@@ -36,6 +36,7 @@ TOP_LEVEL_KEYS: Final = (
     "graders",
     "cases",
     "dataset",
+    "sandbox",
 )
 DEFAULT_TIMEOUT: Final = 60.0
 
@@ -112,6 +113,7 @@ class _Loader:
         name = self.text(data, "name", Path(self.source).stem) or Path(self.source).stem
         self.text(data, "description", None)
         timeout = self.timeout(data)
+        sandbox = self.sandbox(data)
         policy = parse_policy(data, self.problems, ()) or Policy()
         suite_entries = build_entries(
             data.get("graders"), ("graders",), self.make_entry, self.problems
@@ -139,6 +141,7 @@ class _Loader:
             policy=policy,
             path=self.source,
             timeout=timeout,
+            sandbox=sandbox,
             case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
         )
 
@@ -170,6 +173,17 @@ class _Loader:
             )
             return DEFAULT_TIMEOUT
         return float(value)
+
+    def sandbox(self, data: Mapping[str, Any]) -> str | None:
+        """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
+        from gradekit.sandbox.mode import check_mode, requested_problem
+
+        value = data.get("sandbox")
+        problem = check_mode(value) or requested_problem(value)
+        if problem is not None:
+            self.problems.append(Problem(("sandbox",), problem))
+            return None
+        return value
 
     def cases(self, raw: Any, builder: CaseBuilder) -> tuple[Case, ...]:
         """The YAML cases, every grader created; names must be unique."""

@@ -55,7 +55,8 @@ class Case:
 @attrs.frozen
 class Suite:
     """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
-    `case_count` is the number of cases when known without reading everything."""
+    `case_count` is the number of cases when known without reading everything; `sandbox` is the
+    suite's `sandbox:` (None when it sets none)."""
 
     name: str
     cases: Callable[[], Iterator[Case]]
@@ -64,3 +65,4 @@ class Suite:
     path: str | None = None
     timeout: float = 60.0
     case_count: int | None = None
+    sandbox: str | None = None

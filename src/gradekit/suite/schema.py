@@ -48,6 +48,10 @@ COMMON: Final[dict[str, dict[str, Any]]] = {
         "default": False,
         "description": "An error result ends the case; later turns are skipped.",
     },
+    "sandbox": {
+        "enum": ["auto", "bwrap", "none"],
+        "description": "Agent code (commands, process isolation) in bubblewrap, or not.",
+    },
 }
 
 
@@ -256,6 +260,7 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
             "graders": {"type": "array", "items": _GRADER},
             "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
             "dataset": {"type": "string", "description": "JSONL file of more cases."},
+            "sandbox": COMMON["sandbox"],
         },
         "additionalProperties": False,
         "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}],

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from gradekit._errors import CommandError
 from gradekit.graders._sandbox.process import (
-    CommandError,
     Limits,
     ProcessResult,
     Sandbox,

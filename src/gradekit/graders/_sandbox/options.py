@@ -3,6 +3,8 @@
 `SandboxOptions` is an attrs base class: its fields are the sandbox options with their
 defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the one method a
 kind writes; `grade` and `agrade` (which runs it on a worker thread, cancellable) come free.
+`sandbox` (auto, bwrap, none; unset: the run's, else auto) decides whether commands run in
+bubblewrap (`gradekit.sandbox.mode`, `gradekit.sandbox.bwrap`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from gradekit.graders._sandbox.process import (
     resolve,
     run,
 )
+from gradekit.sandbox import bwrap as _bwrap
+from gradekit.sandbox import mode as _sandbox_mode
 
 __all__ = ["SandboxOptions", "parse_size", "positive", "tail"]
 
@@ -79,6 +83,12 @@ def _env(value: Any) -> FrozenDict[str, str | None]:
     )
 
 
+def _available(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    problem = _sandbox_mode.requested_problem(value)
+    if problem is not None:
+        raise OptionError(attribute.name, problem)
+
+
 def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
     """attrs validator: a positive, finite number (or None)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
@@ -103,15 +113,24 @@ class SandboxOptions:
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
     network: bool = attrs.field(kw_only=True, default=True)
+    sandbox: _sandbox_mode.Mode | None = attrs.field(
+        kw_only=True, default=None, validator=_available
+    )
 
     @property
     def limits(self) -> Limits:
         """The resource limits these options ask for."""
         return Limits(memory=self.memory_limit, cpu=self.cpu_limit, output=self.max_output)
 
-    def sandbox(self, sample: Sample) -> Sandbox:
+    def open_sandbox(self, sample: Sample) -> Sandbox:
         """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false)."""
         return Sandbox(sample.workspace, copy=self.copy_workspace)
+
+    def sandbox_mode(self) -> str:
+        """The sandbox these commands get: this grader's own, else the run's, else `auto`."""
+        if self.sandbox is not None:
+            return self.sandbox
+        return _sandbox_mode.run_default()
 
     def execute(
         self,
@@ -123,16 +142,32 @@ class SandboxOptions:
         extra_env: Mapping[str, str | None] | None = None,
         search: Sequence[str] = (),
         cancel: threading.Event | None = None,
+        mounts: _bwrap.Mounts = _bwrap.NO_MOUNTS,
     ) -> ProcessResult:
         """Run `argv` in `box` with these options, until `deadline` (a time.monotonic value).
 
         `extra_env` holds variables a preset sets before the user's `env` applies; `search`
-        holds folders looked in after PATH. Raises CommandError / SandboxError.
+        holds folders looked in after PATH; `mounts` what a toolchain needs in bubblewrap.
+        Raises CommandError / SandboxError.
         """
+        import os
         import time
 
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
+        jail = None
+        if _sandbox_mode.uses_bwrap(self.sandbox_mode()):
+            for cache in mounts.writable:
+                os.makedirs(cache, exist_ok=True)
+            readonly = _bwrap.command_folders(command, env.get("PATH", ""), search)
+            jail = _bwrap.jail(
+                _sandbox_mode.bwrap_executable(),
+                readonly=[*readonly, *mounts.readonly],
+                writable=[str(box.root), str(box.cwd), *mounts.writable],
+                network=self.network,
+                cwd=str(box.cwd),
+                hidden=mounts.hidden,
+            )
         return run(
             [command, *argv[1:]],
             cwd=box.cwd,
@@ -142,6 +177,7 @@ class SandboxOptions:
             limits=self.limits,
             network=self.network,
             cancel=cancel,
+            jail=jail,
         )
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:

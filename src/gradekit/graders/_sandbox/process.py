@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import functools
 import os
 import resource
@@ -31,7 +32,7 @@ from typing import IO, Any, Final, TypeVar
 
 import attrs
 
-from gradekit._errors import GradekitError
+from gradekit._errors import CommandError, SandboxError
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -53,14 +54,6 @@ PASSED_THROUGH: Final = ("PATH", "LANG")
 _CHUNK: Final = 65536
 _POLL: Final = 0.1  # seconds between checks for cancellation while waiting
 _DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
-
-
-class CommandError(GradekitError, OSError):
-    """A command could not be found or started: the grader could not grade (an error result)."""
-
-
-class SandboxError(GradekitError, RuntimeError):
-    """The sandbox asked for (such as `network: false`) cannot be provided on this machine."""
 
 
 @attrs.frozen
@@ -254,15 +247,21 @@ def run(
     limits: Limits = Limits(),
     network: bool = True,
     cancel: threading.Event | None = None,
+    jail: Sequence[str] | None = None,
 ) -> ProcessResult:
     """Run `argv` (no shell) to completion or to `timeout`, whichever comes first.
 
     `argv[0]` must already be a full path (see `resolve`). Raises CommandError when the command
     cannot be started and SandboxError when `network=False` cannot be honoured. Setting
-    `cancel` kills the process group just as a timeout does.
+    `cancel` kills the process group just as a timeout does. `jail` is a bubblewrap prefix
+    (`gradekit.sandbox.bwrap.jail`, which then decides the network): killing its leader ends every
+    process of its PID namespace.
     """
     args = tuple(argv)
-    prefix = () if network else _network_prefix()
+    if jail is not None:
+        prefix: tuple[str, ...] = tuple(jail)
+    else:
+        prefix = () if network else _network_prefix()
     data = stdin.encode() if isinstance(stdin, str) else stdin
     started = time.monotonic()
     try:
@@ -408,10 +407,12 @@ async def in_thread(work: Callable[[threading.Event], T]) -> T:
     """Await `work(cancel)` run on a worker thread, without blocking the event loop.
 
     Cancelling the awaiting task sets `cancel`, which makes a `run` in progress kill its
-    process group at once (a thread itself cannot be killed).
+    process group at once (a thread itself cannot be killed). `work` runs in a copy of the
+    caller's context, so it sees the run in progress (its settings) as the caller does.
     """
     cancel = threading.Event()
-    future = asyncio.get_running_loop().run_in_executor(_executor(), work, cancel)
+    context = contextvars.copy_context()
+    future = asyncio.get_running_loop().run_in_executor(_executor(), context.run, work, cancel)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:

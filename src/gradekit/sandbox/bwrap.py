@@ -1,0 +1,219 @@
+"""Bubblewrap: the layout of the sandbox agent-written code runs in.
+
+`jail(bwrap, ...)` builds the `bwrap` argv prefix of one command (`gradekit.sandbox.mode`
+decides whether there is one). What the command then sees (the promise stated in
+docs/agent-graders.md, section "The sandbox (bubblewrap)"):
+
+- new mount, PID, IPC and UTS namespaces, and a new network namespace unless the network is
+  shared; `--die-with-parent`, `--new-session`, every capability dropped;
+- a root of its own (a fresh tmpfs) holding only: the system folders (`/usr`, `/bin`, `/sbin`,
+  `/lib*`, `/opt`, `/etc`) read-only, where every file and folder of `/etc` that other users
+  may not read (`/etc/shadow`, `/etc/gshadow`, `/etc/ssl/private`...) is replaced: a file by
+  /dev/null on a nodev mount (it cannot be opened), a folder by an empty read-only one; a
+  fresh `/dev`, the `/proc` of its own PID namespace; an empty `/tmp` and `/var/tmp`;
+- the folders the caller lists, read-only or writable, at their own paths (the deeper of two
+  nested ones decides what is under it). A read-only folder that is a home folder, `/` or
+  `/home` is left out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import attrs
+
+__all__ = [
+    "ALWAYS_HIDDEN",
+    "NO_MOUNTS",
+    "SYSTEM_FOLDERS",
+    "Mounts",
+    "command_folders",
+    "homes",
+    "jail",
+]
+
+SYSTEM_FOLDERS: Final = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt", "etc")
+ALWAYS_HIDDEN: Final = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
+
+
+@attrs.frozen
+class Mounts:
+    """Folders a toolchain needs in the sandbox besides the system and the workspace:
+    `readonly` ones (a toolchain's own files), `writable` ones (its caches, shared between
+    runs) and `hidden` files inside them (credentials)."""
+
+    readonly: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+
+
+NO_MOUNTS: Final = Mounts()
+
+
+def jail(
+    bwrap: str,
+    *,
+    readonly: Iterable[str] = (),
+    writable: Iterable[str] = (),
+    network: bool,
+    cwd: str | None = None,
+    hidden: Iterable[str] = (),
+) -> list[str]:
+    """The `bwrap ... --` prefix of a command (see the module's docstring for the layout).
+
+    `readonly` and `writable` folders (or files) appear at their own paths, those that do not
+    exist are left out; `hidden` paths inside them are replaced as /etc's secrets are. `cwd`
+    is the command's working folder.
+    """
+    argv = [bwrap]
+    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not network:
+        argv.append("--unshare-net")
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv += _system()
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+    if network:
+        argv += _resolver()
+    for path, can_write in _binds(readonly, writable):
+        argv += ["--bind" if can_write else "--ro-bind", path, path]
+    for path in hidden:
+        argv += _hide(path)
+    if cwd is not None:
+        argv += ["--chdir", cwd]
+    argv.append("--")
+    return argv
+
+
+@functools.cache
+def _system() -> tuple[str, ...]:
+    """Read-only binds of the system folders (symlinks as symlinks), /etc's secrets hidden."""
+    argv: list[str] = []
+    for name in SYSTEM_FOLDERS:
+        path = "/" + name
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for secret in _etc_secrets():
+        argv += _hide(secret)
+    return tuple(argv)
+
+
+def _hide(path: str) -> list[str]:
+    if os.path.isdir(path) and not os.path.islink(path):
+        return ["--tmpfs", path, "--remount-ro", path]
+    if os.path.lexists(path):
+        return ["--ro-bind", os.devnull, path]
+    return []
+
+
+@functools.cache
+def _etc_secrets() -> tuple[str, ...]:
+    """Files and folders of /etc that other users may not read, and the password files."""
+    found = [path for path in ALWAYS_HIDDEN if os.path.lexists(path)]
+    for folder, dirs, files in os.walk("/etc"):
+        kept = []
+        for name in dirs:
+            path = os.path.join(folder, name)
+            mode = _mode(path)
+            if mode is None or stat.S_ISLNK(mode):
+                continue
+            if mode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
+                found.append(path)
+            else:
+                kept.append(name)
+        dirs[:] = kept
+        for name in files:
+            path = os.path.join(folder, name)
+            mode = _mode(path)
+            if mode is not None and not stat.S_ISLNK(mode) and not mode & stat.S_IROTH:
+                found.append(path)
+    return tuple(sorted(set(found)))
+
+
+def _mode(path: str) -> int | None:
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return None
+
+
+def _resolver() -> list[str]:
+    """With the network shared, /etc/resolv.conf may point into /run: bind its target."""
+    target = os.path.realpath("/etc/resolv.conf")
+    if target.startswith("/etc/") or not os.path.isfile(target):
+        return []
+    return ["--ro-bind", target, target]
+
+
+@functools.cache
+def homes() -> frozenset[str]:
+    """Every home folder on this machine: the user's, root's and each one in /home."""
+    found = {os.path.realpath(os.path.expanduser("~")), "/root"}
+    with contextlib.suppress(ImportError, KeyError):
+        import pwd
+
+        found.add(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
+    with contextlib.suppress(OSError):
+        found.update(entry.path for entry in os.scandir("/home") if entry.is_dir())
+    return frozenset(found)
+
+
+def _binds(readonly: Iterable[str], writable: Iterable[str]) -> list[tuple[str, bool]]:
+    """(real path, writable) of every existing absolute path, parents first, so that the
+    deeper of two nested binds decides what is under it; a path listed both ways is writable.
+    Read-only ones leave out what the system folders hold already, home folders and folders
+    holding one; writable ones are what the caller chose, all kept."""
+    chosen: dict[str, bool] = {}
+    for raw in readonly:
+        path = _real(raw)
+        if path is None or _system_covers(path):
+            continue
+        if any(home == path or _inside(home, path) for home in homes()):
+            continue
+        chosen.setdefault(path, False)
+    for raw in writable:
+        path = _real(raw)
+        if path is not None:
+            chosen[path] = True
+    return sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
+
+
+def _real(raw: str) -> str | None:
+    if not raw or not os.path.isabs(raw):
+        return None
+    path = os.path.realpath(raw)
+    return path if os.path.exists(path) else None
+
+
+def _system_covers(path: str) -> bool:
+    top = path.split("/")[1]
+    return top in SYSTEM_FOLDERS and not os.path.islink("/" + top)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return folder == "/" or path.startswith(folder.rstrip("/") + "/")
+
+
+def command_folders(command: str, path_env: str, extra: Sequence[str] = ()) -> list[str]:
+    """The folders a command needs to be found and run, read-only.
+
+    Every folder on PATH (a `shims` folder brings its parent: pyenv, rbenv), the Python running
+    gradekit, the command's real folder, and that folder's parent when it is named `bin` (a
+    toolchain such as `~/.nvm/versions/node/v20`), unless that parent sits right in a home.
+    """
+    folders = [*path_env.split(os.pathsep), *extra]
+    folders += [entry[: -len("/shims")] for entry in folders if entry.endswith("/shims")]
+    folders += [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    real = os.path.dirname(os.path.realpath(command))
+    folders.append(real)
+    parent = os.path.dirname(real)
+    if os.path.basename(real) == "bin" and os.path.dirname(parent) not in homes():
+        folders.append(parent)
+    return folders
