@@ -58,7 +58,8 @@ def test_run_failed_and_errored_exits_1_and_lists_why(gradekit: Run, mixed_suite
     done = gradekit("run", "suite.yaml")
     assert done.returncode == 1
     assert done.stderr.startswith(
-        "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored (66.7% pass rate) in "
+        "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored "
+        "(50.0% pass rate; 66.7% of the graded cases) in "
     )
     tail = done.stdout.split("cases that did not pass (2):\n")[1]
     assert tail == (
@@ -75,7 +76,7 @@ def test_run_failed_and_errored_exits_1_and_lists_why(gradekit: Run, mixed_suite
     ]
     rows = {row[0]: row[1:] for row in cells}
     assert rows["numeric"] == ["1", "1", "0", "50.0%", "0.500"]
-    assert rows["explode"] == ["0", "0", "1", "-", "-"]
+    assert rows["explode"] == ["0", "0", "1", "0.0%", "-"]  # an error is not a pass
     assert rows["polite"] == ["0", "1", "0", "0.0%", "0.000"]  # advisory, still reported
 
 
