@@ -13,6 +13,7 @@ import attrs
 
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._model import GraderEntry
+from gradekit._peers import ENTRY_PEERS
 
 __all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "build_entry"]
 
@@ -70,7 +71,11 @@ def build_entry(
     problems: list[Problem] = []
     kind = raw.get("kind")
     if kind is None:
-        problems.append(Problem((), "missing 'kind': every grader entry names its kind", key=True))
+        message = "missing 'kind': every grader entry names its kind"
+        named = [key for key, field in ENTRY_PEERS.items() if field == "kind" and key in raw]
+        if named:
+            message += f" ('{named[0]}' is another framework's name for it: did you mean 'kind'?)"
+        problems.append(Problem((), message, key=True))
     elif not isinstance(kind, str):
         problems.append(Problem(("kind",), f"expected a kind name, got {kind!r}"))
         kind = None
@@ -108,7 +113,7 @@ def build_entry(
         threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
-        problems.extend(error.problems or [Problem((), error.message)])
+        problems.extend(_peer_hint(p, kind) for p in error.problems or [Problem((), error.message)])
     except GradekitError as error:
         problems.append(Problem(("kind",), str(error)))
     if problems or grader is None:
@@ -129,6 +134,19 @@ def build_entry(
         config=options,
         location=location,
     )
+
+
+def _peer_hint(problem: Problem, kind: str) -> Problem:
+    """The kind's own `unknown option 'type'` says what a peer framework's key stands for."""
+    key = problem.path[0] if problem.key and len(problem.path) == 1 else None
+    field = ENTRY_PEERS.get(key) if isinstance(key, str) else None
+    if field is None or "unknown option" not in problem.message:
+        return problem
+    message = (
+        f"unknown option '{key}' for kind '{kind}': gradekit names a grader's {field} with "
+        f"'{field}' (did you mean '{field}'?); remove '{key}'"
+    )
+    return attrs.evolve(problem, message=message)
 
 
 def _route_to_kind(

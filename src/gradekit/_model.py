@@ -91,7 +91,9 @@ class Case:
 @attrs.frozen
 class Suite:
     """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
-    `case_count` is the number of cases when known without reading everything."""
+    `case_count` is the number of cases when known without reading everything. `warnings`
+    are what the loader noticed but accepted (`file:line:column: message` each); dataset lines
+    add theirs while they are read."""
 
     name: str
     cases: Callable[[], Iterator[Case]]
@@ -100,6 +102,7 @@ class Suite:
     path: str | None = None
     timeout: float = 60.0
     case_count: int | None = None
+    warnings: Sequence[str] = ()
 
 
 # -- the report --------------------------------------------------------------------------

@@ -13,8 +13,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
+
 from gradekit._cases import CaseBuilder, case_name
-from gradekit._dataset import Dataset, EntryCache, count_lines
+from gradekit._dataset import Dataset, EntryCache, survey
 from gradekit._entries import build_entry
 from gradekit._errors import ConfigError, Problem
 from gradekit._fields import KeyPath, build_entries, describe, parse_policy
@@ -22,6 +24,7 @@ from gradekit._loading import place as at_place
 from gradekit._loading import suite_dir
 from gradekit._model import Case, GraderEntry, Policy, Suite
 from gradekit._options import close_matches
+from gradekit._peers import PeerWarnings, peer_field
 from gradekit._yaml import Located, load_located
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
@@ -39,11 +42,15 @@ TOP_LEVEL_KEYS: Final = (
 DEFAULT_TIMEOUT: Final = 60.0
 
 
-def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
+def load_suite(
+    path: str | os.PathLike[str], *, registry: Any = None, strict: bool = False
+) -> Suite:
     """Load, validate and build the suite file at `path`, creating every grader it names.
 
     Raises ConfigError (source = the path) listing every problem of the file at once, each
-    with its `file:line:column`. `registry` defaults to gradekit's default registry.
+    with its `file:line:column`. `registry` defaults to gradekit's default registry. What is
+    accepted with a warning (another framework's key kept as metadata) is in
+    `suite.warnings`; with `strict` it is a problem instead (a dataset line: an errored case).
     """
     source = os.fspath(path)
     try:
@@ -64,16 +71,18 @@ def load_suite(path: str | os.PathLike[str], *, registry: Any = None) -> Suite:
             f"suite file {source} is not UTF-8 text (byte {error.start}); save it as UTF-8",
             source=source,
         ) from None
-    return _Loader(source, load_located(text, source), registry).load()
+    return _Loader(source, load_located(text, source), registry, strict).load()
 
 
 class _Loader:
     """One load of one file: collects problems, places them, builds the Suite."""
 
-    def __init__(self, source: str, located: Located, registry: Any) -> None:
+    def __init__(self, source: str, located: Located, registry: Any, strict: bool) -> None:
         self.source = source
         self.located = located
         self.registry = registry
+        self.strict = strict
+        self.peers: list[Problem] = []
         self.folder = Path(os.path.abspath(source)).parent
         self.problems: list[Problem] = []
         self.names: list[str] = []
@@ -112,19 +121,32 @@ class _Loader:
         self.text(data, "description", None)
         timeout = self.timeout(data)
         policy = parse_policy(data, self.problems, ()) or Policy()
+        before = len(self.problems)
         suite_entries = build_entries(
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
+        failed = len(self.problems) > before
         if "cases" not in data and "dataset" not in data:
             self.problems.append(Problem((), "the suite has no cases; add 'cases' or 'dataset'"))
-        builder = CaseBuilder(suite_entries, self.make_entry, self.folder)
+        builder = CaseBuilder(suite_entries, self.make_entry, self.folder, self.strict, failed)
         cases = self.cases(data.get("cases"), builder)
         dataset = self.dataset(data, builder, cases)
+        count = None
+        if dataset is not None:
+            count, graded = survey(dataset.path)
+            if not graded and not suite_entries and not cases:
+                self.problems.append(
+                    Problem(
+                        ("dataset",),
+                        "no grader applies to any case: the suite has no `graders:` and no "
+                        f"line of '{dataset.label}' gives any; add `graders:` to the suite",
+                    )
+                )
         for path, (line, column), message in self.located.duplicates:
             self.problems.append(Problem(path, message, key=True, where=self.at(line, column)))
         if self.problems:
             raise self.error()
-        count = None if dataset is None else count_lines(dataset.path)
+        warnings = self.warnings(dataset)
 
         def every_case() -> Iterator[Case]:
             yield from cases
@@ -139,15 +161,33 @@ class _Loader:
             path=self.source,
             timeout=timeout,
             case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
+            warnings=warnings,
         )
+
+    def warnings(self, dataset: Dataset | None) -> PeerWarnings:
+        """One warning per peer framework's key, where it is first used; the dataset's lines
+        add theirs to the same sequence as they are read."""
+        found = PeerWarnings() if dataset is None else dataset.warnings
+        counts: dict[str, int] = {}
+        for peer in self.peers:
+            key = str(peer.path[-1])
+            counts[key] = counts.get(key, 0) + 1
+        for peer in self.peers:
+            key = str(peer.path[-1])
+            if found.seen(key):
+                continue
+            more = counts[key] - 1
+            also = f" (also in {more} more place{'s' if more != 1 else ''})" if more else ""
+            found.add(key, f"{self.at(*self.located.where(peer.path, key=True))}: {peer.message}{also}")
+        return found
 
     def check_keys(self, data: Mapping[str, Any]) -> None:
         """Unknown top-level keys are errors (with a did-you-mean)."""
         for key in data:
             if key in TOP_LEVEL_KEYS:
                 continue
-            hint = close_matches(str(key), TOP_LEVEL_KEYS)
-            suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+            hint = close_matches(str(key), TOP_LEVEL_KEYS) or [peer_field(key) or ""]
+            suffix = f" (did you mean '{hint[0]}'?)" if hint[0] else ""
             message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(
                 TOP_LEVEL_KEYS
             )
@@ -198,7 +238,11 @@ class _Loader:
             else:
                 first[name] = (*base, "name")
             case, problems = builder.build(
-                item, name=name, base=base, location=self.at(*self.located.where(base))
+                item,
+                name=name,
+                base=base,
+                location=self.at(*self.located.where(base)),
+                warnings=self.peers,
             )
             self.problems.extend(problems)
             if case is not None:
@@ -233,7 +277,7 @@ class _Loader:
             with suite_dir(self.folder):
                 return build_entry(raw, registry=self.registry, location=label)
 
-        dataset_builder = CaseBuilder(builder.suite_entries, EntryCache(make_entry), self.folder)
+        dataset_builder = attrs.evolve(builder, make_entry=EntryCache(make_entry))
         return Dataset(path, label, dataset_builder, taken)
 
     def place(self, problem: Problem) -> Problem:

@@ -77,6 +77,7 @@ def test_the_issue_example_shape(write, registry):
               - kind: near
                 tolerance: 0.01
                 absolute_tolerence: 0.01
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
@@ -293,6 +294,7 @@ def test_duplicate_case_names(write, registry):
           - name: same
           - name: other
           - name: same
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
@@ -308,6 +310,7 @@ def test_duplicate_yaml_keys(write, registry):
           - name: a
             input: one
             input: two
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
