@@ -14,6 +14,7 @@ import attrs
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._model import GraderEntry
 from gradekit._peers import ENTRY_PEERS
+from gradekit._seconds import seconds_problem
 
 __all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "build_entry"]
 
@@ -41,6 +42,21 @@ def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float 
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(Problem((key,), f"expected a number, got {value!r}"))
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # a whole number past the floats
+        problems.append(Problem((key,), "expected a number, got one too large for a float"))
+        return None
+
+
+def _timeout(raw: Mapping[str, Any], problems: list[Problem]) -> float | None:
+    value = raw.get("timeout")
+    if value is None:
+        return None
+    problem = seconds_problem(value)
+    if problem is not None:
+        problems.append(Problem(("timeout",), problem))
         return None
     return float(value)
 
@@ -71,11 +87,7 @@ def build_entry(
     problems: list[Problem] = []
     kind = raw.get("kind")
     if kind is None:
-        message = "missing 'kind': every grader entry names its kind"
-        named = [key for key, field in ENTRY_PEERS.items() if field == "kind" and key in raw]
-        if named:
-            message += f" ('{named[0]}' is another framework's name for it: did you mean 'kind'?)"
-        problems.append(Problem((), message, key=True))
+        problems.append(Problem((), _missing_kind(raw), key=True))
     elif not isinstance(kind, str):
         problems.append(Problem(("kind",), f"expected a kind name, got {kind!r}"))
         kind = None
@@ -89,9 +101,7 @@ def build_entry(
     threshold = _number(raw, "threshold", problems)
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))
-    timeout = _number(raw, "timeout", problems)
-    if timeout is not None and timeout <= 0:
-        problems.append(Problem(("timeout",), f"must be > 0 seconds, got {timeout!r}"))
+    timeout = _timeout(raw, problems)
     isolation = raw.get("isolation")
     if isolation not in (None, "thread", "process"):
         problems.append(
@@ -136,6 +146,14 @@ def build_entry(
     )
 
 
+def _missing_kind(raw: Mapping[str, Any]) -> str:
+    message = "missing 'kind': every grader entry names its kind"
+    named = [key for key, field in ENTRY_PEERS.items() if field == "kind" and key in raw]
+    if named:
+        message += f" ('{named[0]}' is another framework's name for it: did you mean 'kind'?)"
+    return message
+
+
 def _peer_hint(problem: Problem, kind: str) -> Problem:
     """The kind's own `unknown option 'type'` says what a peer framework's key stands for."""
     key = problem.path[0] if problem.key and len(problem.path) == 1 else None
@@ -173,7 +191,7 @@ def _route_to_kind(
     # Likewise a kind with its own `timeout` (program, build, lint kill their command and
     # report a fail) gets the entry's timeout; the runner's watchdog stays behind it.
     own_timeout = _declares(options_class, "timeout")
-    if own_timeout and timeout is not None and timeout > 0:
+    if own_timeout and timeout is not None:
         options["timeout"] = timeout
     return threshold, own_timeout
 

@@ -41,6 +41,13 @@ class Policy:
     threshold: float | None = None
 
 
+def _timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None:
+        from gradekit._seconds import seconds
+
+        seconds(value)
+
+
 @attrs.frozen
 class GraderEntry:
     """A grader as configured in a suite: the grader plus the common keys of its entry.
@@ -56,7 +63,7 @@ class GraderEntry:
     weight: float = 1.0
     advisory: bool = False
     threshold: float | None = None
-    timeout: float | None = None
+    timeout: float | None = attrs.field(default=None, validator=_timeout)
     isolation: Isolation | None = None
     enabled: bool = True
     fail_on_error: bool = False

@@ -46,6 +46,7 @@ from gradekit._model import (
     SummaryBuilder,
 )
 from gradekit._pool import DaemonPool, Ticket
+from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 
 __all__ = ["default_jobs", "grade", "run_suite"]
@@ -83,7 +84,7 @@ def grade(
     such a grader gets an error result.
     """
     entries = [entry_of(grader) for grader in graders]
-    settings = Settings() if timeout is None else Settings(timeout=_seconds(timeout))
+    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
 
     async def main() -> list[GradeResult]:
         context = Context(settings, current_context().pool)
@@ -124,7 +125,7 @@ def run_suite(
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
     settings = Settings(
-        timeout=suite.timeout if timeout is None else _seconds(timeout),
+        timeout=suite.timeout if timeout is None else seconds(timeout),
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         suite_dir=folder,
@@ -162,12 +163,6 @@ def run_suite(
         duration_ms=(time.perf_counter() - started) * 1000.0,
         stored_summary=collector.summary.build(),
     )
-
-
-def _seconds(value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"timeout must be a number of seconds > 0, got {value!r}")
-    return float(value)
 
 
 class _Collector:

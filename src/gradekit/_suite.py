@@ -25,6 +25,7 @@ from gradekit._loading import suite_dir
 from gradekit._model import Case, GraderEntry, Policy, Suite
 from gradekit._options import close_matches
 from gradekit._peers import PeerWarnings, peer_field
+from gradekit._seconds import seconds_problem
 from gradekit._yaml import Located, load_located
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
@@ -178,7 +179,9 @@ class _Loader:
                 continue
             more = counts[key] - 1
             also = f" (also in {more} more place{'s' if more != 1 else ''})" if more else ""
-            found.add(key, f"{self.at(*self.located.where(peer.path, key=True))}: {peer.message}{also}")
+            found.add(
+                key, f"{self.at(*self.located.where(peer.path, key=True))}: {peer.message}{also}"
+            )
         return found
 
     def check_keys(self, data: Mapping[str, Any]) -> None:
@@ -204,10 +207,9 @@ class _Loader:
     def timeout(self, data: Mapping[str, Any]) -> float:
         """The suite's default grader timeout in seconds."""
         value = data.get("timeout", DEFAULT_TIMEOUT)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            self.problems.append(
-                Problem(("timeout",), f"expected a number of seconds > 0, got {describe(value)}")
-            )
+        problem = seconds_problem(value)
+        if problem is not None:
+            self.problems.append(Problem(("timeout",), problem))
             return DEFAULT_TIMEOUT
         return float(value)
 

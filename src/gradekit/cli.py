@@ -49,12 +49,15 @@ def _positive_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
+    from gradekit._seconds import seconds_problem
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 

@@ -165,7 +165,7 @@ def test_command_line_errors_exit_2(gradekit: Run, mixed_suite: Path) -> None:
         (("grade",), "argument COMMAND: invalid choice: 'grade'"),
         (("run",), "the following arguments are required: SUITE"),
         (("run", "suite.yaml", "--jobs", "0"), "argument --jobs: must be at least 1, got 0"),
-        (("run", "suite.yaml", "--timeout", "-1"), "must be a positive number of seconds"),
+        (("run", "suite.yaml", "--timeout", "-1"), "expected a finite number of seconds > 0"),
         (("run", "suite.yaml", "--isolation", "vm"), "argument --isolation: invalid choice"),
         (("run", "suite.yaml", "--colour"), "unrecognized arguments: --colour"),
     ]

@@ -59,8 +59,7 @@ def test_warnings_once_per_suite_on_stderr(
     expected = [
         "warning: suite.yaml:3:43: case 'a': 'ground_truth' is kept as metadata; did you mean "
         "'expected'? (also in 1 more place)",
-        "warning: data.jsonl:1: case 'd0': 'response' is kept as metadata; did you mean "
-        "'output'?",
+        "warning: data.jsonl:1: case 'd0': 'response' is kept as metadata; did you mean 'output'?",
     ]
     done = gradekit("validate", "suite.yaml")
     assert done.returncode == 0, done.stderr

@@ -181,7 +181,9 @@ def test_transcripts_in_a_dataset(write, registry, tmp_path):
         },
     ]
     jsonl(tmp_path / "d.jsonl", {"name": "t", "messages": messages})
-    (case,) = load_suite(write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry).cases()
+    (case,) = load_suite(
+        write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry
+    ).cases()
     assert case.error == (
         "d.jsonl:1: messages[1].tool_calls[0].function.arguments: invalid JSON in tool call "
         "arguments: Expecting property name enclosed in double quotes (column 2); arguments "

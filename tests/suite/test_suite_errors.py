@@ -140,7 +140,8 @@ def test_grader_entry_problems(write, registry, text, expected):
         ("name: 3\ncases: []\n", "suite.yaml:1:7: name: expected a string, got 3 (int)"),
         (
             "timeout: 0\ncases: []\n",
-            "suite.yaml:1:10: timeout: expected a number of seconds > 0, got 0 (int)",
+            "suite.yaml:1:10: timeout: expected a finite number of seconds > 0 and at most 86400, "
+            "got 0",
         ),
         (
             "description: smoke\n",

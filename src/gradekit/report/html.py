@@ -139,9 +139,7 @@ def _header(out: TextIO, report: SuiteReport) -> None:
         out.write(
             f'<div class="count" id="graded-pass-rate"><b>{graded}</b> of the graded cases</div>'
         )
-    out.write(
-        f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n'
-    )
+    out.write(f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n')
     if summary.graders:
         out.write(
             '<table id="graders"><thead><tr><th>Grader</th><th class="num">Passed</th>'
