@@ -6,6 +6,7 @@ entry means the same thing at every level and at every depth.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -16,7 +17,13 @@ from gradekit._model import GraderEntry
 from gradekit._peers import ENTRY_PEERS
 from gradekit._seconds import seconds_problem
 
-__all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "build_entry"]
+__all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "MAX_COMPOSITE_DEPTH", "build_entry"]
+
+MAX_COMPOSITE_DEPTH: Final = 16
+"""How deep composite graders may nest (`all` inside `any` inside ...): deeper is an error."""
+
+# How many entries are being built around this one (a composite builds its children inside).
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("gradekit_entry_depth", default=0)
 
 KIND_TIMEOUT_GRACE: Final = 5.0
 """Seconds the runner's watchdog waits beyond a kind's own `timeout` (see build_entry)."""
@@ -76,7 +83,22 @@ def build_entry(
 
     Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
     `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
+    Composites nested more than `MAX_COMPOSITE_DEPTH` deep are an error.
     """
+    depth = _DEPTH.get()
+    if depth > MAX_COMPOSITE_DEPTH:
+        message = f"composite graders are nested more than {MAX_COMPOSITE_DEPTH} deep; flatten them"
+        raise ConfigError("invalid grader entry", [Problem((), message)])
+    token = _DEPTH.set(depth + 1)
+    try:
+        return _build_entry(raw, registry=registry, location=location)
+    finally:
+        _DEPTH.reset(token)
+
+
+def _build_entry(
+    raw: Mapping[str, Any], *, registry: Any, location: str | None
+) -> GraderEntry | None:
     if registry is None:
         from gradekit._registry import default_registry as registry
     if not isinstance(raw, Mapping):
