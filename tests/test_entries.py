@@ -106,7 +106,7 @@ def test_common_key_and_option_problems_come_together(registry):
             registry=registry,
         )
     assert [str(p) for p in caught.value.problems] == [
-        "$.weight: must be >= 0, got -1.0",
+        "$.weight: must be a finite number >= 0, got -1.0",
         "$.threshold: must be between 0 and 1, got 2.0",
         "$.timeout: expected a finite number of seconds > 0 and at most 86400, got 0",
         "$.isolation: expected 'thread' or 'process', got 'vm'",

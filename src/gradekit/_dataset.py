@@ -9,7 +9,6 @@ once and reused (cached by the entry as written).
 from __future__ import annotations
 
 import collections
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -19,7 +18,8 @@ import attrs
 
 from gradekit._cases import CaseBuilder, case_name
 from gradekit._errors import ConfigError, Problem, format_path
-from gradekit._fields import EntryMaker, KeyPath, describe, json_error
+from gradekit._fields import EntryMaker, KeyPath, describe
+from gradekit._jsonline import LineError, parse_line
 from gradekit._model import Case, GraderEntry
 from gradekit._peers import PeerWarnings
 
@@ -123,14 +123,13 @@ class Dataset:
         where = f"{self.label}:{number}"
         default = where
         try:
-            raw = json.loads(line)
-        except UnicodeDecodeError:
-            return _error(default, where, "the line is not UTF-8 text; save the file as UTF-8")
-        except json.JSONDecodeError as error:
-            message = f"invalid JSON: {json_error(error)}; fix this line"
-            return _error(default, where, message)
+            raw = parse_line(line)
+        except LineError as error:
+            return _error(default, where, str(error))
         if not isinstance(raw, dict):
-            message = f"a dataset line must be a JSON object (one case), got {describe(raw)}"
+            shown = describe(raw)
+            shown = shown if len(shown) <= 200 else shown[:199] + "…"
+            message = f"a dataset line must be a JSON object (one case), got {shown}"
             return _error(default, where, message)
         name = case_name(raw, default)
         if name in self.taken:

@@ -7,6 +7,7 @@ entry means the same thing at every level and at every depth.
 from __future__ import annotations
 
 import contextvars
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -118,8 +119,8 @@ def _build_entry(
         problems.append(Problem(("name",), f"expected a string, got {name!r}"))
         name = kind
     weight = _number(raw, "weight", problems)
-    if weight is not None and weight < 0:
-        problems.append(Problem(("weight",), f"must be >= 0, got {weight!r}"))
+    if weight is not None and not 0 <= weight < math.inf:  # NaN and infinity too
+        problems.append(Problem(("weight",), f"must be a finite number >= 0, got {weight!r}"))
     threshold = _number(raw, "threshold", problems)
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         problems.append(Problem(("threshold",), f"must be between 0 and 1, got {threshold!r}"))

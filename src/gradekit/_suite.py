@@ -147,15 +147,29 @@ class _Loader:
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
         failed = len(self.problems) > before
-        if "cases" not in data and "dataset" not in data:
-            self.problems.append(Problem((), "the suite has no cases; add 'cases' or 'dataset'"))
+        if not data.get("cases") and "dataset" not in data:  # none, or `cases: []`
+            self.problems.append(
+                Problem(
+                    ("cases",) if "cases" in data else (),
+                    "the suite has no cases (it would pass without grading anything); add "
+                    "'cases' or 'dataset'",
+                )
+            )
         builder = CaseBuilder(suite_entries, self.make_entry, self.folder, self.strict, failed)
         cases = self.cases(data.get("cases"), builder)
         dataset = self.dataset(data, builder, cases)
         count = None
         if dataset is not None:
             count, graded = survey(dataset.path)
-            if not graded and not suite_entries and not cases:
+            if count == 0 and not cases:
+                self.problems.append(
+                    Problem(
+                        ("dataset",),
+                        f"the suite has no cases: '{dataset.label}' has no line that is not "
+                        "blank (it would pass without grading anything); add cases",
+                    )
+                )
+            elif not graded and not suite_entries and not cases:
                 self.problems.append(
                     Problem(
                         ("dataset",),
@@ -307,7 +321,7 @@ class _Loader:
         path = problem.path
         exact = problem.key and self.located.has_key(path)
         line, column = self.located.where(path, key=problem.key)
-        if exact and path and isinstance(path[-1], str):
+        if exact and path:
             path = path[:-1]  # the message names the key: point at its mapping's path
         where = problem.where or self.at(line, column)
         return Problem(path, problem.message, key=problem.key, where=where)

@@ -46,6 +46,7 @@ Mark = tuple[int, int]
 
 _STR_TAG: Final = "tag:yaml.org,2002:str"
 _FAST: Final = bool(getattr(yaml, "__with_libyaml__", False))
+_NO_KEY: Final = object()
 
 
 class _Located:
@@ -139,7 +140,7 @@ class Located:
             entries = {}
             for key_node, value_node in node.value:
                 key = _key_of(key_node)
-                if key is not None:
+                if key is not _NO_KEY:
                     entries[key] = (key_node, value_node)
             self._index[id(node)] = entries
         return entries
@@ -154,13 +155,14 @@ def _hashable(value: Any) -> bool:
 
 
 def _key_of(node: yaml.Node) -> Any:
+    """The key a key node stands for (`null: x` is None), or `_NO_KEY`."""
     if isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG:
         return node.value
     try:
         key = _KeyConstructor().construct_object(node, deep=True)
         hash(key)
     except (yaml.YAMLError, TypeError):
-        return None
+        return _NO_KEY
     return key
 
 
