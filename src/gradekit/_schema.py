@@ -18,6 +18,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._options import option_fields
+from gradekit._seconds import MAX_SECONDS
 
 __all__ = ["SCHEMA_DIALECT", "suite_schema"]
 
@@ -39,7 +40,12 @@ COMMON: Final[dict[str, dict[str, Any]]] = {
         "maximum": 1,
         "description": "When set: passed = no error and score >= threshold.",
     },
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
+    "timeout": {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": MAX_SECONDS,
+        "description": "Seconds.",
+    },
     "isolation": {"enum": ["thread", "process"], "description": "Where a sync grader runs."},
     "enabled": {"type": "boolean", "default": True, "description": "false: left out."},
     "fail_on_error": {
@@ -252,7 +258,12 @@ def suite_schema(registry: Any = None) -> dict[str, Any]:
             "description": {"type": "string"},
             "policy": {"$ref": "#/$defs/policy"},
             "threshold": COMMON["threshold"],
-            "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 60},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_SECONDS,
+                "default": 60,
+            },
             "graders": {"type": "array", "items": _GRADER},
             "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
             "dataset": {"type": "string", "description": "JSONL file of more cases."},
