@@ -68,13 +68,14 @@ class Problem:
 
 
 def format_path(path: Sequence[str | int], root: str = "$") -> str:
-    """Format a key/index path as `root.key[index].key`."""
+    """Format a key/index path as `root.key[index].key` (a key that is not text, such as YAML's
+    `null: x`, as written by `str`)."""
     text = root
     for part in path:
-        if isinstance(part, int):
+        if isinstance(part, int) and not isinstance(part, bool):
             text += f"[{part}]"
         else:
-            text += f".{part}" if text else part
+            text += f".{part}" if text else str(part)
     return text
 
 

@@ -49,12 +49,15 @@ def _positive_int(text: str) -> int:
 
 
 def _positive_float(text: str) -> float:
+    from gradekit._seconds import seconds_problem
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return value
 
 
@@ -137,6 +140,13 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="load and check a suite, grade nothing")
     validate.add_argument("suite", metavar="SUITE", help="the suite file (YAML)")
     validate.set_defaults(handler=_validate)
+    for command in (run, validate):
+        command.add_argument(
+            "--strict",
+            action="store_true",
+            help="make every warning of the loader an error (another framework's key such as "
+            "ground_truth, kept as metadata)",
+        )
 
     kinds = commands.add_parser("kinds", help="every grader kind and where it comes from")
     kinds.add_argument("--json", action="store_true", help="print JSON, for tools")
@@ -216,24 +226,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 # -- validate and run --------------------------------------------------------------------
 
 
-def _load(path: str) -> Suite:
+def _load(args: argparse.Namespace) -> Suite:
     from gradekit._errors import ConfigError
     from gradekit.suite.load import load_suite
 
     try:
-        return load_suite(path)
+        suite = load_suite(args.suite, strict=args.strict)
     except ConfigError as error:
         raise _Invalid(*str(error).splitlines()) from error
+    _warn(suite, 0)
+    return suite
+
+
+def _warn(suite: Suite, shown: int) -> int:
+    """Print the suite's warnings from the `shown`-th on, on stderr; the count printed so far."""
+    for line in suite.warnings[shown:]:
+        print(f"warning: {line}", file=sys.stderr)
+    return len(suite.warnings)
 
 
 def _validate(args: argparse.Namespace) -> int:
-    suite = _load(args.suite)
+    suite = _load(args)
+    shown = len(suite.warnings)
     cases = 0
     problems: list[str] = []
     for case in suite.cases():
         cases += 1
         if case.error is not None:
             problems.append(case.error)
+    _warn(suite, shown)  # those of the dataset's lines
     if problems:
         noun = "problem" if len(problems) == 1 else "problems"
         raise _Invalid(*problems, f"{args.suite}: {len(problems)} {noun}; nothing was graded")
@@ -307,7 +328,8 @@ def _run(args: argparse.Namespace) -> int:
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
     )
-    suite = _load(args.suite)
+    suite = _load(args)
+    shown = len(suite.warnings)
     _check_sandbox(args.sandbox)
     writers = _writers(args)
     show = not args.quiet
@@ -352,6 +374,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         for path, writer in writers:
             _write(writer, final, path, collector)
+    _warn(suite, shown)  # those of the dataset's lines
     if show:
         if not tty:
             print(one_line_summary(final), file=sys.stderr)

@@ -57,7 +57,8 @@ def test_progress_bar_on_a_terminal(mixed_suite: Path, tmp_path: Path) -> None:
 def test_one_line_summary_when_not_a_terminal(gradekit: Run, mixed_suite: Path) -> None:
     done = gradekit("run", "suite.yaml")
     assert done.stderr.startswith(
-        "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored (66.7% pass rate) in "
+        "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored "
+        "(50.0% pass rate; 66.7% of the graded cases) in "
     )
     assert done.stderr.count("\n") == 1
 
@@ -88,9 +89,11 @@ def test_plain_text_without_rich(mixed_suite: Path, tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[:3] == [
         "gradekit: mixed failed",
-        "cases  passed  failed  errored  pass rate  duration",
-        "-----  ------  ------  -------  ---------  --------",
+        "cases  passed  failed  errored  pass rate  graded pass rate  duration",
+        "-----  ------  ------  -------  ---------  ----------------  --------",
     ]
-    assert re.fullmatch(r"    4       2       1        1      66\.7% +\d+ ms", lines[3]), lines[3]
+    assert re.fullmatch(
+        r"    4       2       1        1      50\.0%             66\.7% +\d+ ms", lines[3]
+    ), lines[3]
     assert "numeric        1       1        0      50.0%       0.500" in lines
-    assert "explode        0       0        1          -           -" in lines
+    assert "explode        0       0        1       0.0%           -" in lines

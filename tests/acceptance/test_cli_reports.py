@@ -45,7 +45,7 @@ def test_json_report_has_the_design_fields(
         "passed": 2,
         "failed": 1,
         "errored": 1,
-        "pass_rate": 2 / 3,
+        "pass_rate": 2 / 4,  # passed / all cases: the errored case is not a pass
         "graders": {
             "equality": {"passed": 2, "failed": 0, "errored": 0, "mean_score": 1.0},
             "explode": {"passed": 0, "failed": 0, "errored": 1, "mean_score": None},
@@ -139,7 +139,7 @@ def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> N
     _run_all(gradekit, tmp_path)
     text = (tmp_path / "out" / "r.md").read_text()
     assert text.startswith("## gradekit: mixed ❌ failed\n")
-    assert "| 4 | 2 | 1 | 1 | 66.7% |" in text
+    assert "| 4 | 2 | 1 | 1 | 50.0% | 66.7% |" in text
     assert "| numeric | 1 | 1 | 0 | 50.0% | 0.500 |" in text
     assert text.endswith(
         "### Cases that did not pass\n\n"

@@ -183,13 +183,13 @@ def test_negative_tolerance_is_a_config_error(option: str) -> None:
         gradekit.create("numeric", config={option: -0.1})
     assert str(caught.value) == (
         "invalid options for kind 'numeric'\n"
-        f"$.{option}: must be a number >= 0, got -0.1; use 0 or a positive tolerance"
+        f"$.{option}: must be a finite number >= 0, got -0.1; use 0 or a positive tolerance"
     )
     assert caught.value.problems[0].path == (option,)
 
 
 def test_nan_tolerance_is_a_config_error() -> None:
-    with pytest.raises(gradekit.ConfigError, match="must be a number >= 0, got nan"):
+    with pytest.raises(gradekit.ConfigError, match="must be a finite number >= 0, got nan"):
         gradekit.create("numeric", config={"absolute_tolerance": float("nan")})
 
 
@@ -209,3 +209,10 @@ def test_bad_extract_is_a_config_error() -> None:
 
 def test_inline() -> None:
     assert type(gradekit.create("numeric")).inline is True
+
+
+@pytest.mark.parametrize("option", ["absolute_tolerance", "relative_tolerance"])
+def test_an_infinite_tolerance_is_a_config_error(option: str) -> None:
+    # It would pass every number (`absolute_tolerance: 1e400` reads as infinity).
+    with pytest.raises(gradekit.ConfigError, match="must be a finite number >= 0, got inf"):
+        gradekit.create("numeric", config={option: float("inf")})

@@ -106,9 +106,9 @@ def test_common_key_and_option_problems_come_together(registry):
             registry=registry,
         )
     assert [str(p) for p in caught.value.problems] == [
-        "$.weight: must be >= 0, got -1.0",
+        "$.weight: must be a finite number >= 0, got -1.0",
         "$.threshold: must be between 0 and 1, got 2.0",
-        "$.timeout: must be > 0 seconds, got 0.0",
+        "$.timeout: expected a finite number of seconds > 0 and at most 86400, got 0",
         "$.isolation: expected 'thread' or 'process', got 'vm'",
         "$.advisory: expected true or false, got 'yes'",
         "$.scroe: unknown option 'scroe' for kind 'scored' (did you mean 'score'?)",

@@ -68,7 +68,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
         '{"name": "cut',
         {"name": "ok2"},
     )
-    path = write("cases: [{name: first}]\ndataset: data.jsonl\n")
+    path = write("graders: [{kind: exact}]\ncases: [{name: first}]\ndataset: data.jsonl\n")
     suite = load_suite(path, registry=registry)
     cases = list(suite.cases())
     assert [(case.name, case.error) for case in cases] == [
@@ -96,7 +96,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
         ),
         (
             "first",
-            f"data.jsonl:6: duplicate case name 'first' (also at {path}:1:9); "
+            f"data.jsonl:6: duplicate case name 'first' (also at {path}:2:9); "
             "give each case its own name",
         ),
         (
@@ -117,7 +117,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
 
 def test_invalid_utf8_line(write, registry, tmp_path):
     (tmp_path / "d.jsonl").write_bytes(b'{"name": "a"}\n{"name": "caf\xe9"}\n{"name": "b"}\n')
-    suite = load_suite(write("dataset: d.jsonl\n"), registry=registry)
+    suite = load_suite(write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry)
     assert [(c.name, c.error) for c in suite.cases()] == [
         ("a", None),
         ("d.jsonl:2", "d.jsonl:2: the line is not UTF-8 text; save the file as UTF-8"),
@@ -127,21 +127,21 @@ def test_invalid_utf8_line(write, registry, tmp_path):
 
 def test_case_count_skips_blank_lines_and_lines_without_newline(write, registry, tmp_path):
     (tmp_path / "d.jsonl").write_text("{}\n\n  \n{}\n{}", encoding="utf-8")
-    suite = load_suite(write("dataset: d.jsonl\n"), registry=registry)
+    suite = load_suite(write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry)
     assert suite.case_count == 3
     assert [c.name for c in suite.cases()] == ["d.jsonl:1", "d.jsonl:4", "d.jsonl:5"]
 
 
 def test_the_dataset_is_read_when_iterated_not_at_load(write, registry, tmp_path):
     data = jsonl(tmp_path / "d.jsonl", {"name": "before"})
-    suite = load_suite(write("dataset: d.jsonl\n"), registry=registry)
+    suite = load_suite(write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry)
     jsonl(data, {"name": "after"}, {"name": "more"})
     assert [c.name for c in suite.cases()] == ["after", "more"]
 
 
 def test_a_dataset_removed_after_load_is_one_errored_case(write, registry, tmp_path):
     data = jsonl(tmp_path / "d.jsonl", {"name": "a"})
-    suite = load_suite(write("dataset: d.jsonl\n"), registry=registry)
+    suite = load_suite(write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry)
     data.unlink()
     assert [(c.name, c.error) for c in suite.cases()] == [
         ("d.jsonl", "d.jsonl: cannot read the dataset: No such file or directory")
@@ -181,7 +181,9 @@ def test_transcripts_in_a_dataset(write, registry, tmp_path):
         },
     ]
     jsonl(tmp_path / "d.jsonl", {"name": "t", "messages": messages})
-    (case,) = load_suite(write("dataset: d.jsonl\n"), registry=registry).cases()
+    (case,) = load_suite(
+        write("graders: [{kind: exact}]\ndataset: d.jsonl\n"), registry=registry
+    ).cases()
     assert case.error == (
         "d.jsonl:1: messages[1].tool_calls[0].function.arguments: invalid JSON in tool call "
         "arguments: Expecting property name enclosed in double quotes (column 2); arguments "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gradekit import ConfigError
 from gradekit.suite.load import load_suite
@@ -77,6 +78,7 @@ def test_the_issue_example_shape(write, registry):
               - kind: near
                 tolerance: 0.01
                 absolute_tolerence: 0.01
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
@@ -136,14 +138,19 @@ def test_grader_entry_problems(write, registry, text, expected):
             "cases: [just-text]\n",
             "suite.yaml:1:9: cases[0]: a case must be a mapping of fields, got 'just-text'",
         ),
-        ("name: 3\ncases: []\n", "suite.yaml:1:7: name: expected a string, got 3 (int)"),
         (
-            "timeout: 0\ncases: []\n",
-            "suite.yaml:1:10: timeout: expected a number of seconds > 0, got 0 (int)",
+            "name: 3\ncases: [{graders: [{kind: exact}]}]\n",
+            "suite.yaml:1:7: name: expected a string, got 3 (int)",
+        ),
+        (
+            "timeout: 0\ncases: [{graders: [{kind: exact}]}]\n",
+            "suite.yaml:1:10: timeout: expected a finite number of seconds > 0 and at most 86400, "
+            "got 0",
         ),
         (
             "description: smoke\n",
-            "suite.yaml:1:1: the suite has no cases; add 'cases' or 'dataset'",
+            "suite.yaml:1:1: the suite has no cases (it would pass without grading anything); "
+            "add 'cases' or 'dataset'",
         ),
         (
             "- a\n- b\n",
@@ -156,33 +163,33 @@ def test_grader_entry_problems(write, registry, text, expected):
             "got None (NoneType)",
         ),
         (
-            "policy: most\ncases: []\n",
+            "policy: most\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:1:9: policy: expected all, any or weighted, got 'most'",
         ),
         (
-            "policy: al\ncases: []\n",
+            "policy: al\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:1:9: policy: expected all, any or weighted, got 'al' (did you mean 'all'?)",
         ),
         (
-            "policy: weighted\ncases: []\n",
+            "policy: weighted\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:1:9: policy: policy 'weighted' needs a "
             "threshold; add `threshold: 0.8` (0 to 1)",
         ),
         (
-            "policy: all\nthreshold: 0.5\ncases: []\n",
+            "policy: all\nthreshold: 0.5\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:2:12: threshold: a threshold "
             "applies to policy 'weighted', not 'all'; remove it or use policy: weighted",
         ),
         (
-            "threshold: 0.5\ncases: []\n",
+            "threshold: 0.5\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:1:12: threshold: a threshold needs `policy: weighted` beside it; add it",
         ),
         (
-            "policy: weighted\nthreshold: 2\ncases: []\n",
+            "policy: weighted\nthreshold: 2\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:2:12: threshold: must be between 0 and 1, got 2",
         ),
         (
-            "policy: {mode: weighted, threshhold: 0.5}\ncases: []\n",
+            "policy: {mode: weighted, threshhold: 0.5}\ncases: [{graders: [{kind: exact}]}]\n",
             "suite.yaml:1:26: policy: "
             "unknown policy key 'threshhold' (did you mean 'threshold'?); a policy has 'mode' and "
             "'threshold'",
@@ -293,6 +300,7 @@ def test_duplicate_case_names(write, registry):
           - name: same
           - name: other
           - name: same
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
@@ -308,6 +316,7 @@ def test_duplicate_yaml_keys(write, registry):
           - name: a
             input: one
             input: two
+        graders: [{kind: exact}]
         """
     )
     assert problems(path, registry) == [
@@ -325,9 +334,15 @@ def test_yaml_syntax_error_has_file_line_column(write, registry):
           - name: b
         """
     )
+    # libyaml's C parser (used where pyyaml has it) and the pure-Python one word it apart.
+    problem = (
+        "did not find expected ',' or ']'"
+        if yaml.__with_libyaml__
+        else "expected ',' or ']', but got ':'"
+    )
     assert problems(path, registry) == [
-        "suite.yaml:4:9: invalid YAML: expected ',' or ']', but got ':' (while parsing a flow "
-        "sequence at line 3, column 12); fix the YAML syntax"
+        f"suite.yaml:4:9: invalid YAML: {problem} (while parsing a flow sequence at line 3, "
+        "column 12); fix the YAML syntax"
     ]
 
 

@@ -47,7 +47,7 @@ def test_single_turn_case_takes_its_fields_from_the_case(write, registry):
 
 
 def test_suite_defaults(write, registry):
-    path = write("cases: [{input: a}]\n", "my-smoke.yaml")
+    path = write("cases: [{input: a, graders: [{kind: exact}]}]\n", "my-smoke.yaml")
     suite = load_suite(path, registry=registry)
     assert suite.name == "my-smoke"
     assert suite.policy == Policy("all")
@@ -129,6 +129,7 @@ def test_common_keys_reach_the_entry(write, registry):
 def test_multi_turn_history_and_indexes(write, registry):
     path = write(
         """
+        graders: [{kind: exact}]
         cases:
           - name: talk
             turns:
@@ -148,6 +149,7 @@ def test_multi_turn_history_and_indexes(write, registry):
 def test_metadata_from_extra_keys_turn_wins(write, registry):
     path = write(
         """
+        graders: [{kind: exact}]
         cases:
           - name: tagged
             difficulty: hard
@@ -171,6 +173,7 @@ def test_case_level_expected_context_workspace_are_defaults_for_turns(write, reg
     (tmp_path / "ws" / "b").mkdir()
     path = write(
         """
+        graders: [{kind: exact}]
         cases:
           - name: build
             expected: ok
@@ -197,7 +200,7 @@ def test_workspace_is_relative_to_the_suite_file_not_the_cwd(
     write, registry, tmp_path, monkeypatch
 ):
     (tmp_path / "suites" / "out").mkdir(parents=True)
-    path = write("cases: [{workspace: out}]\n", "suites/suite.yaml")
+    path = write("graders: [{kind: exact}]\ncases: [{workspace: out}]\n", "suites/suite.yaml")
     monkeypatch.chdir(tmp_path)
     (case,) = load_suite(Path("suites/suite.yaml"), registry=registry).cases()
     assert case.turns[0].sample.workspace == str(tmp_path / "suites" / "out")
@@ -217,21 +220,21 @@ def test_workspace_is_relative_to_the_suite_file_not_the_cwd(
     ],
 )
 def test_policy_at_suite_and_case_level(write, registry, suite_keys, case_keys, expected):
-    path = write(f"{suite_keys}\ncases:\n  - {{name: c{case_keys}}}\n")
+    path = write(f"{suite_keys}\ngraders: [{{kind: exact}}]\ncases:\n  - {{name: c{case_keys}}}\n")
     suite = load_suite(path, registry=registry)
     (case,) = suite.cases()
     assert (suite.policy, case.policy) == expected
 
 
 def test_cases_returns_a_fresh_iterator_each_time(write, registry):
-    path = write("cases: [{name: a}, {name: b}]\n")
+    path = write("graders: [{kind: exact}]\ncases: [{name: a}, {name: b}]\n")
     suite = load_suite(path, registry=registry)
     assert [c.name for c in suite.cases()] == ["a", "b"]
     assert [c.name for c in suite.cases()] == ["a", "b"]
 
 
 def test_samples_are_immutable(write, registry):
-    path = write("cases: [{input: {a: [1, 2]}, tags: [x]}]\n")
+    path = write("graders: [{kind: exact}]\ncases: [{input: {a: [1, 2]}, tags: [x]}]\n")
     (case,) = load_suite(path, registry=registry).cases()
     sample = case.turns[0].sample
     with pytest.raises(TypeError):

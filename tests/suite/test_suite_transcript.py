@@ -95,6 +95,7 @@ def test_transcript_in_yaml_block_form(write, registry):
                     function: {name: get_weather, arguments: '{"city": "Paris"}'}
               - {role: tool, tool_call_id: w1, content: '{"temp": 21}'}
               - {role: assistant, content: It is 21 degrees.}
+        graders: [{kind: exact}]
         """
     )
     (case,) = load_suite(path, registry=registry).cases()
@@ -113,6 +114,7 @@ def test_a_call_without_result_and_empty_arguments(write, registry):
               - {role: user, content: go}
               - role: assistant
                 tool_calls: [{id: a, type: function, function: {name: ping, arguments: ""}}]
+        graders: [{kind: exact}]
         """
     )
     (case,) = load_suite(path, registry=registry).cases()

@@ -157,11 +157,16 @@ class Behavior:
 
     @staticmethod
     def _turns(sample: Sample, calls: list[ToolCall]) -> int:
-        """The highest turn recorded on a tool call, else the conversation's turns so far."""
-        recorded = [call.turn for call in calls if isinstance(call.turn, int)]
-        if recorded:
-            return max(recorded)
-        return max(sample.turn, len(sample.history)) + 1
+        """The turns up to and including the graded one. Turns are numbered from 0 (like
+        `Sample.turn` and the `turn` transcripts record on tool calls), so the count is the
+        highest number + 1: of a recorded `turn` on a call in scope, or of the sample's place
+        in its case."""
+        recorded = [
+            call.turn
+            for call in calls
+            if isinstance(call.turn, int) and not isinstance(call.turn, bool)
+        ]
+        return max([sample.turn, len(sample.history), *recorded]) + 1
 
     def _order_check(self, names: list[str]) -> Check:
         step = 0

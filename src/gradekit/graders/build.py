@@ -15,7 +15,7 @@ from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._presets import ALIASES, MARKERS, PRESETS, Plan, canonical, detect, plan_for
-from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.options import SandboxOptions, tail, timeout_seconds
 from gradekit.graders._sandbox.process import ProcessResult
 from gradekit.graders.program import command_argv
 
@@ -57,7 +57,7 @@ class Build(SandboxOptions):
     name: str = attrs.field(kw_only=True, default="build")
     command: Any = attrs.field(kw_only=True, default=None, converter=_command)
     language: str | None = attrs.field(kw_only=True, default=None, validator=_language)
-    timeout: float = attrs.field(kw_only=True, default=300.0, validator=positive)
+    timeout: float = attrs.field(kw_only=True, default=300.0, validator=timeout_seconds)
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:

@@ -15,7 +15,7 @@ from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
 from gradekit.graders._paths import workspace_error
-from gradekit.graders._sandbox.options import SandboxOptions, positive, tail
+from gradekit.graders._sandbox.options import SandboxOptions, tail, timeout_seconds
 from gradekit.graders._sandbox.process import ProcessResult, Sandbox, resolve
 from gradekit.graders.program import command_argv
 
@@ -67,7 +67,7 @@ class Lint(SandboxOptions):
     name: str = attrs.field(kw_only=True, default="lint")
     linters: Any = attrs.field(kw_only=True, default=None, converter=_linters)
     threshold: float = attrs.field(kw_only=True, default=1.0, validator=validate_threshold)
-    timeout: float = attrs.field(kw_only=True, default=120.0, validator=positive)
+    timeout: float = attrs.field(kw_only=True, default=120.0, validator=timeout_seconds)
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:
         problem = workspace_error(sample)

@@ -7,6 +7,7 @@ absolute tolerance of `0.1` passes (binary floats would say 0.10000000000000009 
 from __future__ import annotations
 
 import decimal
+import math
 import re
 from decimal import Decimal
 from typing import Any, ClassVar, Final, Literal
@@ -100,9 +101,10 @@ def _show(value: Decimal) -> str:
 
 
 def _non_negative(_: Any, attribute: attrs.Attribute[float], value: float) -> None:
-    if not value >= 0:  # also rejects NaN
+    if not 0 <= value < math.inf:  # also rejects NaN; an infinite tolerance passes anything
         raise OptionError(
-            attribute.name, f"must be a number >= 0, got {value!r}; use 0 or a positive tolerance"
+            attribute.name,
+            f"must be a finite number >= 0, got {value!r}; use 0 or a positive tolerance",
         )
 
 

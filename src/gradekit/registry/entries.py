@@ -6,6 +6,8 @@ entry means the same thing at every level and at every depth.
 
 from __future__ import annotations
 
+import contextvars
+import math
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -14,12 +16,34 @@ import attrs
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._numbers import fraction_problem
+from gradekit._peers import ENTRY_PEERS
+from gradekit._seconds import seconds_problem
 from gradekit._types import Grader
 from gradekit.registry.registry import Registry, default_registry
 
-__all__ = ["COMMON_KEYS", "KIND_TIMEOUT_GRACE", "GraderEntry", "Isolation", "build_entry"]
+__all__ = [
+    "COMMON_KEYS",
+    "KIND_TIMEOUT_GRACE",
+    "MAX_COMPOSITE_DEPTH",
+    "GraderEntry",
+    "Isolation",
+    "build_entry",
+]
 
 Isolation = Literal["thread", "process"]
+
+MAX_COMPOSITE_DEPTH: Final = 16
+"""How deep composite graders may nest (`all` inside `any` inside ...): deeper is an error."""
+
+# How many entries are being built around this one (a composite builds its children inside).
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("gradekit_entry_depth", default=0)
+
+
+def _timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None:
+        from gradekit._seconds import seconds
+
+        seconds(value)
 
 
 @attrs.frozen
@@ -37,7 +61,7 @@ class GraderEntry:
     weight: float = 1.0
     advisory: bool = False
     threshold: float | None = None
-    timeout: float | None = None
+    timeout: float | None = attrs.field(default=None, validator=_timeout)
     isolation: Isolation | None = None
     enabled: bool = True
     fail_on_error: bool = False
@@ -71,6 +95,21 @@ def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float 
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(Problem((key,), f"expected a number, got {value!r}"))
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # a whole number past the floats
+        problems.append(Problem((key,), "expected a number, got one too large for a float"))
+        return None
+
+
+def _timeout_of(raw: Mapping[str, Any], problems: list[Problem]) -> float | None:
+    value = raw.get("timeout")
+    if value is None:
+        return None
+    problem = seconds_problem(value)
+    if problem is not None:
+        problems.append(Problem(("timeout",), problem))
         return None
     return float(value)
 
@@ -127,7 +166,22 @@ def build_entry(
 
     Raises ConfigError whose problems have paths relative to `raw` (`$.threshold`,
     `$.absolute_tolerance`, `$.graders[0].kind` for a composite's child), all at once.
+    Composites nested more than `MAX_COMPOSITE_DEPTH` deep are an error.
     """
+    depth = _DEPTH.get()
+    if depth > MAX_COMPOSITE_DEPTH:
+        message = f"composite graders are nested more than {MAX_COMPOSITE_DEPTH} deep; flatten them"
+        raise ConfigError("invalid grader entry", [Problem((), message)])
+    token = _DEPTH.set(depth + 1)
+    try:
+        return _build_entry(raw, registry=registry, location=location)
+    finally:
+        _DEPTH.reset(token)
+
+
+def _build_entry(
+    raw: Mapping[str, Any], *, registry: Registry | None, location: str | None
+) -> GraderEntry | None:
     registry = default_registry if registry is None else registry
     if not isinstance(raw, Mapping):
         raise ConfigError(
@@ -137,7 +191,7 @@ def build_entry(
     problems: list[Problem] = []
     kind = raw.get("kind")
     if kind is None:
-        problems.append(Problem((), "missing 'kind': every grader entry names its kind", key=True))
+        problems.append(Problem((), _missing_kind(raw), key=True))
     elif not isinstance(kind, str):
         problems.append(Problem(("kind",), f"expected a kind name, got {kind!r}"))
         kind = None
@@ -146,12 +200,10 @@ def build_entry(
         problems.append(Problem(("name",), f"expected a string, got {name!r}"))
         name = kind
     weight = _number(raw, "weight", problems)
-    if weight is not None and weight < 0:
-        problems.append(Problem(("weight",), f"must be >= 0, got {weight!r}"))
+    if weight is not None and not 0 <= weight < math.inf:  # NaN and infinity too
+        problems.append(Problem(("weight",), f"must be a finite number >= 0, got {weight!r}"))
     threshold = _fraction(raw, "threshold", problems)
-    timeout = _number(raw, "timeout", problems)
-    if timeout is not None and timeout <= 0:
-        problems.append(Problem(("timeout",), f"must be > 0 seconds, got {timeout!r}"))
+    timeout = _timeout_of(raw, problems)
     isolation = raw.get("isolation")
     if isolation not in (None, "thread", "process"):
         problems.append(
@@ -175,7 +227,7 @@ def build_entry(
         _route_sandbox(options_class, options, sandbox, problems)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
-        problems.extend(error.problems_under())
+        problems.extend(_peer_hint(p, kind) for p in error.problems_under())
     except GradekitError as error:
         problems.append(Problem(("kind",), str(error)))
     if problems or grader is None:
@@ -197,6 +249,27 @@ def build_entry(
         location=location,
         sandbox=sandbox,
     )
+
+
+def _missing_kind(raw: Mapping[str, Any]) -> str:
+    message = "missing 'kind': every grader entry names its kind"
+    named = [key for key, field in ENTRY_PEERS.items() if field == "kind" and key in raw]
+    if named:
+        message += f" ('{named[0]}' is another framework's name for it: did you mean 'kind'?)"
+    return message
+
+
+def _peer_hint(problem: Problem, kind: str) -> Problem:
+    """The kind's own `unknown option 'type'` says what a peer framework's key stands for."""
+    key = problem.path[0] if problem.key and len(problem.path) == 1 else None
+    field = ENTRY_PEERS.get(key) if isinstance(key, str) else None
+    if field is None or "unknown option" not in problem.message:
+        return problem
+    message = (
+        f"unknown option '{key}' for kind '{kind}': gradekit names a grader's {field} with "
+        f"'{field}' (did you mean '{field}'?); remove '{key}'"
+    )
+    return attrs.evolve(problem, message=message)
 
 
 def _route_to_kind(
@@ -223,7 +296,7 @@ def _route_to_kind(
     # Likewise a kind with its own `timeout` (program, build, lint kill their command and
     # report a fail) gets the entry's timeout; the runner's watchdog stays behind it.
     own_timeout = _declares(options_class, "timeout")
-    if own_timeout and timeout is not None and timeout > 0:
+    if own_timeout and timeout is not None:
         options["timeout"] = timeout
     return threshold, own_timeout
 

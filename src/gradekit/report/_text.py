@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from gradekit.report.model import CaseReport, ResultRecord
+from gradekit.report.model import CaseReport, ResultRecord, Summary
 
 __all__ = [
     "advisory_errors",
     "duration",
     "failing_lines",
+    "graded_rate",
     "one_line",
     "percent",
     "result_text",
@@ -34,6 +35,12 @@ def duration(milliseconds: float) -> str:
 def percent(value: float | None) -> str:
     """`0.875` as `87.5%`; None (nothing to count) as `-`."""
     return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def graded_rate(summary: Summary) -> str | None:
+    """The pass rate over the graded cases, shown beside the pass rate (over all cases) when
+    some case errored; None when no case errored (the two rates are then the same)."""
+    return percent(summary.graded_pass_rate) if summary.errored else None
 
 
 def result_text(record: ResultRecord) -> str:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from gradekit.report._text import duration, failing_lines, percent
+from gradekit.report._text import duration, failing_lines, graded_rate, percent
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 
 __all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
@@ -112,9 +112,11 @@ def one_line_summary(report: SuiteReport) -> str:
     """`gradekit: NAME: N cases: P passed, F failed, E errored (R pass rate) in S s`."""
     s = report.summary
     state = "" if report.complete else " (interrupted)"
+    graded = graded_rate(s)
+    beside = "" if graded is None else f"; {graded} of the graded cases"
     return (
         f"gradekit: {report.suite}: {s.cases} cases: {s.passed} passed, {s.failed} failed, "
-        f"{s.errored} errored ({percent(s.pass_rate)} pass rate) in "
+        f"{s.errored} errored ({percent(s.pass_rate)} pass rate{beside}) in "
         f"{duration(report.duration_ms)}{state}"
     )
 
@@ -122,14 +124,13 @@ def one_line_summary(report: SuiteReport) -> str:
 def _grader_rows(summary: Summary) -> list[list[str]]:
     rows = []
     for name, grader in summary.graders.items():
-        decided = grader.passed + grader.failed
         rows.append(
             [
                 name,
                 str(grader.passed),
                 str(grader.failed),
                 str(grader.errored),
-                percent(grader.passed / decided if decided else None),
+                percent(grader.pass_rate),
                 "-" if grader.mean_score is None else f"{grader.mean_score:.3f}",
             ]
         )
@@ -173,21 +174,14 @@ def print_summary(
     """The end-of-run summary: case counts, per-grader figures, and why cases did not pass."""
     s = report.summary
     verdict = "interrupted" if not report.complete else ("passed" if report.passed else "failed")
-    print_table(
-        f"gradekit: {report.suite} {verdict}",
-        ["cases", "passed", "failed", "errored", "pass rate", "duration"],
-        [
-            [
-                str(s.cases),
-                str(s.passed),
-                str(s.failed),
-                str(s.errored),
-                percent(s.pass_rate),
-                f"{duration(report.duration_ms)}",
-            ]
-        ],
-        stream,
-    )
+    headers = ["cases", "passed", "failed", "errored", "pass rate", "duration"]
+    row = [str(s.cases), str(s.passed), str(s.failed), str(s.errored), percent(s.pass_rate)]
+    graded = graded_rate(s)
+    if graded is not None:
+        headers.insert(5, "graded pass rate")
+        row.append(graded)
+    row.append(duration(report.duration_ms))
+    print_table(f"gradekit: {report.suite} {verdict}", headers, [row], stream)
     if s.graders:
         print_table(
             "graders",

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
 from gradekit.report._page import SCRIPT, STYLE
-from gradekit.report._text import duration, percent
+from gradekit.report._text import duration, graded_rate, percent
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport, TurnReport
 
 __all__ = ["write_html"]
@@ -26,6 +26,11 @@ def _badge(outcome: str, text: str | None = None) -> str:
 
 def _score(value: float) -> str:
     return f"{value:.2f}"
+
+
+# An errored case or turn has a score (the mean of its results that did not error), but showing
+# it would read as success: it shows this instead.
+_NO_SCORE = "—"
 
 
 def _result_item(data: Mapping[str, Any], advisory: bool = False) -> str:
@@ -44,8 +49,9 @@ def _result_item(data: Mapping[str, Any], advisory: bool = False) -> str:
     parts = [
         f'<li class="result {outcome}">{_badge(outcome)} <b>{escape(str(data.get("name")))}</b>',
         f" <code>{escape(str(data.get('kind')))}</code>",
-        f' <span class="muted">score {_score(float(data.get("score") or 0.0))}</span>',
     ]
+    if outcome != "error":
+        parts.append(f' <span class="muted">score {_score(float(data.get("score") or 0.0))}</span>')
     if advisory:
         parts.append(' <span class="advisory">advisory</span>')
     text = data.get("error") or data.get("message")
@@ -81,7 +87,8 @@ def _turn_block(turn: TurnReport) -> str:
         head = f"Turn {turn.index} {_badge('skip', 'skipped')}"
         return f'<div class="turn"><h4>{head}</h4></div>'
     outcome = "error" if turn.errored else ("pass" if turn.passed else "fail")
-    score = f"<span class='muted'>score {_score(turn.score)}</span>"
+    shown = _NO_SCORE if turn.errored else _score(turn.score)
+    score = f"<span class='muted'>score {shown}</span>"
     head = f"Turn {turn.index} {_badge(outcome)} {score}"
     items = "".join(_record_item(record) for record in turn.results)
     return f'<div class="turn"><h4>{head}</h4><ul class="results">{items}</ul></div>'
@@ -97,7 +104,8 @@ def _case_row(case: CaseReport) -> str:
         f'<tr class="case" data-name="{escape(case.name.lower())}" data-outcome="{outcome}">'
         f"<td>{_badge(outcome)}</td>"
         f"<td><details><summary>{escape(case.name)}</summary>{''.join(inner)}</details></td>"
-        f'<td class="num">{_score(case.score)}</td><td class="num">{len(case.turns)}</td>'
+        f'<td class="num">{"error" if outcome == "error" else _score(case.score)}</td>'
+        f'<td class="num">{len(case.turns)}</td>'
         f'<td class="num">{case.duration_ms:.1f} ms</td></tr>\n'
     )
 
@@ -125,8 +133,13 @@ def _header(out: TextIO, report: SuiteReport) -> None:
         out.write(f'<div class="count" id="count-{label}"><b>{value}</b> {label}</div>')
     out.write(
         f'<div class="count" id="pass-rate"><b>{percent(summary.pass_rate)}</b> pass rate</div>'
-        f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n'
     )
+    graded = graded_rate(summary)
+    if graded is not None:
+        out.write(
+            f'<div class="count" id="graded-pass-rate"><b>{graded}</b> of the graded cases</div>'
+        )
+    out.write(f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n')
     if summary.graders:
         out.write(
             '<table id="graders"><thead><tr><th>Grader</th><th class="num">Passed</th>'
@@ -134,8 +147,7 @@ def _header(out: TextIO, report: SuiteReport) -> None:
             '<th class="num">Pass rate</th><th class="num">Mean score</th></tr></thead><tbody>'
         )
         for name, grader in summary.graders.items():
-            decided = grader.passed + grader.failed
-            rate = percent(grader.passed / decided if decided else None)
+            rate = percent(grader.pass_rate)
             mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
             out.write(
                 f'<tr><td>{escape(name)}</td><td class="num">{grader.passed}</td>'

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import duration, failing_lines, percent
+from gradekit.report._text import duration, failing_lines, graded_rate, percent
 from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["MAX_LISTED", "render_markdown", "write_markdown"]
@@ -33,13 +33,17 @@ def render_markdown(report: SuiteReport, cases: Iterable[CaseReport] | None = No
         verdict = "✅ passed"
     else:
         verdict = "❌ failed"
+    graded = graded_rate(summary)
+    extra_head, extra_rule, extra_cell = (
+        ("", "", "") if graded is None else (" Graded pass rate |", " ---: |", f" {graded} |")
+    )
     lines = [
         f"## gradekit: {_cell(report.suite)} {verdict}",
         "",
-        "| Cases | Passed | Failed | Errored | Pass rate | Duration |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| Cases | Passed | Failed | Errored | Pass rate |{extra_head} Duration |",
+        f"| ---: | ---: | ---: | ---: | ---: |{extra_rule} ---: |",
         f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
-        f"| {percent(summary.pass_rate)} | {duration(report.duration_ms)} |",
+        f"| {percent(summary.pass_rate)} |{extra_cell} {duration(report.duration_ms)} |",
         "",
     ]
     if summary.graders:
@@ -48,8 +52,7 @@ def render_markdown(report: SuiteReport, cases: Iterable[CaseReport] | None = No
             "| --- | ---: | ---: | ---: | ---: | ---: |",
         ]
         for name, grader in summary.graders.items():
-            decided = grader.passed + grader.failed
-            rate = grader.passed / decided if decided else None
+            rate = grader.pass_rate
             mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
             lines.append(
                 f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "

@@ -230,13 +230,20 @@ class GraderSummary:
     errored: int = 0
     mean_score: float | None = None
 
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed / every result of this grader (errored ones included); None when none."""
+        total = self.passed + self.failed + self.errored
+        return self.passed / total if total else None
+
 
 @attrs.frozen
 class Summary:
     """Counts for a run: cases passed / failed / errored (disjoint) and per grader name.
 
-    `pass_rate` is passed / (passed + failed): errored cases are counted apart, never as
-    failures; None when no case was passed or failed.
+    `pass_rate` is passed / all cases: an errored case is not a failure (it is counted apart),
+    but it is not a pass either; None when there is no case. `graded_pass_rate` is the rate
+    over the cases that were graded (passed / (passed + failed)), shown beside it, labelled.
     """
 
     cases: int
@@ -268,6 +275,12 @@ class Summary:
             "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
             **({} if self.judge is None else {"judge": dict(self.judge)}),
         }
+
+    @property
+    def graded_pass_rate(self) -> float | None:
+        """Passed / (passed + failed): the rate over the cases that were graded without error."""
+        decided = self.passed + self.failed
+        return self.passed / decided if decided else None
 
 
 class SummaryBuilder:
@@ -318,13 +331,13 @@ class SummaryBuilder:
             name: GraderSummary(p, f, e, (total / (p + f)) if p + f else None)
             for name, (p, f, e, total) in sorted(self._graders.items())
         }
-        decided = counts["pass"] + counts["fail"]
+        cases = sum(counts.values())
         return Summary(
-            cases=sum(counts.values()),
+            cases=cases,
             passed=counts["pass"],
             failed=counts["fail"],
             errored=counts["error"],
-            pass_rate=counts["pass"] / decided if decided else None,
+            pass_rate=counts["pass"] / cases if cases else None,
             graders=graders,
         )
 

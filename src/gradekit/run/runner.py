@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from gradekit._coroutines import run_sync
+from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
@@ -42,7 +43,7 @@ def grade(
     such a grader gets an error result.
     """
     entries = [entry_of(grader) for grader in graders]
-    settings = Settings() if timeout is None else Settings(timeout=_seconds(timeout))
+    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
 
     async def main() -> list[GradeResult]:
         context = Context(settings, current_context().pool)
@@ -87,7 +88,7 @@ def run_suite(
     _check_sandbox(sandbox)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
     settings = Settings(
-        timeout=suite.timeout if timeout is None else _seconds(timeout),
+        timeout=suite.timeout if timeout is None else seconds(timeout),
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         suite_dir=folder,
@@ -140,12 +141,6 @@ def _check_sandbox(sandbox: str | None) -> None:
     problem = requested_problem(sandbox)
     if problem is not None:
         raise SandboxError(problem)
-
-
-def _seconds(value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"timeout must be a number of seconds > 0, got {value!r}")
-    return float(value)
 
 
 class _Collector:

@@ -17,6 +17,7 @@ import attrs
 
 from gradekit._errors import Problem
 from gradekit._hints import close_matches
+from gradekit._peers import peer_field, peer_note, strict_note
 from gradekit._types import Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Turn
@@ -85,17 +86,32 @@ class _Spec:
 @attrs.frozen
 class CaseBuilder:
     """Builds Cases: `suite_entries` head every turn's graders, `make_entry` creates entries,
-    `folder` is where relative `workspace` folders start."""
+    `folder` is where relative `workspace` folders start. With `strict`, a peer framework's
+    key (`ground_truth`, see `_peers`) is a problem rather than a warning. `suite_failed`: a
+    suite-level entry could not be created (reported already), so no case is called ungraded."""
 
     suite_entries: tuple[GraderEntry, ...]
     make_entry: EntryMaker
     folder: Path
+    strict: bool = False
+    suite_failed: bool = False
 
     def build(
-        self, raw: Any, *, name: str, base: KeyPath = (), location: str | None = None
+        self,
+        raw: Any,
+        *,
+        name: str,
+        base: KeyPath = (),
+        location: str | None = None,
+        warnings: list[Problem] | None = None,
     ) -> tuple[Case | None, list[Problem]]:
-        """The case `raw` found at `base`, or None and every problem in it."""
+        """The case `raw` found at `base`, or None and every problem in it.
+
+        Peer frameworks' keys kept as metadata are added to `warnings` (when given), each a
+        Problem at the key whose message starts with the case's name.
+        """
         problems: list[Problem] = []
+        peers: list[Problem] = []
         if not isinstance(raw, dict):
             problems.append(
                 Problem(base, f"a case must be a mapping of fields, got {describe(raw)}")
@@ -107,7 +123,7 @@ class CaseBuilder:
                     (*base, "name"), f"expected a non-empty string, got {describe(raw['name'])}"
                 )
             )
-        extra = self._extra(raw, base, CASE_FIELDS, problems)
+        extra = self._extra(raw, base, CASE_FIELDS, problems, peers)
         policy = parse_policy(raw, problems, base)
         case_entries = build_entries(
             raw.get("graders"), (*base, "graders"), self.make_entry, problems
@@ -130,7 +146,7 @@ class CaseBuilder:
                 )
         samples: list[Sample] = []
         turns: list[Turn] = []
-        for index, spec in enumerate(self._specs(raw, base, problems)):
+        for index, spec in enumerate(self._specs(raw, base, problems, peers)):
             fields = spec.fields
             calls = spec.calls
             if calls is None:
@@ -153,6 +169,10 @@ class CaseBuilder:
             )
             samples.append(sample)
             turns.append(Turn(sample, self.suite_entries + case_entries + spec.entries))
+        if not (problems or self.suite_failed or any(turn.graders for turn in turns)):
+            problems.append(Problem(base, _ungraded(name, peers)))
+        if warnings is not None:
+            warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
         return Case(name, tuple(turns), policy=policy, location=location), problems
@@ -163,9 +183,11 @@ class CaseBuilder:
         path: KeyPath,
         fields: tuple[str, ...],
         problems: list[Problem],
+        peers: list[Problem],
     ) -> dict[str, Any]:
         """Metadata of a case or turn: its other keys, then its `metadata:` mapping; a key that
-        looks like a misspelt field is an error rather than metadata."""
+        looks like a misspelt field is an error rather than metadata, and a peer framework's
+        name for a field is noted in `peers` (an error when strict)."""
         extra: dict[str, Any] = {}
         for key, value in raw.items():
             if key in fields:
@@ -188,6 +210,12 @@ class CaseBuilder:
                         key=True,
                     )
                 )
+            elif (field := peer_field(key)) is not None:
+                if self.strict:
+                    problems.append(Problem((*path, key), strict_note(key, field), key=True))
+                else:
+                    peers.append(Problem((*path, key), peer_note(key, field), key=True))
+                    extra[key] = value
             else:
                 extra[key] = value
         metadata = raw.get("metadata")
@@ -199,7 +227,9 @@ class CaseBuilder:
             extra.update(metadata)
         return extra
 
-    def _specs(self, raw: Mapping[str, Any], base: KeyPath, problems: list[Problem]) -> list[_Spec]:
+    def _specs(
+        self, raw: Mapping[str, Any], base: KeyPath, problems: list[Problem], peers: list[Problem]
+    ) -> list[_Spec]:
         """What each turn is made of: its own fields over those the case gives every turn."""
         inherited = {key: raw[key] for key in INHERITED if key in raw}
         if "messages" in raw:
@@ -234,7 +264,7 @@ class CaseBuilder:
                     Problem(path, f"a turn must be a mapping of fields, got {describe(turn)}")
                 )
                 continue
-            metadata = self._extra(turn, path, TURN_FIELDS, problems)
+            metadata = self._extra(turn, path, TURN_FIELDS, problems, peers)
             entries = build_entries(
                 turn.get("graders"), (*path, "graders"), self.make_entry, problems
             )
@@ -270,3 +300,22 @@ class CaseBuilder:
             )
             return None
         return folder
+
+
+def _ungraded(name: str, peers: list[Problem]) -> str:
+    """The problem of a case that no enabled grader applies to: it would pass ungraded."""
+    message = (
+        f"case '{name}' has no grader: no enabled grader applies to any of its turns, so it "
+        "would pass without being graded; add `graders:` to the suite, the case or a turn"
+    )
+    named = [peer.path[-1] for peer in peers if peer_field(peer.path[-1]) == "graders"]
+    if named:
+        message += f" ({peer_note(str(named[0]), 'graders')})"
+    return message
+
+
+def _named(peer: Problem, name: str, base: KeyPath) -> Problem:
+    """`case 'x': ...` or `case 'x', turn 1: ...` before a peer key's note."""
+    inside = peer.path[len(base) :]
+    turn = f", turn {inside[1]}" if len(inside) > 2 and inside[0] == "turns" else ""
+    return attrs.evolve(peer, message=f"case '{name}'{turn}: {peer.message}")

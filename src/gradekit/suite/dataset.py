@@ -9,7 +9,6 @@ once and reused (cached by the entry as written).
 from __future__ import annotations
 
 import collections
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -18,12 +17,14 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import ConfigError, Problem, format_path
+from gradekit._peers import PeerWarnings
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.cases import CaseBuilder, case_name
+from gradekit.suite.jsonline import LineError, parse_line
 from gradekit.suite.model import Case
-from gradekit.suite.parse import EntryMaker, KeyPath, describe, json_error
+from gradekit.suite.parse import EntryMaker, KeyPath, describe
 
-__all__ = ["Dataset", "EntryCache", "count_lines", "problem_text"]
+__all__ = ["Dataset", "EntryCache", "problem_text", "survey"]
 
 CHUNK: Final = 1 << 20
 # Counting a bigger file before the run would cost a noticeable pass over it.
@@ -31,15 +32,23 @@ MAX_COUNTED_BYTES: Final = 1 << 30
 CACHE_SIZE: Final = 1024
 
 
-def count_lines(path: Path) -> int | None:
-    """The number of non-blank lines of `path`, or None when too costly (or unreadable)."""
+def survey(path: Path) -> tuple[int | None, bool]:
+    """(the number of non-blank lines of `path` or None when too costly, whether some line may
+    give `graders`): one pass over the bytes, no JSON parsed. A line that spells a key with an
+    escape (`\\u...`) may give graders too."""
     try:
         if path.stat().st_size > MAX_COUNTED_BYTES:
-            return None
+            return None, True
+        count = 0
+        graded = False
         with path.open("rb") as file:
-            return sum(1 for line in file if not line.isspace())
+            for line in file:
+                if not line.isspace():
+                    count += 1
+                    graded = graded or b"graders" in line or b"\\u" in line
+        return count, graded
     except OSError:
-        return None
+        return None, True
 
 
 def problem_text(problem: Problem) -> str:
@@ -95,6 +104,8 @@ class Dataset:
     builder: CaseBuilder
     taken: Mapping[str, str] = attrs.field(factory=dict)
     """YAML case names and their locations: a dataset case may not reuse one."""
+    warnings: PeerWarnings = attrs.field(factory=PeerWarnings)
+    """Where the peer frameworks' keys that lines use are first seen (see `_peers`)."""
 
     def cases(self) -> Iterator[Case]:
         """Every case of the file, in order, one line read at a time."""
@@ -113,14 +124,13 @@ class Dataset:
         where = f"{self.label}:{number}"
         default = where
         try:
-            raw = json.loads(line)
-        except UnicodeDecodeError:
-            return _error(default, where, "the line is not UTF-8 text; save the file as UTF-8")
-        except json.JSONDecodeError as error:
-            message = f"invalid JSON: {json_error(error)}; fix this line"
-            return _error(default, where, message)
+            raw = parse_line(line)
+        except LineError as error:
+            return _error(default, where, str(error))
         if not isinstance(raw, dict):
-            message = f"a dataset line must be a JSON object (one case), got {describe(raw)}"
+            shown = describe(raw)
+            shown = shown if len(shown) <= 200 else shown[:199] + "…"
+            message = f"a dataset line must be a JSON object (one case), got {shown}"
             return _error(default, where, message)
         name = case_name(raw, default)
         if name in self.taken:
@@ -129,7 +139,10 @@ class Dataset:
                 "give each case its own name"
             )
             return _error(name, where, message)
-        case, problems = self.builder.build(raw, name=name, location=where)
+        peers: list[Problem] = []
+        case, problems = self.builder.build(raw, name=name, location=where, warnings=peers)
+        for peer in peers:
+            self.warnings.add(str(peer.path[-1]), f"{where}: {peer.message}")
         if case is None:
             return _error(name, where, "; ".join(problem_text(p) for p in problems))
         return case

@@ -8,19 +8,25 @@ Dataset lines are checked as they stream: a bad line becomes an errored case, no
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
+
 from gradekit._errors import ConfigError, Problem
-from gradekit._hints import hint_suffix
+from gradekit._hints import did_you_mean
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
+from gradekit._peers import PeerWarnings, peer_field
+from gradekit._seconds import seconds_problem
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
-from gradekit.suite.dataset import Dataset, EntryCache, count_lines
+from gradekit.suite.dataset import Dataset, EntryCache, survey
 from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
@@ -41,11 +47,15 @@ TOP_LEVEL_KEYS: Final = (
 DEFAULT_TIMEOUT: Final = 60.0
 
 
-def load_suite(path: str | os.PathLike[str], *, registry: Registry | None = None) -> Suite:
+def load_suite(
+    path: str | os.PathLike[str], *, registry: Registry | None = None, strict: bool = False
+) -> Suite:
     """Load, validate and build the suite file at `path`, creating every grader it names.
 
     Raises ConfigError (source = the path) listing every problem of the file at once, each
-    with its `file:line:column`. `registry` defaults to gradekit's default registry.
+    with its `file:line:column`. `registry` defaults to gradekit's default registry. What is
+    accepted with a warning (another framework's key kept as metadata) is in
+    `suite.warnings`; with `strict` it is a problem instead (a dataset line: an errored case).
     """
     source = os.fspath(path)
     try:
@@ -66,16 +76,38 @@ def load_suite(path: str | os.PathLike[str], *, registry: Registry | None = None
             f"suite file {source} is not UTF-8 text (byte {error.start}); save it as UTF-8",
             source=source,
         ) from None
-    return _Loader(source, load_located(text, source), registry).load()
+    with _collector_paused():
+        return _Loader(source, load_located(text, source), registry, strict).load()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a suite loads.
+
+    Loading allocates millions of long-lived objects (YAML nodes, then the data and the cases)
+    and makes no garbage cycles worth collecting; each collection would walk every one of
+    them, which made loading a 400,000-case file take several times longer (bench/RESULTS.md).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Loader:
     """One load of one file: collects problems, places them, builds the Suite."""
 
-    def __init__(self, source: str, located: Located, registry: Registry | None) -> None:
+    def __init__(
+        self, source: str, located: Located, registry: Registry | None, strict: bool
+    ) -> None:
         self.source = source
         self.located = located
         self.registry = registry
+        self.strict = strict
+        self.peers: list[Problem] = []
         self.folder = Path(os.path.abspath(source)).parent
         self.problems: list[Problem] = []
         self.names: list[str] = []
@@ -115,19 +147,46 @@ class _Loader:
         timeout = self.timeout(data)
         sandbox = self.sandbox(data)
         policy = parse_policy(data, self.problems, ()) or Policy()
+        before = len(self.problems)
         suite_entries = build_entries(
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
-        if "cases" not in data and "dataset" not in data:
-            self.problems.append(Problem((), "the suite has no cases; add 'cases' or 'dataset'"))
-        builder = CaseBuilder(suite_entries, self.make_entry, self.folder)
+        failed = len(self.problems) > before
+        if not data.get("cases") and "dataset" not in data:  # none, or `cases: []`
+            self.problems.append(
+                Problem(
+                    ("cases",) if "cases" in data else (),
+                    "the suite has no cases (it would pass without grading anything); add "
+                    "'cases' or 'dataset'",
+                )
+            )
+        builder = CaseBuilder(suite_entries, self.make_entry, self.folder, self.strict, failed)
         cases = self.cases(data.get("cases"), builder)
         dataset = self.dataset(data, builder, cases)
+        count = None
+        if dataset is not None:
+            count, graded = survey(dataset.path)
+            if count == 0 and not cases:
+                self.problems.append(
+                    Problem(
+                        ("dataset",),
+                        f"the suite has no cases: '{dataset.label}' has no line that is not "
+                        "blank (it would pass without grading anything); add cases",
+                    )
+                )
+            elif not graded and not suite_entries and not cases:
+                self.problems.append(
+                    Problem(
+                        ("dataset",),
+                        "no grader applies to any case: the suite has no `graders:` and no "
+                        f"line of '{dataset.label}' gives any; add `graders:` to the suite",
+                    )
+                )
         for path, (line, column), message in self.located.duplicates:
             self.problems.append(Problem(path, message, key=True, where=self.at(line, column)))
         if self.problems:
             raise self.error()
-        count = None if dataset is None else count_lines(dataset.path)
+        warnings = self.warnings(dataset)
 
         def every_case() -> Iterator[Case]:
             yield from cases
@@ -143,14 +202,36 @@ class _Loader:
             timeout=timeout,
             sandbox=sandbox,
             case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
+            warnings=warnings,
         )
+
+    def warnings(self, dataset: Dataset | None) -> PeerWarnings:
+        """One warning per peer framework's key, where it is first used; the dataset's lines
+        add theirs to the same sequence as they are read."""
+        found = PeerWarnings() if dataset is None else dataset.warnings
+        counts: dict[str, int] = {}
+        for peer in self.peers:
+            key = str(peer.path[-1])
+            counts[key] = counts.get(key, 0) + 1
+        for peer in self.peers:
+            key = str(peer.path[-1])
+            if found.seen(key):
+                continue
+            more = counts[key] - 1
+            also = f" (also in {more} more place{'s' if more != 1 else ''})" if more else ""
+            found.add(
+                key, f"{self.at(*self.located.where(peer.path, key=True))}: {peer.message}{also}"
+            )
+        return found
 
     def check_keys(self, data: Mapping[str, Any]) -> None:
         """Unknown top-level keys are errors (with a did-you-mean)."""
         for key in data:
             if key in TOP_LEVEL_KEYS:
                 continue
-            suffix = hint_suffix(str(key), TOP_LEVEL_KEYS)
+            hint = did_you_mean(str(key), TOP_LEVEL_KEYS)
+            peer = peer_field(key)
+            suffix = f" ({hint})" if hint else f" (did you mean '{peer}'?)" if peer else ""
             message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(
                 TOP_LEVEL_KEYS
             )
@@ -167,10 +248,9 @@ class _Loader:
     def timeout(self, data: Mapping[str, Any]) -> float:
         """The suite's default grader timeout in seconds."""
         value = data.get("timeout", DEFAULT_TIMEOUT)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            self.problems.append(
-                Problem(("timeout",), f"expected a number of seconds > 0, got {describe(value)}")
-            )
+        problem = seconds_problem(value)
+        if problem is not None:
+            self.problems.append(Problem(("timeout",), problem))
             return DEFAULT_TIMEOUT
         return float(value)
 
@@ -212,7 +292,11 @@ class _Loader:
             else:
                 first[name] = (*base, "name")
             case, problems = builder.build(
-                item, name=name, base=base, location=self.at(*self.located.where(base))
+                item,
+                name=name,
+                base=base,
+                location=self.at(*self.located.where(base)),
+                warnings=self.peers,
             )
             self.problems.extend(problems)
             if case is not None:
@@ -247,15 +331,15 @@ class _Loader:
             with suite_dir(self.folder):
                 return build_entry(raw, registry=self.registry, location=label)
 
-        dataset_builder = CaseBuilder(builder.suite_entries, EntryCache(make_entry), self.folder)
+        dataset_builder = attrs.evolve(builder, make_entry=EntryCache(make_entry))
         return Dataset(path, label, dataset_builder, taken)
 
     def place(self, problem: Problem) -> Problem:
         """Give a problem its `file:line:column`."""
         path = problem.path
-        exact = problem.key and path in self.located.keys
+        exact = problem.key and self.located.has_key(path)
         line, column = self.located.where(path, key=problem.key)
-        if exact and path and isinstance(path[-1], str):
+        if exact and path:
             path = path[:-1]  # the message names the key: point at its mapping's path
         where = problem.where or self.at(line, column)
         return Problem(path, problem.message, key=problem.key, where=where)

@@ -6,7 +6,7 @@ the loader and the runner."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
 import attrs
@@ -56,7 +56,8 @@ class Case:
 class Suite:
     """A loaded, validated suite. `cases()` streams the cases (datasets are never read whole);
     `case_count` is the number of cases when known without reading everything; `sandbox` is the
-    suite's `sandbox:` (None when it sets none)."""
+    suite's `sandbox:` (None when it sets none). `warnings` are what the loader noticed but
+    accepted (`file:line:column: message` each); dataset lines add theirs while they are read."""
 
     name: str
     cases: Callable[[], Iterator[Case]]
@@ -66,3 +67,4 @@ class Suite:
     timeout: float = 60.0
     case_count: int | None = None
     sandbox: str | None = None
+    warnings: Sequence[str] = ()

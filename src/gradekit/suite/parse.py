@@ -42,9 +42,17 @@ def json_error(error: json.JSONDecodeError) -> str:
     return f"{error.msg} (column {error.colno})"
 
 
+MAX_DESCRIBED: Final = 200
+"""Characters of a value an error message quotes (a 5 MB line is not repeated whole)."""
+
+
 def describe(value: Any) -> str:
-    """A value as error messages quote it: text in quotes, anything else with its type."""
-    return repr(value) if isinstance(value, str) else f"{value!r} ({type(value).__name__})"
+    """A value as error messages quote it: text in quotes, anything else with its type; cut
+    to `MAX_DESCRIBED` characters."""
+    text = repr(value[: MAX_DESCRIBED + 1] if isinstance(value, str) else value)
+    if len(text) > MAX_DESCRIBED:
+        text = text[: MAX_DESCRIBED - 1] + "…"
+    return text if isinstance(value, str) else f"{text} ({type(value).__name__})"
 
 
 def parse_policy(raw: Mapping[str, Any], problems: list[Problem], base: KeyPath) -> Policy | None:

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import attrs
 
+from gradekit._seconds import MAX_SECONDS
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry, default_registry
 
@@ -40,7 +41,12 @@ COMMON: Final[dict[str, dict[str, Any]]] = {
         "maximum": 1,
         "description": "When set: passed = no error and score >= threshold.",
     },
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
+    "timeout": {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": MAX_SECONDS,
+        "description": "Seconds.",
+    },
     "isolation": {"enum": ["thread", "process"], "description": "Where a sync grader runs."},
     "enabled": {"type": "boolean", "default": True, "description": "false: left out."},
     "fail_on_error": {
@@ -256,7 +262,12 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
             "description": {"type": "string"},
             "policy": {"$ref": "#/$defs/policy"},
             "threshold": COMMON["threshold"],
-            "timeout": {"type": "number", "exclusiveMinimum": 0, "default": 60},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_SECONDS,
+                "default": 60,
+            },
             "graders": {"type": "array", "items": _GRADER},
             "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
             "dataset": {"type": "string", "description": "JSONL file of more cases."},

@@ -31,7 +31,8 @@ def test_required_forbidden_and_max_turns_pass_on_read_then_edit() -> None:
     grader = behavior(
         required_tools=["read_file", "edit_file"], forbidden_tools=["rm", "sudo"], max_turns=25
     )
-    sample = Sample(tool_calls=[ToolCall("read_file", turn=1), ToolCall("edit_file", turn=2)])
+    # Turns are numbered from 0: a read in the first turn, an edit in the second.
+    sample = Sample(tool_calls=[ToolCall("read_file", turn=0), ToolCall("edit_file", turn=1)])
     result = grader.grade(sample)
     assert result.outcome == "pass"
     assert result.score == 1.0
@@ -263,6 +264,6 @@ def test_result_details_are_json_safe() -> None:
 
 
 def test_turn_values_that_are_not_numbers_are_ignored() -> None:
-    sample = Sample(tool_calls=[ToolCall("a", turn="9"), ToolCall("b", turn=1)])  # type: ignore[arg-type]
+    sample = Sample(tool_calls=[ToolCall("a", turn="9"), ToolCall("b", turn=0)])  # type: ignore[arg-type]
     result = behavior(max_turns=1).grade(sample)
     assert checks(result)["max_turns"] == (True, "1 turn (at most 1)")

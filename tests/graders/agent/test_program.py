@@ -237,7 +237,10 @@ def test_common_timeout_key_is_the_programs_own() -> None:
             {"command": "x", "match": "glob"},
             "$.match: expected one of 'contains', 'exact', 'regex', got 'glob'",
         ),
-        ({"command": "x", "timeout": -1}, "$.timeout: must be a positive number, got -1.0"),
+        (
+            {"command": "x", "timeout": -1},
+            "$.timeout: expected a finite number of seconds > 0 and at most 86400, got -1.0",
+        ),
         (
             {"command": "x", "memory_limit": "lots"},
             "$.memory_limit: expected a size such as 1048576, '512MiB' or '2GiB' or null "

@@ -19,6 +19,7 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._frozen import EMPTY, FrozenDict
+from gradekit._seconds import seconds_problem
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._sandbox.process import (
     DEFAULT_MAX_OUTPUT,
@@ -33,7 +34,7 @@ from gradekit.graders._sandbox.process import (
 from gradekit.sandbox import bwrap as _bwrap
 from gradekit.sandbox import mode as _sandbox_mode
 
-__all__ = ["SandboxOptions", "parse_size", "positive", "tail"]
+__all__ = ["SandboxOptions", "parse_size", "positive", "tail", "timeout_seconds"]
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
@@ -95,6 +96,13 @@ def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) ->
         raise OptionError(attribute.name, f"must be a positive number, got {value!r}")
 
 
+def timeout_seconds(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """attrs validator: a timeout gradekit accepts (the one rule, in `gradekit._seconds`)."""
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise OptionError(attribute.name, problem)
+
+
 def tail(text: str, limit: int = _TAIL) -> str:
     """The last `limit` characters of `text`, marked when cut."""
     return text if len(text) <= limit else "[...]\n" + text[-limit:]
@@ -106,7 +114,7 @@ class SandboxOptions:
 
     kind: ClassVar[str] = ""
 
-    timeout: float = attrs.field(kw_only=True, default=30.0, validator=positive)
+    timeout: float = attrs.field(kw_only=True, default=30.0, validator=timeout_seconds)
     copy_workspace: bool = attrs.field(kw_only=True, default=True)
     env: Any = attrs.field(kw_only=True, default=None, converter=_env)
     memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)

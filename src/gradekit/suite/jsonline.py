@@ -1,0 +1,82 @@
+"""One dataset line as strict JSON: no NaN or Infinity, no key twice in an object, no value
+nested past the suite file's limit, no integer past Python's; each refusal a message for an
+errored case, never an exception that ends the run.
+
+Python's `json` module accepts `NaN` and keeps the last of two equal keys (JSON has neither),
+and a line nested deep enough raises RecursionError from the decoder itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from gradekit.suite.parse import json_error
+from gradekit.suite.yaml_checks import MAX_DEPTH, MAX_INT_DIGITS, too_deep
+
+__all__ = ["LineError", "parse_line"]
+
+
+class LineError(ValueError):
+    """The line is not a JSON value gradekit reads; the message says what to fix."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise LineError(f"the key {key!r} is written twice in one object; keep one")
+            seen.add(key)
+    return found
+
+
+def _constant(name: str) -> Any:
+    raise LineError(f"{name} is not JSON; write a number, null or a string")
+
+
+_DECODER: Final = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_constant)
+
+
+def parse_line(line: bytes) -> Any:
+    """The JSON value of `line`; LineError with what to fix when it is not one we read."""
+    try:
+        text = line.decode("utf-8").removeprefix("\ufeff")  # a BOM opens the first line
+    except UnicodeDecodeError:
+        raise LineError("the line is not UTF-8 text; save the file as UTF-8") from None
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as error:
+        raise LineError(f"invalid JSON: {json_error(error)}; fix this line") from None
+    except RecursionError:
+        raise LineError(too_deep()) from None
+    except LineError:
+        raise
+    except ValueError as error:  # Python 3.11+: an integer past its digit limit
+        if "digits" in str(error):
+            raise LineError(
+                f"an integer of more than {MAX_INT_DIGITS} digits; write it as a string"
+            ) from None
+        raise LineError(f"invalid JSON: {error}; fix this line") from None
+    # A line with few brackets cannot nest deeply: only count them exactly when it might.
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        raise LineError(too_deep())
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How many lists and objects deep `value` nests (iteratively: no recursion limit)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest

@@ -1,0 +1,108 @@
+"""The pass rate is passed / all cases in every report, and an errored case never shows a score
+that reads as success (issue 11: nothing passes by accident)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from chromium import chromium, dump_dom, file_url
+from cli_support import Run
+from lxml import etree, html
+
+# One case passes; three error. Each errored case also has a grader that passed (score 1.0), so
+# the mean of its non-errored results is 1.0: the score an errored case must not show.
+SUITE = """
+    name: mostly-broken
+    cases:
+      - name: good
+        output: "42"
+        expected: "42"
+        graders: [{kind: equality}]
+      - name: broken-1
+        output: "42"
+        expected: "42"
+        graders: [{kind: equality}, {kind: code, grader: "graders:explode"}]
+      - name: broken-2
+        output: "42"
+        expected: "42"
+        graders: [{kind: equality}, {kind: code, grader: "graders:explode"}]
+      - name: broken-3
+        turns:
+          - {output: "42", expected: "42", graders: [{kind: equality}]}
+          - output: "42"
+            expected: "42"
+            graders: [{kind: equality}, {kind: code, grader: "graders:explode"}]
+"""
+
+GRADERS = """
+    def explode(ctx):
+        raise ValueError("no luck")
+"""
+
+
+@pytest.fixture
+def reports(gradekit: Run, write: Callable[[str, str], Path], tmp_path: Path) -> Path:
+    write("graders.py", GRADERS)
+    write("suite.yaml", SUITE)
+    done = gradekit(
+        "run", "suite.yaml", "-o", "r.json", "--markdown", "r.md", "--html", "r.html",
+        "--junit", "r.xml",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (tmp_path / "stdout.txt").write_text(done.stdout)
+    (tmp_path / "stderr.txt").write_text(done.stderr)
+    return tmp_path
+
+
+def test_json_pass_rate_is_passed_over_all_cases(reports: Path) -> None:
+    summary = json.loads((reports / "r.json").read_text())["summary"]
+    assert (summary["cases"], summary["passed"], summary["errored"]) == (4, 1, 3)
+    assert summary["pass_rate"] == 0.25
+
+
+def test_console_shows_the_pass_rate_over_all_cases(reports: Path) -> None:
+    stdout = (reports / "stdout.txt").read_text()
+    stderr = (reports / "stderr.txt").read_text()
+    table = stdout.split("graders")[0]
+    header = next(line for line in table.splitlines() if "pass rate" in line)
+    row = next(line for line in table.splitlines() if "25.0%" in line)
+    # The rate over the graded cases sits beside it, labelled, never in its place.
+    assert header.index("graded pass rate") > header.index("pass rate")
+    assert row.index("100.0%") > row.index("25.0%")
+    assert "(25.0% pass rate; 100.0% of the graded cases)" in stderr
+
+
+def test_markdown_shows_the_pass_rate_over_all_cases(reports: Path) -> None:
+    text = (reports / "r.md").read_text()
+    assert "| 4 | 1 | 0 | 3 | 25.0% | 100.0% |" in text
+    assert "Pass rate | Graded pass rate" in text
+
+
+def test_html_pass_rate_and_errored_scores_in_chromium(reports: Path) -> None:
+    chromium()
+    page = html.fromstring(dump_dom(file_url(reports / "r.html")))
+    assert page.get_element_by_id("pass-rate").text_content() == "25.0% pass rate"
+    assert page.get_element_by_id("graded-pass-rate").text_content() == (
+        "100.0% of the graded cases"
+    )
+    scores = {
+        row.get("data-name"): row.xpath("td")[2].text_content()
+        for row in page.xpath("//table[@id='cases']//tr[@class='case']")
+    }
+    assert scores == {"good": "1.00", "broken-1": "error", "broken-2": "error", "broken-3": "error"}
+    broken = page.xpath("//tr[@data-name='broken-3']")[0]
+    turns = [h.text_content() for h in broken.xpath(".//div[@class='turn']/h4")]
+    assert turns == ["Turn 0 pass score 1.00", "Turn 1 error score —"]
+    exploded = broken.xpath(".//li[contains(@class, 'result error')]")[0].text_content()
+    assert "score" not in exploded and "ValueError: no luck" in exploded
+
+
+def test_junit_shows_no_score_for_errored_cases(reports: Path) -> None:
+    tree = etree.parse(str(reports / "r.xml"))
+    for case in tree.iter("testcase"):
+        if case.get("name").startswith("broken"):
+            text = etree.tostring(case, encoding="unicode")
+            assert "score" not in text and "ValueError: no luck" in text
