@@ -12,6 +12,8 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SOURCE / "gradekit"
 
 CORE = {
+    "gradekit._children",
+    "gradekit._scratch",
     "gradekit._types",
     "gradekit._errors",
     "gradekit._frozen",
@@ -35,7 +37,7 @@ ALLOWED = {
 """Which layers each layer may import: cli -> run, suite, report -> registry, graders -> core."""
 
 
-SPLIT_PENDING = {"gradekit.cli", "gradekit.graders._sandbox.process"}
+SPLIT_PENDING = {"gradekit.graders._sandbox.process"}
 """Modules over the limit with a split under way (kept short: each entry is work owed)."""
 
 
@@ -71,7 +73,7 @@ def layer(name: str) -> str:
     if name in CORE:
         return "core"
     parts = name.split(".")
-    if parts[-1] in ("cli", "__main__"):
+    if parts[-1] in ("cli", "__main__") or parts[-1].startswith("cli_"):
         return "cli"
     return parts[1] if len(parts) > 1 else "facade"
 

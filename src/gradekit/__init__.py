@@ -19,14 +19,18 @@ from gradekit._errors import (
     OptionError,
     PluginLoadError,
     Problem,
+    SelectionError,
     UnknownKindError,
+    WriteError,
 )
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
 from gradekit.registry.registry import Registry, create, kinds, register
 
 if TYPE_CHECKING:
     from gradekit.report.model import CaseReport, SuiteReport
+    from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
+    from gradekit.run.selection import Selection
     from gradekit.suite.load import load_suite
     from gradekit.suite.model import Suite
 
@@ -42,11 +46,15 @@ __all__ = [
     "PluginLoadError",
     "Problem",
     "Registry",
+    "ResultsLog",
     "Sample",
+    "Selection",
+    "SelectionError",
     "Suite",
     "SuiteReport",
     "ToolCall",
     "UnknownKindError",
+    "WriteError",
     "__version__",
     "create",
     "grade",
@@ -59,6 +67,8 @@ __all__ = [
 # Names served on first access, so their modules (and yaml) load only when used.
 _LAZY = {
     "CaseReport": "gradekit.report.model",
+    "ResultsLog": "gradekit.run.resume",
+    "Selection": "gradekit.run.selection",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

@@ -19,7 +19,9 @@ __all__ = [
     "OptionError",
     "PluginLoadError",
     "Problem",
+    "SelectionError",
     "UnknownKindError",
+    "WriteError",
 ]
 
 
@@ -167,3 +169,41 @@ class OptionError(GradekitError, ValueError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}")
+
+
+class SelectionError(ConfigError):
+    """A run's selection (`select=`, `--filter`) matched no case of the suite: nothing was graded.
+
+    `selection` says what was asked (`--filter 'growth-*'`), `suite` names the suite (its file
+    when it has one).
+    """
+
+    def __init__(self, suite: str, selection: str, hint: str) -> None:
+        self.suite = suite
+        self.selection = selection
+        self.hint = hint
+        super().__init__(f"no case of {suite} matches {selection}; nothing was graded: {hint}")
+
+
+class WriteError(GradekitError, OSError):
+    """A report or the results log could not be written.
+
+    `path` is the file, `what` names it when the path alone does not (`the results log`),
+    `reason` is the cause (`No space left on device`, `it is a folder, not a file`). `report`
+    is set when a run stopped because its results log could not be written: the report of
+    every case the log holds (`complete=False`).
+    """
+
+    def __init__(
+        self, path: str, reason: str, hint: str = "check the path", *, what: str = ""
+    ) -> None:
+        self.path = path
+        self.reason = reason
+        self.hint = hint
+        self.what = what
+        self.report: Any = None
+        named = f"{what} {path}" if what else path
+        super().__init__(f"cannot write {named}: {reason}; {hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
