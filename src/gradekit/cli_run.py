@@ -126,7 +126,7 @@ def _grade(
                 select=selection,
                 resume=log,
                 # The console lists the cases that did not pass: from the log when there is one.
-                keep_cases=(lambda case: case.outcome != "pass") if keep and not log else False,
+                keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
             )
         except SelectionError as error:
             raise Invalid(f"gradekit: {error}") from error

@@ -68,6 +68,7 @@ def test_a_full_disk_under_the_results_log(
     )
     logged = _logged(disk / "r.jsonl")
     assert 0 < len(logged) < CASES
+    assert (disk / "r.jsonl").read_bytes().endswith(b"\n")  # the line that did not fit: gone
     report = json.loads((tmp_path / "out" / "r.json").read_text())
     assert (report["complete"], report["summary"]["cases"]) == (False, len(logged))
     assert [case["name"] for case in report["cases"]] == sorted(logged)

@@ -58,7 +58,15 @@ class ResultsLog:
         self.scratch = path is None
         if path is None:
             sweep()
-            fd, name = tempfile.mkstemp(prefix=scratch_prefix("log"), suffix=".jsonl")
+            try:
+                fd, name = tempfile.mkstemp(prefix=scratch_prefix("log"), suffix=".jsonl")
+            except OSError as error:
+                raise WriteError(
+                    tempfile.gettempdir(),
+                    error.strerror or str(error),
+                    "point TMPDIR at a folder you can write to",
+                    what="a scratch results log in",
+                ) from error
             os.close(fd)
             path = name
         target(path)  # a regular file, or none yet (appends go through a symlink)
