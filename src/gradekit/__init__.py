@@ -19,7 +19,9 @@ from gradekit._errors import (
     OptionError,
     PluginLoadError,
     Problem,
+    SelectionError,
     UnknownKindError,
+    WriteError,
 )
 from gradekit._load_context import current_suite_dir
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
@@ -27,7 +29,9 @@ from gradekit.registry.registry import Registry, create, kinds, register
 
 if TYPE_CHECKING:
     from gradekit.report.model import CaseReport, SuiteReport
+    from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
+    from gradekit.run.selection import Selection
     from gradekit.suite.load import load_suite
     from gradekit.suite.model import Suite
 
@@ -43,11 +47,15 @@ __all__ = [
     "PluginLoadError",
     "Problem",
     "Registry",
+    "ResultsLog",
     "Sample",
+    "Selection",
+    "SelectionError",
     "Suite",
     "SuiteReport",
     "ToolCall",
     "UnknownKindError",
+    "WriteError",
     "__version__",
     "create",
     "current_suite_dir",
@@ -61,6 +69,8 @@ __all__ = [
 # Names served on first access, so their modules (and yaml) load only when used.
 _LAZY = {
     "CaseReport": "gradekit.report.model",
+    "ResultsLog": "gradekit.run.resume",
+    "Selection": "gradekit.run.selection",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

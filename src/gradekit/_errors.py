@@ -21,7 +21,9 @@ __all__ = [
     "PluginLoadError",
     "Problem",
     "SandboxError",
+    "SelectionError",
     "UnknownKindError",
+    "WriteError",
 ]
 
 
@@ -185,3 +187,41 @@ class CommandError(GradekitError, OSError):
 
 class SandboxError(GradekitError, RuntimeError):
     """The sandbox asked for (such as `network: false`) cannot be provided on this machine."""
+
+
+class SelectionError(ConfigError):
+    """A run's selection (`select=`, `--filter`) matched no case of the suite: nothing was graded.
+
+    `selection` says what was asked (`--filter 'growth-*'`), `suite` names the suite (its file
+    when it has one).
+    """
+
+    def __init__(self, suite: str, selection: str, hint: str) -> None:
+        self.suite = suite
+        self.selection = selection
+        self.hint = hint
+        super().__init__(f"no case of {suite} matches {selection}; nothing was graded: {hint}")
+
+
+class WriteError(GradekitError, OSError):
+    """A report or the results log could not be written.
+
+    `path` is the file, `what` names it when the path alone does not (`the results log`),
+    `reason` is the cause (`No space left on device`, `it is a folder, not a file`). `report`
+    is set when a run stopped because its results log could not be written: the report of
+    every case the log holds (`complete=False`).
+    """
+
+    def __init__(
+        self, path: str, reason: str, hint: str = "check the path", *, what: str = ""
+    ) -> None:
+        self.path = path
+        self.reason = reason
+        self.hint = hint
+        self.what = what
+        self.report: Any = None
+        named = f"{what} {path}" if what else path
+        super().__init__(f"cannot write {named}: {reason}; {hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])

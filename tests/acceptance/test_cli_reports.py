@@ -176,10 +176,14 @@ def test_reports_keep_suite_order_with_many_jobs(gradekit: Run, write, tmp_path:
     assert [c.get("name") for c in xml.getroot().iter("testcase")] == names
 
 
-def test_unwritable_report_path_exits_1_and_says_why(
+def test_a_report_path_under_a_file_is_refused_before_grading(
     gradekit: Run, mixed_suite: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "blocked").write_text("a file, not a folder")
-    done = gradekit("run", "suite.yaml", "-o", "blocked/r.json", "--quiet")
-    assert done.returncode == 1
-    assert done.stderr.startswith("gradekit: cannot write blocked/r.json: ")
+    done = gradekit("run", "suite.yaml", "-o", "blocked/r.json", "--resume", "r.jsonl", "--quiet")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "gradekit: cannot write blocked/r.json: blocked is a file, not a folder; choose another "
+        "path; nothing was graded\n"
+    )
+    assert not (tmp_path / "r.jsonl").exists()  # nothing was graded

@@ -6,8 +6,11 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TextIO
+
+from gradekit._errors import WriteError
+from gradekit._scratch import sweep
+from gradekit.report.target import creation_error, make_folder, target, temp_prefix
 
 __all__ = ["atomic_text"]
 
@@ -17,13 +20,20 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     """Yield a text file that replaces `path` when the block ends without an error.
 
     The temporary file sits in the same folder (so the final rename never crosses file
-    systems), is fsynced, then renamed over `path`. On an error it is removed and `path` is
-    left as it was. Missing parent folders are created.
+    systems), is fsynced, then renamed over `path`. A symlink is written through: its target
+    is replaced, the link stays. A device, FIFO, socket or folder at `path` is never replaced
+    (WriteError). On an error the temporary file is removed and `path` is left as it was;
+    a write that fails (a full disk) raises WriteError naming the path and the cause. Missing
+    parent folders are created. Temporary files that killed runs left in the folder are
+    removed first.
     """
-    target = Path(path)
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    final = target(path)
+    make_folder(path, final)
+    sweep(final.parent)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=final.parent)
+    except OSError as error:
+        raise creation_error(path, final.parent, error) from error
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
             yield stream
@@ -33,8 +43,22 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, target)
+        os.replace(temp, final)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(error, WriteError):
+            raise
+        raise WriteError(str(path), error.strerror or str(error), _hint(error)) from error
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _hint(error: OSError) -> str:
+    import errno
+
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space on that disk, or choose another path"
+    return "check the path"

@@ -7,11 +7,12 @@ functions that use it, never by `import gradekit`.
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
@@ -103,6 +104,11 @@ class Progress:
             self._stream.flush()
 
     @property
+    def enabled(self) -> bool:
+        """Whether it draws anything."""
+        return self._enabled
+
+    @property
     def elapsed(self) -> float:
         """Seconds since the progress started."""
         return time.monotonic() - self._start
@@ -167,11 +173,16 @@ def print_table(
 
 def print_summary(
     report: SuiteReport,
-    failing: Sequence[CaseReport],
-    more_failing: int,
+    failing: Iterable[CaseReport],
     stream: TextIO = sys.stdout,
+    *,
+    limit: int = 20,
 ) -> None:
-    """The end-of-run summary: case counts, per-grader figures, and why cases did not pass."""
+    """The end-of-run summary: case counts, per-grader figures, and why cases did not pass.
+
+    `failing`: the cases that did not pass, in suite order; the first `limit` are listed (and
+    only those are read), the rest counted from the summary.
+    """
     s = report.summary
     verdict = "interrupted" if not report.complete else ("passed" if report.passed else "failed")
     headers = ["cases", "passed", "failed", "errored", "pass rate", "duration"]
@@ -189,10 +200,12 @@ def print_summary(
             _grader_rows(s),
             stream,
         )
-    if failing:
-        count = len(failing) + more_failing
+    shown = list(itertools.islice(failing, limit))
+    if shown:
+        count = s.failed + s.errored
+        more_failing = count - len(shown)
         stream.write(f"\ncases that did not pass ({count}):\n")
-        for case in failing:
+        for case in shown:
             stream.write(f"  {case.outcome.upper():5}  {case.name}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:

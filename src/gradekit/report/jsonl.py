@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from gradekit._errors import ConfigError
+from gradekit._errors import ConfigError, WriteError
 from gradekit.report.model import CaseReport
 
 __all__ = ["CaseLog", "case_json", "read_cases"]
@@ -122,6 +122,10 @@ class CaseLog:
     `append(case)` writes one line, flushes it and has it fsynced, and returns its offset;
     `read_at(offset)` reads a case back, so a huge run keeps offsets, not cases, in memory.
     `durable=False` skips fsync (for a scratch log that is deleted after the run).
+
+    A line that cannot be written whole (a full disk) is taken back: the file is cut to the
+    lines before it, so it stays a log to resume from, and `append` raises WriteError, then
+    and for every later line.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, durable: bool = True) -> None:
@@ -132,9 +136,13 @@ class CaseLog:
             length = _complete_length(self.path)
             if length != self.path.stat().st_size:
                 os.truncate(self.path, length)
-        self._out: BinaryIO = open(self.path, "ab")  # noqa: SIM115 (closed by close())
-        self._in: BinaryIO = open(self.path, "rb")  # noqa: SIM115
-        self._syncer = _Syncer(self._out.fileno()) if durable else None
+        # Unbuffered: a line is in the file once `append` returns, and nothing of a line that
+        # failed stays in a buffer to be written later.
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        self._end = os.fstat(self._fd).st_size
+        self._broken: WriteError | None = None
+        self._in: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed by close())
+        self._syncer = _Syncer(self._fd) if durable else None
 
     def existing(self) -> Iterator[tuple[int, CaseReport]]:
         """`(offset, case)` for every case already in the file when it was opened."""
@@ -144,9 +152,21 @@ class CaseLog:
         """Write `case` as one line; return the offset where the line starts."""
         line = case_json(case).encode() + b"\n"
         with self._lock:
-            offset = self._out.tell()
-            self._out.write(line)
-            self._out.flush()
+            if self._broken is not None:
+                raise self._broken
+            offset = self._end
+            try:
+                written = os.write(self._fd, line)
+                while written < len(line):
+                    written += os.write(self._fd, line[written:])
+            except OSError as error:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, offset)
+                self._broken = WriteError(
+                    str(self.path), error.strerror or str(error), "check the disk"
+                )
+                raise self._broken from error
+            self._end = offset + len(line)
         if self._syncer is not None:
             self._syncer.mark()
         return offset
@@ -162,12 +182,11 @@ class CaseLog:
             return self._in.readline()
 
     def close(self) -> None:
-        """Flush, fsync and close the file."""
-        with self._lock:
-            self._out.flush()
+        """fsync and close the file."""
         if self._syncer is not None:
             self._syncer.close()
-        self._out.close()
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
         self._in.close()
 
     def __enter__(self) -> CaseLog:

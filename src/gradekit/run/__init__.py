@@ -4,8 +4,10 @@ Owns `run_suite` and `grade`, the event-loop side of a run (`loop`), grading one
 loop (`case`) and many inline cases in one thread (`batch`), dispatch of one entry with its
 timeout and isolation (`dispatch`, `isolation`, `pool`), the checks on what a grader returned
 (`results`), the verdict rules (`verdict`), the composite kinds that apply those rules inside
-one grader (`composite`), and resume and case selection (`resume`).
+one grader (`composite`), case selection (`selection`), the results log a run resumes from
+(`resume`), the caller's side of a run (`collect`) and the signals that stop it (`interrupts`).
 
 May import: `gradekit.suite` (the model it grades), `gradekit.report.model` (what it
-produces), `gradekit.registry` and the core modules. Never `gradekit.cli` nor a report writer.
+produces), `gradekit.report.jsonl` and `report.target` (the results log and where it may
+be), `gradekit.registry` and the core modules. Never `gradekit.cli` nor a report writer.
 """

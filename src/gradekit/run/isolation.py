@@ -25,15 +25,17 @@ import os
 import pickle
 import signal
 import sys
+import threading
 from typing import Any, Final
 
+from gradekit import _children
 from gradekit._interrupts import GRADER_RAISES
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
 
-__all__ = ["grade_in_child"]
+__all__ = ["grade_in_child", "stop_children"]
 
 _REAP_SECONDS: Final = 5.0
 
@@ -42,9 +44,23 @@ _REAP_SECONDS: Final = 5.0
 def _mp_context() -> Any:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["gradekit.run.isolation"])
+        # `_forkserver` makes the server's children ignore Ctrl-C from their first instruction
+        # (before `_child_main` runs), so a terminal's Ctrl-C prints no traceback from them.
+        context.set_forkserver_preload(["gradekit.run.isolation", "gradekit.run._forkserver"])
         return context
     return multiprocessing.get_context("spawn")
+
+
+_lock = threading.Lock()
+_running: dict[int, tuple[Settings, Any]] = {}  # pid -> (the settings of its run, the process)
+
+
+def stop_children(settings: Settings) -> None:
+    """Kill the children grading for the run of `settings` now (the run is stopping)."""
+    with _lock:
+        mine = [process for owner, process in _running.values() if owner is settings]
+    for process in mine:
+        process.kill()
 
 
 def _payload(entry: GraderEntry) -> tuple[str, Any]:
@@ -78,6 +94,10 @@ def grade_in_child(
         text = f"{error_text(error)} (starting a child process for grader '{entry.name}')"
         return GradeResult.of_error(entry.kind, entry.name, text)
     sender.close()
+    pid = process.pid
+    with _lock:
+        _running[pid] = (settings, process)
+    _children.started(pid, group=False)
     try:
         if not receiver.poll(seconds):
             return timeout_result(entry, seconds)
@@ -93,8 +113,12 @@ def grade_in_child(
         if process.is_alive():
             process.kill()
         process.join(_REAP_SECONDS)
-        if process.exitcode is not None:
-            process.close()
+        with _lock:
+            _running.pop(pid, None)
+        _children.ended(pid)
+        # Not `process.close()`: at interpreter exit multiprocessing joins every child it
+        # still lists, and one closed meanwhile by this thread made that join raise (a
+        # traceback after Ctrl-C). The process object is released when dropped.
 
 
 def _kill_group(pid: int | None) -> None:

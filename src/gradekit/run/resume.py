@@ -1,152 +1,236 @@
-"""Between a suite and its run: which cases to grade, and the finished cases in suite order.
+"""Resume: the results log a run skips finished cases from and appends each new one to.
 
-`Collector` filters the suite's cases by name (globs), skips the cases already in the results
-log (`--resume`), appends each finished case to the log, counts everything into one summary,
-and afterwards streams every case of the run (resumed and new) back in suite order. It keeps
-one offset per case and never the cases themselves, so a run of millions of cases stays
-small in memory.
+`ResultsLog` is the JSONL log of finished cases (DESIGN.md's `--resume` stream). A run through
+it (`run_suite(suite, resume=log)`) takes the cases already in it instead of grading them
+again, appends each case it grades as the case ends, and afterwards streams every case of the
+run (resumed and new) back in suite order. Per case of the run it keeps an offset and an
+outcome (9 bytes), never the case itself, so a run of millions of cases stays small.
 """
 
 from __future__ import annotations
 
-import bisect
+import contextlib
+import os
+import tempfile
 import threading
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from fnmatch import fnmatchcase
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Final
 
 import attrs
 
+from gradekit._errors import WriteError
+from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report.jsonl import CaseLog
-from gradekit.report.model import CaseReport, Summary, SummaryBuilder
+from gradekit.report.model import CaseReport, SummaryBuilder
+from gradekit.report.target import target
+from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite
 
-__all__ = ["Collector"]
+__all__ = ["ResultsLog", "RunIndex"]
+
+_OUTCOMES: Final = {"pass": 1, "fail": 2, "error": 3}
+_PENDING: Final = 0
 
 
-class Collector:
-    """Feeds one run of `suite` and gathers what it produces.
+class ResultsLog:
+    """The results log at `path` (JSONL, one finished case a line), opened for runs to resume
+    from and append to; `ResultsLog()` is a scratch log in the temp folder, deleted by
+    `close()`, for streaming a huge run's cases to reports without holding them in memory.
 
-    `log` is the results log (None: keep nothing but the summary); `patterns` are name globs,
-    a case is graded when it matches any (none: every case); `on_progress(n)` is told each
-    time `n` more cases are done, resumed ones included; the first `keep_failing` cases that
-    did not pass are kept for the console.
+    After `run_suite(suite, resume=log)`, `cases()`, `case_texts()` and `failing()` stream
+    that run's cases in suite order (resumed ones included), read back from the file.
+    `on_resumed(case)` is called with each case taken from the log instead of being graded,
+    as the run reaches it, from the thread that reads the suite's cases (keep it quick).
+
+    Raises WriteError when `path` cannot hold a log (a folder, a device, a FIFO; a folder that
+    cannot be created).
     """
 
     def __init__(
         self,
-        suite: Suite,
-        log: CaseLog | None = None,
+        path: str | os.PathLike[str] | None = None,
         *,
-        patterns: Sequence[str] = (),
-        on_progress: Callable[[int], None] | None = None,
-        keep_failing: int = 20,
+        on_resumed: Callable[[CaseReport], object] | None = None,
     ) -> None:
+        self.on_resumed = on_resumed
+        self.scratch = path is None
+        if path is None:
+            sweep()
+            try:
+                fd, name = tempfile.mkstemp(prefix=scratch_prefix("log"), suffix=".jsonl")
+            except OSError as error:
+                raise WriteError(
+                    tempfile.gettempdir(),
+                    error.strerror or str(error),
+                    "point TMPDIR at a folder you can write to",
+                    what="a scratch results log in",
+                ) from error
+            os.close(fd)
+            path = name
+        target(path)  # a regular file, or none yet (appends go through a symlink)
+        try:
+            self._log = CaseLog(path, durable=not self.scratch)
+        except OSError as error:
+            raise WriteError(
+                str(path), error.strerror or str(error), "check the path of the results log"
+            ) from error
+        self.path: Path = Path(path)
+        self._run: RunIndex | None = None
+
+    def start(self, suite: Suite, selection: Selection | None) -> RunIndex:
+        """Begin a run of `suite` through this log (`run_suite` calls this)."""
+        self._run = RunIndex(suite, selection, self)
+        return self._run
+
+    @property
+    def case_log(self) -> CaseLog:
+        """The file underneath: append, read back."""
+        return self._log
+
+    @property
+    def resumed(self) -> int:
+        """Cases the last run took from the log instead of grading them."""
+        return 0 if self._run is None else self._run.resumed
+
+    def cases(self) -> Iterator[CaseReport]:
+        """Every finished case of the last run, in suite order, read back from the log."""
+        for offset, _ in self._finished():
+            yield self._log.read_at(offset)
+
+    def case_texts(self) -> Iterator[str]:
+        """The JSON text of every finished case (as `cases`, without parsing the log's lines:
+        for the JSON report, which writes them as they are)."""
+        for offset, _ in self._finished():
+            yield self._log.line_at(offset).decode().rstrip("\n")
+
+    def failing(self) -> Iterator[CaseReport]:
+        """The finished cases of the last run that did not pass (failed or errored), in suite
+        order; only their lines are read."""
+        passed = _OUTCOMES["pass"]
+        for offset, outcome in self._finished():
+            if outcome != passed:
+                yield self._log.read_at(offset)
+
+    def _finished(self) -> Iterator[tuple[int, int]]:
+        run = self._run
+        if run is not None:
+            for ordinal, offset in enumerate(run.offsets):
+                if offset >= 0:
+                    yield offset, run.outcomes[ordinal]
+
+    def close(self) -> None:
+        """Close the file (fsynced); a scratch log is deleted."""
+        self._log.close()
+        if self.scratch:
+            with contextlib.suppress(OSError):
+                os.unlink(self._log.path)
+
+    def __enter__(self) -> ResultsLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class RunIndex:
+    """One run through a results log: which cases are taken from the log and which are
+    graded, and where each finished one's line is.
+
+    `suite()` is the suite to grade (only the cases still to grade, selected); `record(p, r)`
+    appends the report `r` of the case the runner graded at position `p` of that suite.
+    """
+
+    def __init__(self, suite: Suite, selection: Selection | None, log: ResultsLog) -> None:
         self._suite = suite
-        self._log = log
-        self._patterns = tuple(patterns)
-        self._on_progress = on_progress
-        self._keep_failing = keep_failing
+        self._selection = selection
+        self._results = log
+        self._log = log.case_log
         self._lock = threading.Lock()
-        # Cases already in the log when the run starts: name -> offset of its line.
+        # Cases already in the log: name -> offset of its line (the first line of that name).
         self._done: dict[str, int] = {}
-        if log is not None:
-            for offset, case in log.existing():
-                self._done.setdefault(case.name, offset)
-        self._offsets = array("q")  # per selected case, in suite order: its line, or -1
-        self._pending: dict[str, list[int]] = {}  # name -> ordinals being graded
-        self._summary = SummaryBuilder()
+        for offset, case in self._log.existing():
+            self._done.setdefault(case.name, offset)
+        self.offsets = array("q")
+        """Per case of the run, in suite order: the offset of its line, or -1 until it ends."""
+        self.outcomes = bytearray()
+        """Per case of the run: 0 until it ends, then 1 passed, 2 failed, 3 errored."""
+        self._ordinals = array("q")  # per case the runner grades (its position): its ordinal
+        self.summary = SummaryBuilder()
+        """The cases taken from the log (the runner counts the ones it grades)."""
         self.selected = 0
-        """Cases of the suite that matched the patterns (graded or resumed)."""
+        """Cases of the suite the selection kept (graded or resumed)."""
         self.resumed = 0
         """Cases taken from the log instead of being graded again."""
-        self._failing: list[tuple[int, CaseReport]] = []
-        self.more_failing = 0
-        """How many more cases did not pass."""
+        self.failure: WriteError | None = None
+        """Set when a line could not be written: the run must stop."""
 
     def suite(self) -> Suite:
         """The suite to run: the same, with only the cases still to grade."""
-        narrowed = bool(self._patterns) or bool(self._done)
+        narrowed = self._selection is not None or bool(self._done)
         return attrs.evolve(
             self._suite,
             cases=self._cases,
             case_count=None if narrowed else self._suite.case_count,
         )
 
-    def _selected(self, case: Case) -> bool:
-        return not self._patterns or any(fnmatchcase(case.name, p) for p in self._patterns)
-
     def _cases(self) -> Iterator[Case]:
+        selection, done, log = self._selection, self._done, self._log
+        on_resumed = self._results.on_resumed
         for case in self._suite.cases():
-            if not self._selected(case):
+            if selection is not None and not selection(case):
                 continue
+            offset = done.pop(case.name, None) if done else None
             with self._lock:
-                ordinal = len(self._offsets)
+                ordinal = len(self.offsets)
                 self.selected += 1
-                offset = self._done.pop(case.name, None)
-                if offset is not None and self._log is not None:
-                    self._offsets.append(offset)
-                    self.resumed += 1
-                    self._count(self._log.read_at(offset), ordinal)
+                if offset is None:
+                    self.offsets.append(-1)
+                    self.outcomes.append(_PENDING)
+                    self._ordinals.append(ordinal)
                 else:
-                    self._offsets.append(-1)
-                    self._pending.setdefault(case.name, []).append(ordinal)
-                    offset = None
+                    report = log.read_at(offset)
+                    self.offsets.append(offset)
+                    self.outcomes.append(_OUTCOMES[report.outcome])
+                    self.resumed += 1
+                    self.summary.add(report)
             if offset is None:
                 yield case
-            elif self._on_progress is not None:
-                self._on_progress(1)
+            elif on_resumed is not None:
+                on_resumed(report)
 
-    def on_case(self, case: CaseReport) -> None:
-        """Record a finished case: append it to the log and count it."""
-        offset = self._log.append(case) if self._log is not None else -1
+    def record(self, position: int, report: CaseReport) -> None:
+        """Append the report of the case graded at `position` (of `suite()`) to the log."""
+        try:
+            offset = self._log.append(report)
+        except WriteError as error:
+            if self.failure is None:
+                self.failure = self._explained(error)
+            raise self.failure from error
         with self._lock:
-            ordinals = self._pending.get(case.name)
-            ordinal = len(self._offsets)
-            if ordinals:
-                ordinal = ordinals.pop(0)
-                self._offsets[ordinal] = offset
-                if not ordinals:
-                    del self._pending[case.name]
-            self._count(case, ordinal)
-        if self._on_progress is not None:
-            self._on_progress(1)
+            ordinal = self._ordinals[position]
+            self.offsets[ordinal] = offset
+            self.outcomes[ordinal] = _OUTCOMES[report.outcome]
 
-    def _count(self, case: CaseReport, ordinal: int) -> None:
-        self._summary.add(case)
-        if case.outcome != "pass":
-            # Keep the first failing cases in suite order, whatever order they finish in.
-            bisect.insort(self._failing, (ordinal, case), key=lambda item: item[0])
-            if len(self._failing) > self._keep_failing:
-                self._failing.pop()
-                self.more_failing += 1
+    def read(self, ordinal: int) -> CaseReport | None:
+        """The finished case at `ordinal` (suite order), read back; None if it did not end."""
+        offset = self.offsets[ordinal]
+        return None if offset < 0 else self._log.read_at(offset)
 
-    @property
-    def failing(self) -> list[CaseReport]:
-        """The first cases (in suite order) that did not pass, at most `keep_failing`."""
-        with self._lock:
-            return [case for _, case in self._failing]
+    def position_ordinals(self) -> array[int]:
+        """Per position of `suite()`, the case's ordinal in the run."""
+        return self._ordinals
 
-    def summary(self) -> Summary:
-        """The summary of every case of the run so far, resumed ones included."""
-        with self._lock:
-            return self._summary.build()
-
-    def cases(self) -> Iterator[CaseReport]:
-        """Every finished case of the run, in suite order, read back from the log."""
-        for log, offset in self._finished():
-            yield log.read_at(offset)
-
-    def case_texts(self) -> Iterator[str]:
-        """The JSON text of every finished case (as `cases`, without parsing the log's lines:
-        for the JSON report, which writes them as they are)."""
-        for log, offset in self._finished():
-            yield log.line_at(offset).decode().rstrip("\n")
-
-    def _finished(self) -> Iterator[tuple[CaseLog, int]]:
-        """The log and the offset of every finished case's line, in suite order."""
-        log = self._log
-        if log is not None:
-            for offset in self._offsets:
-                if offset >= 0:
-                    yield log, offset
+    def _explained(self, error: WriteError) -> WriteError:
+        if self._results.scratch:
+            hint = (
+                "free some space in the temp folder (or point TMPDIR elsewhere); a scratch "
+                "log holds the cases while the reports are written"
+            )
+        else:
+            hint = (
+                "free some space, then run again with the same log to resume: every case it "
+                "holds is kept"
+            )
+        return WriteError(error.path, error.reason, hint, what="the results log")

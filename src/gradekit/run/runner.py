@@ -1,36 +1,34 @@
 """The runner: `run_suite` grades a suite's cases concurrently; `grade` grades one sample.
 
 The event loop runs in a daemon thread of its own (see `gradekit.run.loop`); the thread that
-called `run_suite` receives each finished case from a queue, calls `on_case` with it and counts
-it. So `on_case` always runs in the caller's thread, Ctrl-C (KeyboardInterrupt, delivered to the
-main thread) stops the run cleanly wherever the graders are, and a grader that hangs holds
-neither the caller nor the exit of the process."""
+called `run_suite` receives each finished case from a queue, records it, calls `on_case` with
+it and counts it (see `gradekit.run.collect`). So `on_case` always runs in the caller's thread,
+Ctrl-C (KeyboardInterrupt, delivered to the main thread) stops the run cleanly wherever the
+graders are, and a grader that hangs holds neither the caller nor the exit of the process."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
-import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Final
+import signal
+from collections.abc import Callable, Iterable
 
 from gradekit._coroutines import run_sync
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
-from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
+from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
-from gradekit.run.loop import _Run
+from gradekit.run.interrupts import stopping_on
+from gradekit.run.resume import ResultsLog
+from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
 from gradekit.run.stdin import detach_stdin
 from gradekit.suite.model import Suite
 
 __all__ = ["grade", "run_suite"]
-
-
-_STOP_SECONDS: Final = 5.0
 
 
 def grade(
@@ -60,20 +58,31 @@ def run_suite(
     on_case: Callable[[CaseReport], object] | None = None,
     timeout: float | None = None,
     isolation: Isolation | None = None,
-    keep_cases: bool = True,
+    keep_cases: bool | Callable[[CaseReport], bool] = True,
     memory_limit_mb: int | None = None,
+    select: Select | None = None,
+    resume: str | os.PathLike[str] | ResultsLog | None = None,
     sandbox: str | None = None,
 ) -> SuiteReport:
-    """Grade every case of `suite` and return the report.
+    """Grade every case of `suite` (or the selected ones) and return the report.
 
     `jobs`: cases graded at once (default `default_jobs()`: CPU count + 4, at most 32).
-    `on_case(report)`: called in this thread as each case finishes (in finishing order).
-    `timeout` / `isolation`: for entries that set none (an entry's own value wins; without
-    either, the suite's timeout and thread isolation). `memory_limit_mb`: address-space limit
-    of each child process under process isolation. `keep_cases=False`: keep only the summary,
-    for runs too large to hold every case in memory. `sandbox` (`auto`, `bwrap`, `none`): for
-    agent code of entries that set none (default: the suite's `sandbox:`, else auto); `bwrap`
-    where bubblewrap cannot run raises SandboxError before anything is graded.
+    `on_case(report)`: called in this thread as each case it grades finishes (in finishing
+    order). `timeout` / `isolation`: for entries that set none (an entry's own value wins;
+    without either, the suite's timeout and thread isolation). `memory_limit_mb`:
+    address-space limit of each child process under process isolation. `keep_cases`: which
+    cases `report.cases` holds: True every one, False none (the summary is still exact: for
+    runs too large to hold), or a function of a case report (`lambda c: c.outcome != "pass"`).
+
+    `select`: grade only some cases: a `Selection`, a function of a `Case`, a name glob or
+    several. A selection that matches no case raises SelectionError (nothing was graded).
+    `resume`: a results log (a path, or a `ResultsLog` the caller keeps open to stream the
+    cases from afterwards): the cases already in it are not graded again but are in the
+    report, and each case graded is appended as it ends. If the log cannot be written (a full
+    disk), the run stops and WriteError is raised; its `report` holds every case in the log.
+    `sandbox` (`auto`, `bwrap`, `none`): for agent code of entries that set none (default: the
+    suite's `sandbox:`, else auto); `bwrap` where bubblewrap cannot run raises SandboxError
+    before anything is graded.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -85,6 +94,7 @@ def run_suite(
         raise ValueError(f"isolation must be 'thread' or 'process', got {isolation!r}")
     if memory_limit_mb is not None and memory_limit_mb <= 0:
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
+    selection = as_selection(select)
     _check_sandbox(sandbox)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
     settings = Settings(
@@ -94,41 +104,14 @@ def run_suite(
         suite_dir=folder,
         sandbox=suite.sandbox if sandbox is None else sandbox,
     )
-    started = time.perf_counter()
-    collector = _Collector(keep_cases, on_case)
-    run = _Run(suite, settings, jobs, keep=keep_cases or on_case is not None)
-    complete = True
-    # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
-    # garbage collector stops walking them again and again as the run grows (that walk
-    # doubled the cost of the fastest graders). Not done when someone else froze objects.
-    freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
-    if freeze:
-        gc.freeze()
-    restore_stdin = detach_stdin()  # graders never read gradekit's stdin
-    run.start()
-    try:
-        run.deliver(collector.receive)
-    except KeyboardInterrupt:
-        complete = False
-        run.stop()
-        with contextlib.suppress(KeyboardInterrupt):
-            run.deliver(collector.receive, deadline=time.monotonic() + _STOP_SECONDS)
-    except BaseException:
-        run.stop()
-        raise
-    finally:
-        restore_stdin()
-        if freeze:
-            gc.unfreeze()
-    stored = collector.stored
-    cases = tuple(stored[position] for position in sorted(stored))
-    return SuiteReport(
-        suite=suite.name,
-        cases=cases,
-        complete=complete,
-        duration_ms=(time.perf_counter() - started) * 1000.0,
-        stored_summary=collector.summary.build(),
-    )
+    with contextlib.ExitStack() as stack:
+        log = resume
+        if resume is not None and not isinstance(resume, ResultsLog):
+            log = stack.enter_context(ResultsLog(resume))
+        assert log is None or isinstance(log, ResultsLog)
+        stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
+        stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
+        return Collection(suite, settings, jobs, on_case, keep_cases, selection, log).run()
 
 
 def _check_sandbox(sandbox: str | None) -> None:
@@ -141,47 +124,3 @@ def _check_sandbox(sandbox: str | None) -> None:
     problem = requested_problem(sandbox)
     if problem is not None:
         raise SandboxError(problem)
-
-
-class _Collector:
-    """The caller's side of one run: counts and keeps the finished cases, calls `on_case`."""
-
-    def __init__(self, keep_cases: bool, on_case: Callable[[CaseReport], object] | None) -> None:
-        self.keep_cases = keep_cases
-        self.on_case = on_case
-        self.stored: dict[int, CaseReport] = {}
-        self.summary = SummaryBuilder()
-        self.freeze = False
-
-    def receive(
-        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
-    ) -> None:
-        """Take a chunk of finished cases; `counted` is their summary when the worker that
-        graded them counted them already."""
-        summary, on_case = self.summary, self.on_case
-        if on_case is None:
-            if self.keep_cases:
-                self.stored.update(items)
-            if counted is not None:
-                summary.merge(counted)
-            else:
-                for _, report in items:
-                    summary.add(report)
-        else:
-            # Each case is counted and kept before `on_case` sees it, as if one at a time: an
-            # exception (Ctrl-C) in `on_case` leaves the rest of the chunk unreceived.
-            received = 0
-            try:
-                for position, report in items:
-                    if self.keep_cases:
-                        self.stored[position] = report
-                    received += 1
-                    on_case(report)
-            finally:
-                if counted is not None and received == len(items):
-                    summary.merge(counted)
-                else:
-                    for _, report in items[:received]:
-                        summary.add(report)
-        if self.freeze:  # see run_suite
-            gc.freeze()

@@ -32,7 +32,9 @@ from typing import IO, Any, Final, TypeVar
 
 import attrs
 
+from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
+from gradekit._scratch import scratch_prefix
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -91,7 +93,7 @@ class Sandbox:
     a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit."""
 
     def __init__(self, workspace: str | os.PathLike[str] | None, *, copy: bool = True) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="gradekit-"))
+        self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
         self.home.mkdir()
@@ -280,11 +282,13 @@ def run(
         raise CommandError(
             f"cannot start '{args[0]}': {error.strerror or error}; check the command"
         ) from error
+    _children.started(process.pid, group=True)
     try:
         out, err, timed_out = _communicate(process, data, started + timeout, limits, cancel)
     finally:
         _kill_group(process)
         process.wait()
+        _children.ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
     return ProcessResult(
         argv=args,

@@ -1,0 +1,69 @@
+"""`gradekit compare BASE NEW`: what changed since a baseline run; exit 1 when a rule is broken.
+
+The comparison is `gradekit.report.compare`; this module only parses its options, prints the
+text view, writes the files asked for and turns `--fail-on` into the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
+
+__all__ = ["add_compare_command"]
+
+
+def add_compare_command(commands: Any) -> None:
+    """Add the `compare` subcommand to `commands` (argparse's subparsers)."""
+    compare = commands.add_parser(
+        "compare", help="what changed since a baseline run; exit 1 when something regressed"
+    )
+    compare.add_argument("base", metavar="BASE", help="the baseline: a JSON report or results log")
+    compare.add_argument("new", metavar="NEW", help="the new run: a JSON report or results log")
+    compare.add_argument("--markdown", metavar="FILE", help="write the comparison as Markdown")
+    compare.add_argument("--html", metavar="FILE", help="write the comparison as an HTML page")
+    compare.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
+    compare.add_argument(
+        "--tolerance", type=float, default=0.0, metavar="X", help="ignore score changes <= X"
+    )
+    compare.add_argument(
+        "--fail-on",
+        default="regressions",
+        metavar="RULES",
+        help="what makes the exit code 1: regressions, new-errors, score-drop:N "
+        "(comma-separated; default regressions)",
+    )
+    compare.set_defaults(handler=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from gradekit._errors import ConfigError
+    from gradekit.report import compare_views
+    from gradekit.report.compare import compare, parse_fail_on
+
+    try:
+        rules = parse_fail_on(args.fail_on)
+        comparison = compare(args.base, args.new, tolerance=args.tolerance)
+    except ConfigError as error:
+        raise Invalid(f"gradekit: {error}") from error
+    sys.stdout.write(compare_views.render_text(comparison))
+    unwritten = False
+    for path, writer in (
+        (args.markdown, compare_views.write_compare_markdown),
+        (args.html, compare_views.write_compare_html),
+        (args.json, compare_views.write_compare_json),
+    ):
+        if path:
+            try:
+                writer(comparison, path)
+            except OSError as error:
+                print(f"gradekit: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+                unwritten = True
+    broken = comparison.failures(rules)
+    for line in broken:
+        print(f"gradekit: {line}", file=sys.stderr)
+    if broken:
+        return EXIT_FAILED
+    return EXIT_UNWRITTEN if unwritten else EXIT_PASSED

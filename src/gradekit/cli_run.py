@@ -1,0 +1,290 @@
+"""`gradekit run`: load the suite, check the report paths, grade, write every report, print.
+
+The steps the command adds to `run_suite`: report paths are checked before anything is graded
+(a bad one exits 2), a scratch results log holds the cases while the reports are written when
+`--resume` gives none, every report is attempted even when one cannot be written (exit 3), and
+the exit code says how the run ended (0, 1, 3, or 128 + the signal that stopped it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+from typing import TYPE_CHECKING, Any, Final
+
+from gradekit.run.interrupts import RECORDING, first_signal
+
+if TYPE_CHECKING:
+    from gradekit._errors import WriteError
+    from gradekit.report.console import Progress
+    from gradekit.report.model import SuiteReport
+    from gradekit.run.resume import ResultsLog
+    from gradekit.run.selection import Selection
+    from gradekit.suite.model import Suite
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INVALID",
+    "EXIT_PASSED",
+    "EXIT_UNWRITTEN",
+    "RUN_OPTIONS",
+    "Invalid",
+    "load",
+    "run",
+    "warn",
+]
+
+EXIT_PASSED: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_INVALID: Final = 2
+EXIT_UNWRITTEN: Final = 3
+"""A report or the results log could not be written (every other report was)."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    from gradekit._seconds import seconds_problem
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
+RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
+    (("-o", "--output"), {"metavar": "FILE", "help": "write the JSON report to FILE"}),
+    (("--junit",), {"metavar": "FILE", "help": "write a JUnit XML report to FILE"}),
+    (("--markdown",), {"metavar": "FILE", "help": "write a Markdown summary to FILE"}),
+    (("--html",), {"metavar": "FILE", "help": "write a self-contained HTML report to FILE"}),
+    (("--jobs",), {"type": _positive_int, "metavar": "N", "help": "grade at most N cases at once"}),
+    (
+        ("--resume",),
+        {
+            "metavar": "FILE",
+            "help": "results log (JSONL): cases already in it are not graded again; each "
+            "finished case is appended as it ends",
+        },
+    ),
+    (("--executor",), {"choices": ("local", "dask"), "default": "local", "help": "where to grade"}),
+    (
+        ("--timeout",),
+        {
+            "type": _positive_float,
+            "metavar": "S",
+            "help": "default timeout of each grader, in seconds (a grader's own `timeout` wins)",
+        },
+    ),
+    (
+        ("--isolation",),
+        {
+            "choices": ("thread", "process"),
+            "help": "default isolation of each grader (a grader's own `isolation` wins)",
+        },
+    ),
+    (
+        ("--memory-limit",),
+        {
+            "type": _positive_int,
+            "metavar": "MB",
+            "help": "memory limit of each process-isolated grader, in MiB",
+        },
+    ),
+    (
+        ("--filter",),
+        {
+            "action": "append",
+            "metavar": "GLOB",
+            "default": [],
+            "help": "grade only cases whose name matches GLOB (repeat for several)",
+        },
+    ),
+    (
+        ("--sandbox",),
+        {
+            "choices": ("auto", "bwrap", "none"),
+            "help": "default sandbox of agent code (program, build, lint, process isolation): "
+            "bubblewrap, or none; auto uses bubblewrap when it can run (a grader's own wins)",
+        },
+    ),
+    (
+        ("--judge-concurrency",),
+        {
+            "type": _positive_int,
+            "metavar": "N",
+            "help": "LLM judge calls in flight at once, over the whole run (default 8)",
+        },
+    ),
+    (("-q", "--quiet"), {"action": "store_true", "help": "no progress and no summary"}),
+)
+"""The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
+
+
+class Invalid(Exception):
+    """The suite or the command line cannot be used: `main` prints the lines and exits 2."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def load(path: str, *, strict: bool = False) -> Suite:
+    """The suite at `path` (its load warnings printed), or Invalid with every problem of the
+    file; `strict` makes every warning an error."""
+    from gradekit._errors import ConfigError
+    from gradekit.suite.load import load_suite
+
+    try:
+        suite = load_suite(path, strict=strict)
+    except ConfigError as error:
+        raise Invalid(*str(error).splitlines()) from error
+    warn(suite, 0)
+    return suite
+
+
+def warn(suite: Suite, shown: int) -> int:
+    """Print the suite's warnings from the `shown`-th on, on stderr; the count printed so far
+    (dataset lines add theirs while they are read)."""
+    for line in suite.warnings[shown:]:
+        print(f"warning: {line}", file=sys.stderr)
+    return len(suite.warnings)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
+    if args.executor == "dask":
+        raise Invalid(
+            "gradekit: --executor dask is not available yet: gradekit has no dask executor in "
+            "this version; use --executor local (the default)"
+        )
+    from gradekit import ResultsLog, Selection
+    from gradekit._errors import WriteError
+    from gradekit._scratch import sweep
+    from gradekit.graders import _judge
+    from gradekit.report.console import Progress, one_line_summary, print_summary
+    from gradekit.report.target import probe
+    from gradekit.report.writers import write_reports
+
+    _judge.configure(
+        concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
+    )
+    suite = load(args.suite, strict=args.strict)
+    shown = len(suite.warnings)
+    _check_sandbox(args.sandbox)
+    wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
+    targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
+    show = not args.quiet
+    progress = Progress(
+        None if args.filter else suite.case_count, enabled=show and sys.stderr.isatty()
+    )
+    selection = None
+    if args.filter:
+        said = "--filter " + " or ".join(repr(p) for p in args.filter)
+        selection = Selection.names(*args.filter, description=said)
+    with contextlib.ExitStack() as stack:
+        try:
+            for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
+                probe(path)  # refused before anything is graded
+            sweep()  # what killed runs left in the temp folder
+            log = stack.enter_context(ResultsLog(args.resume)) if args.resume or targets else None
+        except WriteError as error:
+            raise Invalid(f"gradekit: {error}; nothing was graded") from error
+        final, failures = _grade(args, suite, selection, log, progress, keep=show)
+        warn(suite, shown)  # those of the dataset's lines
+        final = _with_judge(final, _judge.statistics())
+        with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
+            failures += write_reports(final, targets, log)
+        failing = log.failing() if log is not None else iter(final.cases)
+        for failure in failures:
+            print(f"gradekit: {failure}", file=sys.stderr)
+        if show:
+            if not progress.enabled:
+                print(one_line_summary(final), file=sys.stderr)
+            print_summary(final, failing, sys.stdout)
+            _judge.print_statistics(sys.stdout)
+    return _exit_code(final, failures)
+
+
+def _grade(
+    args: argparse.Namespace,
+    suite: Suite,
+    selection: Selection | None,
+    log: ResultsLog | None,
+    progress: Progress,
+    *,
+    keep: bool,
+) -> tuple[SuiteReport, list[WriteError]]:
+    """Run the suite as the arguments say; the report, and the results log's write failure."""
+    from gradekit import run_suite
+    from gradekit._errors import ConfigError, SelectionError, WriteError
+
+    advance = (lambda case: progress.advance()) if progress.enabled else None
+    if log is not None:
+        log.on_resumed = advance
+    with progress:
+        try:
+            final = run_suite(
+                suite,
+                jobs=args.jobs,
+                on_case=advance,
+                timeout=args.timeout,
+                isolation=args.isolation,
+                memory_limit_mb=args.memory_limit,
+                sandbox=args.sandbox,
+                select=selection,
+                resume=log,
+                # The console lists the cases that did not pass: from the log when there is one.
+                keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
+            )
+        except SelectionError as error:
+            raise Invalid(f"gradekit: {error}") from error
+        except ConfigError as error:  # a results log that is not one
+            raise Invalid(*str(error).splitlines()) from error
+        except WriteError as error:
+            if error.report is None:
+                raise
+            return error.report, [error]
+    return final, []
+
+
+def _check_sandbox(mode: str | None) -> None:
+    from gradekit.sandbox.mode import requested_problem
+
+    problem = requested_problem(mode)
+    if problem is not None:
+        raise Invalid(f"gradekit: --sandbox bwrap: {problem}; nothing was graded")
+
+
+def _with_judge(final: SuiteReport, stats: Any) -> SuiteReport:
+    """The report with the run's LLM judge statistics in its summary, when a judge ran."""
+    if stats is None:
+        return final
+    import attrs
+
+    summary = attrs.evolve(final.summary, judge=stats.to_dict())
+    return attrs.evolve(final, stored_summary=summary)
+
+
+def _exit_code(final: SuiteReport, failures: list[WriteError]) -> int:
+    signum = first_signal()
+    if signum is None and not final.complete and not failures:
+        signum = signal.SIGINT  # stopped by a KeyboardInterrupt that no handler of ours saw
+    if signum is not None:
+        return 128 + signum
+    if failures:
+        return EXIT_UNWRITTEN
+    return EXIT_PASSED if final.passed else EXIT_FAILED

@@ -1,0 +1,122 @@
+"""Where a report may be written: a regular file (or a symlink to one), never a device, a FIFO,
+a socket or a folder, in a folder that exists or can be made and that takes new files.
+
+`target(path)` is the file to replace (a symlink's target: reports are written through
+symlinks, and the link stays). `probe(path)` checks all the rest by making the folders and a
+temporary file there, so the command line can refuse a bad path before grading anything. Both
+raise `WriteError` with a reason a user can act on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from gradekit._errors import WriteError
+from gradekit._scratch import scratch_prefix
+
+__all__ = ["creation_error", "make_folder", "probe", "target", "temp_prefix"]
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def temp_prefix(final: Path) -> str:
+    """The name prefix of the temporary file that becomes `final` (hidden, with our pid)."""
+    return f".{final.name}.{scratch_prefix('tmp')}"
+
+
+def target(path: str | os.PathLike[str]) -> Path:
+    """The file a report at `path` replaces: `path`, or the file its symlinks lead to.
+
+    Raises WriteError when that is not a regular file (nor missing).
+    """
+    given = Path(path)
+    final = Path(os.path.realpath(given))
+    try:
+        mode = os.stat(final).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # `make_folder` says why, if it must
+        return final
+    except OSError as error:
+        raise WriteError(str(given), error.strerror or str(error)) from error
+    for test, what in _KINDS:
+        if test(mode):
+            leads = f"it leads to {final}, which is" if final != given.absolute() else "it is"
+            raise WriteError(str(given), f"{leads} {what}, not a file", "give the path of a file")
+    return final
+
+
+def make_folder(path: str | os.PathLike[str], final: Path) -> None:
+    """Create the folders of `final` (the report at `path`), or say why they cannot be."""
+    folder = final.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as error:
+        blocker = _file_among_parents(Path(path).parent) or _file_among_parents(folder)
+        reason = f"{blocker} is a file, not a folder" if blocker else str(error.strerror)
+        raise WriteError(str(path), reason, "choose another path") from error
+    except OSError as error:
+        raise creation_error(path, _existing(folder), error) from error
+
+
+def probe(path: str | os.PathLike[str]) -> None:
+    """Check that a report can be written at `path` (making its folders): raise WriteError
+    saying why not. Leaves nothing behind but the folders."""
+    final = target(path)
+    make_folder(path, final)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=final.parent)
+    except OSError as error:
+        raise creation_error(path, final.parent, error) from error
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(temp)
+
+
+def creation_error(path: str | os.PathLike[str], folder: Path, error: OSError) -> WriteError:
+    """The WriteError for a file or folder that could not be created in `folder` (a folder
+    that exists)."""
+    cause = error.strerror or str(error)
+    if error.errno in (errno.ENOENT, errno.EPERM, errno.EINVAL) and folder.is_dir():
+        # /proc, /sys and their kin exist but refuse new files with a misleading errno.
+        return WriteError(
+            str(path),
+            f"the folder {folder} does not take new files ({cause}): it is a virtual file "
+            "system such as /proc or /sys",
+            "write the report elsewhere",
+        )
+    if error.errno == errno.EROFS:
+        return WriteError(
+            str(path), f"{folder} is on a read-only file system", "choose another path"
+        )
+    if error.errno == errno.EACCES:
+        return WriteError(
+            str(path), f"permission denied in {folder}", "choose a folder you may write to"
+        )
+    if error.errno == errno.ENOSPC:
+        return WriteError(str(path), cause, "free some space on that disk, or choose another path")
+    return WriteError(str(path), f"{cause} (in {folder})")
+
+
+def _existing(folder: Path) -> Path:
+    """The nearest folder among `folder` and its parents that exists."""
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            return parent
+    return folder
+
+
+def _file_among_parents(folder: Path) -> Path | None:
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None

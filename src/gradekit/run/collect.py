@@ -1,0 +1,257 @@
+"""The caller's side of one `run_suite`: which cases it grades (the selection, the cases a
+results log already holds), receiving each finished case in the caller's thread (recorded in
+the log, kept, counted, passed to `on_case`), and the report it returns.
+
+Recording a finished case is one step a signal does not cut in two (`RECORDING`), so the log,
+the report and the summary always hold the same cases. Stopping the run (Ctrl-C, a log that
+cannot be written) kills its process-isolated children at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Final
+
+import attrs
+
+from gradekit._errors import SelectionError, WriteError
+from gradekit.report.model import CaseReport, SuiteReport, Summary, SummaryBuilder
+from gradekit.run.interrupts import RECORDING
+from gradekit.run.loop import _Run
+from gradekit.run.resume import ResultsLog, RunIndex
+from gradekit.run.selection import Selection
+from gradekit.run.settings import Settings
+from gradekit.suite.model import Case, Suite
+
+__all__ = ["Collection"]
+
+_STOP_SECONDS: Final = 5.0
+"""How long a stopped run waits for what was running to hand over the cases it finished."""
+
+
+class Collection:
+    """One call of `run_suite`: its cases (selected, resumed), the run, and what it gathers.
+
+    `run()` grades and returns the report (see `run_suite`)."""
+
+    def __init__(  # noqa: PLR0917
+        self,
+        suite: Suite,
+        settings: Settings,
+        jobs: int,
+        on_case: Callable[[CaseReport], object] | None,
+        keep_cases: bool | Callable[[CaseReport], bool],
+        selection: Selection | None,
+        log: ResultsLog | None,
+    ) -> None:
+        self.suite = suite
+        self.settings = settings
+        self.jobs = jobs
+        self.keep_cases = keep_cases
+        self.selection = selection
+        self.log = log
+        self.index: RunIndex | None = None
+        self.counter: _Counter | None = None
+        if log is not None:
+            self.index = log.start(suite, selection)
+            graded = self.index.suite()
+        elif selection is not None:
+            self.counter = _Counter(suite, selection)
+            graded = self.counter.suite()
+        else:
+            graded = suite
+        self.graded = graded
+        record = self.index.record if self.index is not None else None
+        self.collector = _Collector(keep_cases, on_case, record)
+        # Whether anyone will see the case reports (a run that keeps none, streams none and
+        # logs none only counts them).
+        self.keep = bool(keep_cases) or on_case is not None or log is not None
+
+    def run(self) -> SuiteReport:
+        """Grade the cases; the report in suite order (see `run_suite` for what it raises)."""
+        started = time.perf_counter()
+        collector = self.collector
+        run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
+        complete = True
+        failure: WriteError | None = None
+        # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
+        # garbage collector stops walking them again and again as the run grows (that walk
+        # doubled the cost of the fastest graders). Not done when someone else froze objects.
+        freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
+        if freeze:
+            gc.freeze()
+        run.start()
+        try:
+            run.deliver(collector.receive)
+        except KeyboardInterrupt:
+            complete = False
+            self._stop(run)
+            with contextlib.suppress(KeyboardInterrupt, WriteError):
+                run.deliver(collector.receive, deadline=time.monotonic() + _STOP_SECONDS)
+        except WriteError as error:
+            if self.index is None or error is not self.index.failure:
+                self._stop(run)
+                raise
+            complete = False
+            failure = error
+            self._stop(run)
+        except BaseException:
+            self._stop(run)
+            raise
+        finally:
+            if freeze:
+                gc.unfreeze()
+        report = SuiteReport(
+            suite=self.suite.name,
+            cases=self._cases(),
+            complete=complete,
+            duration_ms=(time.perf_counter() - started) * 1000.0,
+            stored_summary=self._summary(),
+        )
+        if failure is None and self.index is not None:
+            failure = self.index.failure  # the log broke while the run was stopping
+        if failure is not None:
+            failure.report = report
+            raise failure
+        selected = self._selected()
+        if self.selection is not None and complete and selected == 0:
+            where = self.suite.path or f"suite '{self.suite.name}'"
+            raise SelectionError(where, self.selection.description, self.selection.hint)
+        return report
+
+    def _stop(self, run: _Run) -> None:
+        run.stop()
+        # Process-isolated grades in progress are killed now, not at their timeout (the
+        # module is imported by the first of them: none ran if it is not loaded).
+        isolation = sys.modules.get("gradekit.run.isolation")
+        if isolation is not None:
+            isolation.stop_children(self.settings)
+
+    def _selected(self) -> int:
+        if self.index is not None:
+            return self.index.selected
+        if self.counter is not None:
+            return self.counter.selected
+        return -1
+
+    def _summary(self) -> Summary:
+        summary = self.collector.summary
+        if self.index is not None:
+            summary.merge(self.index.summary)
+        return summary.build()
+
+    def _cases(self) -> tuple[CaseReport, ...]:
+        keep = self.keep_cases
+        if not keep:
+            return ()
+        stored, index = self.collector.stored, self.index
+        if index is None:
+            return tuple(stored[position] for position in sorted(stored))
+        # In suite order: graded cases from memory, resumed ones read back from the log.
+        graded = index.position_ordinals()  # ascending: position -> ordinal
+        cases = []
+        position = 0
+        for ordinal, offset in enumerate(index.offsets):
+            if position < len(graded) and graded[position] == ordinal:
+                report = stored.get(position)
+                position += 1
+                if report is not None:
+                    cases.append(report)
+            elif offset >= 0:
+                resumed = index.read(ordinal)
+                if resumed is not None and (keep is True or keep(resumed)):
+                    cases.append(resumed)
+        return tuple(cases)
+
+
+class _Counter:
+    """The selected cases of a run without a log: counted, so that a selection that matches
+    nothing is told apart from an empty suite."""
+
+    def __init__(self, suite: Suite, selection: Selection) -> None:
+        self._suite = suite
+        self._selection = selection
+        self.selected = 0
+
+    def suite(self) -> Suite:
+        return attrs.evolve(self._suite, cases=self._cases, case_count=None)
+
+    def _cases(self) -> Iterator[Case]:
+        selection = self._selection
+        for case in self._suite.cases():
+            if selection(case):
+                self.selected += 1
+                yield case
+
+
+class _Collector:
+    """The caller's side of one run: records, counts and keeps the finished cases, calls
+    `on_case`."""
+
+    def __init__(
+        self,
+        keep_cases: bool | Callable[[CaseReport], bool],
+        on_case: Callable[[CaseReport], object] | None,
+        record: Callable[[int, CaseReport], None] | None,
+    ) -> None:
+        self.keep_all = keep_cases is True
+        self.keep_some = None if isinstance(keep_cases, bool) else keep_cases
+        self.on_case = on_case
+        self.record = record
+        self.stored: dict[int, CaseReport] = {}
+        self.summary = SummaryBuilder()
+        self.freeze = False
+
+    def receive(
+        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
+    ) -> None:
+        """Take a chunk of finished cases; `counted` is their summary when the worker that
+        graded them counted them already."""
+        if self.on_case is None and self.record is None and self.keep_some is None:
+            if self.keep_all:
+                self.stored.update(items)
+            if counted is not None:
+                self.summary.merge(counted)
+            else:
+                for _, report in items:
+                    self.summary.add(report)
+        else:
+            self._one_by_one(items, counted)
+        if self.freeze:  # see run_suite
+            gc.freeze()
+
+    def _one_by_one(
+        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
+    ) -> None:
+        # Each case is recorded (its log line), kept and counted as one step that Ctrl-C does
+        # not cut in two, before `on_case` sees it: an exception (Ctrl-C, a full disk) leaves
+        # the rest of the chunk unreceived, and what was received is counted exactly.
+        record, on_case, keep_all, keep_some = (
+            self.record,
+            self.on_case,
+            self.keep_all,
+            self.keep_some,
+        )
+        stored = self.stored
+        received = 0
+        try:
+            for position, report in items:
+                with RECORDING:
+                    if record is not None:
+                        record(position, report)
+                    if keep_all or (keep_some is not None and keep_some(report)):
+                        stored[position] = report
+                    received += 1
+                if on_case is not None:
+                    on_case(report)
+        finally:
+            with RECORDING:
+                if counted is not None and received == len(items):
+                    self.summary.merge(counted)
+                else:
+                    for _, report in items[:received]:
+                        self.summary.add(report)

@@ -1,0 +1,107 @@
+"""Which cases of a suite a run grades: `run_suite(suite, select=...)`, `--filter GLOB`.
+
+A `Selection` is a test on a case plus the words that describe it, so that a selection that
+matches nothing can be reported in the terms the user wrote. Selections combine with `&`, `|`
+and `~`; name globs are one way to build them, and others (tags, grader kinds) can be added as
+more constructors without changing how a run uses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from fnmatch import fnmatchcase
+from typing import TypeAlias
+
+from gradekit.suite.model import Case
+
+__all__ = ["Select", "Selection", "as_selection"]
+
+
+class Selection:
+    """A test on each case (`selection(case) -> bool`) and how to say it (`description`).
+
+    `hint` is what to check when the selection matches no case of a suite.
+    """
+
+    __slots__ = ("_test", "description", "hint")
+
+    def __init__(
+        self,
+        test: Callable[[Case], bool],
+        description: str = "the selection",
+        hint: str = "check the selection",
+    ) -> None:
+        self._test = test
+        self.description = description
+        self.hint = hint
+
+    @classmethod
+    def names(cls, *globs: str, description: str | None = None) -> Selection:
+        """The cases whose name matches any of `globs` (`*`, `?`, `[abc]`; case-sensitive)."""
+        patterns = tuple(globs)
+        if not patterns:
+            raise ValueError("Selection.names needs at least one glob, such as 'growth-*'")
+        for pattern in patterns:
+            if not isinstance(pattern, str):
+                raise TypeError(f"a name glob is a str, got {type(pattern).__name__}")
+        if len(patterns) == 1:
+            pattern = patterns[0]
+
+            def test(case: Case) -> bool:
+                return fnmatchcase(case.name, pattern)
+        else:
+
+            def test(case: Case) -> bool:
+                return any(fnmatchcase(case.name, p) for p in patterns)
+
+        said = "name " + " or ".join(repr(p) for p in patterns)
+        return cls(test, description or said, "check the pattern (a glob such as 'growth-*')")
+
+    def __call__(self, case: Case) -> bool:
+        return bool(self._test(case))
+
+    def __and__(self, other: Selection) -> Selection:
+        first, second = self._test, other._test
+        return Selection(
+            lambda case: first(case) and second(case),
+            f"{self.description} and {other.description}",
+        )
+
+    def __or__(self, other: Selection) -> Selection:
+        first, second = self._test, other._test
+        return Selection(
+            lambda case: first(case) or second(case),
+            f"{self.description} or {other.description}",
+        )
+
+    def __invert__(self) -> Selection:
+        test = self._test
+        return Selection(lambda case: not test(case), f"not ({self.description})")
+
+    def __repr__(self) -> str:
+        return f"Selection({self.description})"
+
+
+Select: TypeAlias = Selection | Callable[[Case], bool] | str | Iterable[str]
+"""What `run_suite(select=...)` takes: a Selection, a function of a case, a name glob, or
+several globs (a case matching any is graded)."""
+
+
+def as_selection(value: Select | None) -> Selection | None:
+    """The Selection `value` stands for (None: every case)."""
+    if value is None or isinstance(value, Selection):
+        return value
+    if isinstance(value, str):
+        return Selection.names(value)
+    if callable(value):
+        name = getattr(value, "__name__", None) or type(value).__name__
+        return Selection(value, f"the selection {name}()")
+    if isinstance(value, Iterable):
+        globs = list(value)
+        if not globs:
+            raise ValueError("select= got no globs; give at least one, or None for every case")
+        return Selection.names(*globs)
+    raise TypeError(
+        f"select must be a Selection, a function of a case, or name globs, got "
+        f"{type(value).__name__}"
+    )

@@ -1,0 +1,72 @@
+"""Report paths: a device, a FIFO or a folder is refused before anything is graded (and left as it
+was), a symlink is written through to its target, and a path that cannot take a file says why."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from cli_support import Run
+
+
+def _refused(done, path: str, reason: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"gradekit: cannot write {path}: {reason}; nothing was graded\n"
+
+
+def test_a_device_is_refused_and_left_a_device(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    device = tmp_path / "full"
+    try:  # our own node of /dev/full (1, 7): the real one is never put at risk
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        pytest.skip("creating a device node needs root (CAP_MKNOD)")
+    done = gradekit("run", "suite.yaml", "--junit", "full", "--resume", "r.jsonl")
+    _refused(done, "full", "it is a character device, not a file; give the path of a file")
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_fifo_or_a_folder_is_refused_and_left_as_it_was(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    done = gradekit("run", "suite.yaml", "-o", "pipe")
+    _refused(done, "pipe", "it is a FIFO (named pipe), not a file; give the path of a file")
+    assert stat.S_ISFIFO((tmp_path / "pipe").stat().st_mode)
+    (tmp_path / "folder").mkdir()
+    done = gradekit("run", "suite.yaml", "--markdown", "folder")
+    _refused(done, "folder", "it is a folder, not a file; give the path of a file")
+    assert (tmp_path / "folder").is_dir()
+    # A FIFO as the results log would block the run forever on opening it.
+    done = gradekit("run", "suite.yaml", "--resume", "pipe", timeout=30)
+    _refused(done, "pipe", "it is a FIFO (named pipe), not a file; give the path of a file")
+
+
+def test_a_symlinked_report_is_written_through_and_the_link_stays(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "old.json").write_text("an older report")
+    (tmp_path / "report.json").symlink_to("real/old.json")
+    (tmp_path / "report.xml").symlink_to("real/new.xml")  # a link to a file not made yet
+    done = gradekit("run", "suite.yaml", "-o", "report.json", "--junit", "report.xml")
+    assert done.returncode == 1, done.stderr
+    assert (tmp_path / "report.json").is_symlink() and (tmp_path / "report.xml").is_symlink()
+    assert json.loads((tmp_path / "real" / "old.json").read_text())["suite"] == "mixed"
+    assert (tmp_path / "real" / "new.xml").read_text().startswith("<?xml")
+    assert sorted(os.listdir(tmp_path / "real")) == ["new.xml", "old.json"]
+
+
+def test_a_path_that_takes_no_file_says_why(gradekit: Run, mixed_suite: Path) -> None:
+    done = gradekit("run", "suite.yaml", "-o", "/proc/report.json")
+    _refused(
+        done,
+        "/proc/report.json",
+        "the folder /proc does not take new files (No such file or directory): it is a virtual "
+        "file system such as /proc or /sys; write the report elsewhere",
+    )
