@@ -20,11 +20,11 @@ from gradekit._errors import (
     Problem,
     UnknownKindError,
 )
-from gradekit._registry import Registry, create, kinds, register
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
 
 if TYPE_CHECKING:
     from gradekit._model import CaseReport, Suite, SuiteReport
+    from gradekit._registry import Registry, create, kinds, register
     from gradekit._runner import grade, run_suite
     from gradekit._suite import load_suite
 
@@ -53,8 +53,14 @@ __all__ = [
     "run_suite",
 ]
 
-# Names served on first access, so their modules (and yaml) load only when used.
+# Names served on first access, so their modules (and yaml) load only when used. The registry
+# too: pytest imports `gradekit.testing.pytest_plugin` in every run of a project that has
+# gradekit installed, and that must not scan entry points or import the registry.
 _LAZY = {
+    "Registry": "gradekit._registry",
+    "create": "gradekit._registry",
+    "kinds": "gradekit._registry",
+    "register": "gradekit._registry",
     "CaseReport": "gradekit._model",
     "Suite": "gradekit._model",
     "SuiteReport": "gradekit._model",

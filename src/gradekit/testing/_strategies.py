@@ -1,0 +1,302 @@
+"""Strategies for gradekit's own data: samples, tool calls, grade results, grader entries.
+
+Every strategy builds values the way a suite file or an agent trace would give them: YAML
+values for inputs and answers, JSON values for tool arguments and details, real folders for
+workspaces.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+from hypothesis import strategies as st
+
+from gradekit._types import GradeResult, Sample, ToolCall
+from gradekit.testing._text import numbers_as_text, texts
+
+__all__ = [
+    "answers",
+    "grade_results",
+    "grader_entries",
+    "json_values",
+    "kind_names",
+    "samples",
+    "tool_calls",
+]
+
+_KIND: Final = r"\A[a-z][a-z0-9_]{0,8}(\.[a-z0-9_]{1,8}){0,2}\Z"
+
+
+@functools.cache
+def kind_names() -> st.SearchStrategy[str]:
+    """Valid kind names, dotted or not (`numeric`, `acme.rouge_l`)."""
+    return st.from_regex(_KIND)
+
+
+@functools.cache
+def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Any]:
+    """Strict JSON values: null, booleans, integers, finite floats, text, lists and objects."""
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=20),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+@functools.cache
+def _yaml_values() -> st.SearchStrategy[Any]:
+    # What YAML can hand a grader as `output` or `expected`: NaN and infinities included.
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(), texts(huge=False), numbers_as_text()
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=6,
+    )
+
+
+@functools.cache
+def answers() -> st.SearchStrategy[Any]:
+    """What an agent answers, as a suite gives it: mostly text and numbers as text, sometimes
+    any other YAML value (numbers, booleans, lists, mappings, null)."""
+    return st.one_of(texts(), numbers_as_text(), _yaml_values())
+
+
+@functools.cache
+def tool_calls() -> st.SearchStrategy[ToolCall]:
+    """Tool calls as traces record them: a name, JSON arguments, a result or an error, and
+    sometimes the agent-loop turn."""
+    names = st.one_of(
+        st.sampled_from(["read_file", "edit_file", "run_tests", "search", "mcp__github__get"]),
+        st.text(max_size=10),
+    )
+    return st.builds(
+        ToolCall,
+        name=names,
+        arguments=st.dictionaries(st.text(max_size=8), _small_json(), max_size=3),
+        result=st.one_of(st.none(), _small_json()),
+        error=st.one_of(st.none(), st.text(max_size=30)),
+        turn=st.one_of(st.none(), st.integers(min_value=0, max_value=30)),
+    )
+
+
+# -- workspaces --------------------------------------------------------------------------
+
+_FOLDERS: Final = ("", "", "src/", "tests/", "src/pkg/", ".git/", "node_modules/")
+_STEMS: Final = ("main", "solution", "test_main", "README", "notes", "data", "__init__")
+_SUFFIXES: Final = ("", ".py", ".txt", ".md", ".json", ".js", ".toml", ".log")
+_SNIPPETS: Final = (
+    "def main():\n    print(42)\n\nmain()\n",
+    "print('hello')\n",
+    '{"answer": 42}\n',
+    "import os\nos.environ\n",
+    "",
+)
+
+
+@functools.cache
+def _workspace_root() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="gradekit-contract-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+def _make_workspace(files: Mapping[str, str]) -> str:
+    folder = Path(tempfile.mkdtemp(dir=_workspace_root()))
+    for name, text in files.items():
+        path = folder / name
+        if any(parent.is_file() for parent in path.parents):
+            continue  # `a` is a file already: `a/b` cannot be made
+        if path.is_dir():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    return str(folder)
+
+
+@functools.cache
+def _workspaces() -> st.SearchStrategy[str]:
+    contents = st.one_of(st.sampled_from(_SNIPPETS), texts(huge=False))
+    names = st.builds(
+        "{}{}{}".format,
+        st.sampled_from(_FOLDERS),
+        st.one_of(st.sampled_from(_STEMS), st.text("abcxyz_0189", min_size=1, max_size=6)),
+        st.sampled_from(_SUFFIXES),
+    )
+    files = st.dictionaries(names, contents, max_size=4)
+    return files.map(_make_workspace)
+
+
+# -- samples -----------------------------------------------------------------------------
+
+
+@functools.cache
+def _small_json() -> st.SearchStrategy[Any]:
+    return json_values(max_leaves=3)
+
+
+@functools.cache
+def _earlier_turn() -> st.SearchStrategy[Sample]:
+    return st.builds(
+        Sample,
+        input=st.one_of(st.none(), texts(huge=False)),
+        output=answers(),
+        expected=st.one_of(st.none(), answers()),
+        tool_calls=st.lists(tool_calls(), max_size=2),
+    )
+
+
+@functools.cache
+def _parts() -> dict[str, st.SearchStrategy[Any]]:
+    # Built once: a strategy made inside a draw is validated again on every draw, which
+    # costs more than the drawing itself.
+    return {
+        "input": st.one_of(st.none(), texts(huge=False)),
+        "case": st.text(max_size=12),
+        "context": st.one_of(st.none(), st.lists(texts(huge=False), max_size=2)),
+        "metadata": st.dictionaries(st.text(max_size=8), _small_json(), max_size=2),
+        "optional_workspace": st.one_of(st.none(), _workspaces()),
+    }
+
+
+@st.composite
+def _sample(
+    draw: st.DrawFn,
+    *,
+    require_expected: bool,
+    require_tool_calls: bool,
+    require_history: bool,
+    require_workspace: bool,
+) -> Sample:
+    parts = _parts()
+    output = draw(answers())
+    # Often the expected value is the output itself, so graders pass as well as fail.
+    choice = draw(st.integers(0, 3 if require_expected else 4))
+    if choice == 0:
+        expected = output
+    elif choice == 4:
+        expected = None
+    else:
+        expected = draw(answers())
+    if expected is None and require_expected:
+        expected = ""
+    case = draw(parts["case"])
+    earlier = draw(st.lists(_earlier_turn(), min_size=int(require_history), max_size=2))
+    history = [attrs.evolve(turn, case=case, turn=index) for index, turn in enumerate(earlier)]
+    workspace = _workspaces() if require_workspace else parts["optional_workspace"]
+    return Sample(
+        case=case,
+        turn=len(history),
+        input=draw(parts["input"]),
+        output=output,
+        expected=expected,
+        tool_calls=draw(st.lists(tool_calls(), min_size=int(require_tool_calls), max_size=3)),
+        context=draw(parts["context"]),
+        history=history,
+        workspace=draw(workspace),
+        metadata=draw(parts["metadata"]),
+    )
+
+
+def samples(
+    *,
+    require_expected: bool = False,
+    require_tool_calls: bool = False,
+    require_history: bool = False,
+    require_workspace: bool = False,
+) -> st.SearchStrategy[Sample]:
+    """Samples as a suite gives them to graders.
+
+    `output` and `expected` are texts (see `texts()`), numbers as text (see
+    `numbers_as_text()`) or other YAML values; `expected` is often the output itself and
+    sometimes None. Tool calls, retrieval context, earlier turns (`history`, with turn indexes
+    that follow on), a real workspace folder (a fresh temporary folder holding a few files,
+    removed when the process exits) and metadata come and go. The `require_*` options make
+    one always present: a non-None `expected`, at least one tool call, at least one earlier
+    turn, a workspace folder.
+    """
+    return _sample(
+        require_expected=require_expected,
+        require_tool_calls=require_tool_calls,
+        require_history=require_history,
+        require_workspace=require_workspace,
+    )
+
+
+# -- results and entries -----------------------------------------------------------------
+
+
+@st.composite
+def _result(draw: st.DrawFn, kind: str | None, name: str | None) -> GradeResult:
+    kind = draw(kind_names()) if kind is None else kind
+    name = (
+        draw(st.one_of(st.just(kind), st.text(min_size=1, max_size=12))) if name is None else name
+    )
+    details = draw(st.one_of(st.none(), st.dictionaries(st.text(max_size=8), json_values())))
+    duration = draw(st.floats(min_value=0.0, max_value=1e6))
+    message = draw(st.text(max_size=40))
+    if draw(st.integers(0, 3)) == 0:
+        error = draw(st.sampled_from(["ValueError", "TimeoutError", "ChildError"]))
+        error += ": " + draw(st.text(min_size=1, max_size=20))
+        return GradeResult(kind, name, False, 0.0, message or error, details, error, duration)
+    passed = draw(st.booleans())
+    score = draw(st.floats(min_value=0.0, max_value=1.0))
+    return GradeResult(kind, name, passed, score, message, details, None, duration)
+
+
+def grade_results(
+    *, kind: str | None = None, name: str | None = None
+) -> st.SearchStrategy[GradeResult]:
+    """Valid GradeResults: passes, fails and errors (about one in four; `passed` False and
+    `score` 0.0), with JSON details or none. `kind` and `name` are drawn unless given."""
+    return _result(kind, name)
+
+
+_DEFAULT_ENTRY_KINDS: Final = ("equality", "numeric", "json")
+
+
+def grader_entries(
+    kinds: st.SearchStrategy[str] | None = None,
+    options: st.SearchStrategy[Mapping[str, Any]] | None = None,
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Grader entries as plain mappings, the way a suite's YAML gives them: `kind` plus any of
+    the common keys (`name`, `weight`, `advisory`, `threshold`, `timeout`, `isolation`,
+    `enabled`, `fail_on_error`) with valid values, plus the kind's own options.
+
+    `kinds` draws the kind (default: built-in kinds that need no options); `options` draws
+    the kind's options (default: none), merged into the entry.
+    """
+    common = st.fixed_dictionaries(
+        {"kind": kinds if kinds is not None else st.sampled_from(_DEFAULT_ENTRY_KINDS)},
+        optional={
+            "name": st.text(min_size=1, max_size=16),
+            "weight": st.floats(min_value=0.0, max_value=100.0),
+            "advisory": st.booleans(),
+            "threshold": st.floats(min_value=0.0, max_value=1.0),
+            "timeout": st.floats(min_value=0.1, max_value=600.0),
+            "isolation": st.sampled_from(["thread", "process"]),
+            "enabled": st.booleans(),
+            "fail_on_error": st.booleans(),
+        },
+    )
+    own = options if options is not None else st.just({})
+    return st.tuples(common, own).map(lambda parts: {**parts[1], **parts[0]})
