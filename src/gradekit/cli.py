@@ -1,4 +1,4 @@
-"""The `gradekit` command: run, validate, kinds, schema (and check-pack, not yet available).
+"""The `gradekit` command: run, validate, kinds, schema, check-pack, new-pack.
 
 Exit codes: 0 every case passed; 1 some case failed or errored, or the run was interrupted;
 2 the suite or the command line is invalid and nothing was graded. Progress goes to stderr;
@@ -127,6 +127,11 @@ def _parser() -> argparse.ArgumentParser:
     pack = commands.add_parser("check-pack", help="check every kind a distribution registers")
     pack.add_argument("dist", metavar="DIST", help="the distribution's name")
     pack.set_defaults(handler=_check_pack)
+
+    new_pack = commands.add_parser("new-pack", help="write a ready grader pack to start from")
+    new_pack.add_argument("name", metavar="NAME", help="the pack's namespace, such as acme")
+    new_pack.add_argument("--dest", default=".", metavar="DIR", help="where to write it")
+    new_pack.set_defaults(handler=_new_pack)
     return parser
 
 
@@ -404,7 +409,12 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _check_pack(args: argparse.Namespace) -> int:
-    raise _Invalid(
-        f"gradekit: check-pack is not available yet in gradekit {_version()}; to check "
-        f"{args.dist}'s kinds now, run gradekit.testing's contract tests with pytest"
-    )
+    from gradekit.testing._check_pack import main as check_pack
+
+    return check_pack(args.dist, sys.stdout)
+
+
+def _new_pack(args: argparse.Namespace) -> int:
+    from gradekit.testing._scaffold import main as new_pack
+
+    return new_pack(args.name, args.dest, sys.stdout)

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 __all__ = ["GraderContract"]
 
+# (class, id of the config) -> (the config, its subject); the config is kept so its id stays
+# its own while the entry lives.
+_SUBJECTS: dict[tuple[type, int], tuple[Any, Subject]] = {}
+
 
 class GraderContract:
     """The grader contract as test methods; subclass it as `Test...` and fill in the blanks.
@@ -63,7 +67,20 @@ class GraderContract:
             metafunc.parametrize("config", configs, ids=ids)
 
     def contract_subject(self, config: Mapping[str, Any] | None = None) -> Subject:
-        """What the rules check: this class's kind and declarations, with `config`."""
+        """What the rules check: this class's kind and declarations, with `config`.
+
+        One subject per class and example config, kept for the class's other tests: the
+        rules about grading are searched together, once per subject.
+        """
+        key = (type(self), id(config))
+        kept = _SUBJECTS.get(key)
+        if kept is not None and kept[0] is config:
+            return kept[1]
+        subject = self._new_subject(config)
+        _SUBJECTS[key] = (config, subject)
+        return subject
+
+    def _new_subject(self, config: Mapping[str, Any] | None) -> Subject:
         kind = getattr(self, "kind", None)
         if not isinstance(kind, str) or not kind:
             raise TypeError(

@@ -9,11 +9,12 @@ hypothesis profile named `gradekit` when one is registered, or what the caller p
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 import hypothesis
+from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, HypothesisException, InvalidArgument, NoSuchExample
 
@@ -52,75 +53,160 @@ class Outcome:
     skipped: str | None = None
 
 
-def _before(example: Any) -> Any:
-    # The example as it was before grading: a grader that mutates samples must not make its
-    # own falsifying example lie.
+def _pristine(example: Any) -> Any:
+    # A copy for one rule to grade: a grader that mutates samples must neither hide a
+    # violation from the rules after it nor make the falsifying example lie.
     try:
         return copy.deepcopy(example)
     except Exception:
         return example
 
 
-def _search(
+def _settings(base: hypothesis.settings) -> hypothesis.settings:
+    # Health checks judge a test's strategy; here the strategy is the kit's own. Deadlines
+    # judge speed, which is not part of the contract. The explain phase (which parts of an
+    # example do not matter) costs more than the whole search and is not reported.
+    phases = [phase for phase in base.phases if phase is not Phase.explain]
+    return hypothesis.settings(
+        base, deadline=None, suppress_health_check=list(HealthCheck), phases=phases
+    )
+
+
+def _cannot_search(rule: Rule, subject: Subject, error: HypothesisException) -> Outcome:
+    message = f"hypothesis could not search: {error_text(error)}"
+    return Outcome(rule, (Violation(subject.kind, rule.name, message, None, subject.config),))
+
+
+def _shrink(
     rule: Rule, subject: Subject, state: Any, settings: hypothesis.settings
-) -> Violation | None:
-    strategy: st.SearchStrategy[Any] = subject.samples
-    if rule.pairs:
-        strategy = st.tuples(subject.samples, subject.samples)
+) -> tuple[Any, str] | None:
+    """A minimal example breaking `rule`, searched for that rule alone; None if not found."""
+    strategy = _strategy(subject, pairs=rule.pairs)
     found: list[tuple[Any, str]] = []
 
     def breaks(example: Any) -> bool:
-        before = _before(example)
-        message = rule.check(state, example)
+        message = rule.check(state, _pristine(example))
         if message is None:
             return False
-        found[:] = [(before, message)]
+        found[:] = [(example, message)]
         return True
 
     key = f"gradekit-contract:{subject.kind}:{rule.name}:{dict(subject.config)!r}".encode()
     note = ""
     try:
-        hypothesis.find(strategy, breaks, settings=settings, database_key=key)
+        hypothesis.find(strategy, breaks, settings=_settings(settings), database_key=key)
     except NoSuchExample:
         return None
     except Flaky:
         note = " (flaky: the example did not break the rule again when replayed)"
     except HypothesisException as error:
         if not found:
-            message = f"hypothesis could not search: {error_text(error)}"
-            return Violation(subject.kind, rule.name, message, None, subject.config)
+            raise
         note = f" (hypothesis stopped: {error_text(error)})"
     example, message = found[0]
-    return Violation(subject.kind, rule.name, message + note, example, subject.config)
+    return example, message + note
 
 
-def run_rule(rule: Rule, subject: Subject, settings: hypothesis.settings) -> Outcome:
-    """Check one rule on one subject."""
-    config = None if rule.scope == "kind" else subject.config
-    if rule.scope != "sample":
-        try:
-            finding = rule.check(subject)
-        except NotApplicable as skip:
-            return Outcome(rule, skipped=skip.reason)
-        if finding is None:
-            return Outcome(rule)
-        message, example = finding
-        return Outcome(rule, (Violation(subject.kind, rule.name, message, example, config),))
+def _strategy(subject: Subject, *, pairs: bool) -> st.SearchStrategy[Any]:
+    return st.tuples(subject.samples, subject.samples) if pairs else subject.samples
+
+
+def _explore(
+    active: Sequence[Rule],
+    states: Mapping[str, Any],
+    subject: Subject,
+    settings: hypothesis.settings,
+) -> dict[str, tuple[Any, str]]:
+    """One search for all `active` rules at once: each drawn example is checked against
+    every rule not broken yet. Returns, for each broken rule, the first example and message."""
+    pairs = any(rule.pairs for rule in active)
+    broken: dict[str, tuple[Any, str]] = {}
+
+    def explore(example: Any) -> None:
+        for rule in active:
+            if rule.name in broken:
+                continue
+            argument = example if rule.pairs or not pairs else example[0]
+            message = rule.check(states[rule.name], _pristine(argument))
+            if message is not None:
+                broken[rule.name] = (argument, message)
+
+    hypothesis.given(_strategy(subject, pairs=pairs))(_settings(settings)(explore))()
+    return broken
+
+
+def _sample_outcomes(
+    rules: Sequence[Rule], subject: Subject, settings: hypothesis.settings
+) -> dict[str, Outcome]:
+    outcomes: dict[str, Outcome] = {}
+    config = subject.config
     try:
         grader = subject.create()
     except Exception as error:
         message = f"cannot check: creating the grader failed: {error_text(error)}"
-        return Outcome(rule, (Violation(subject.kind, rule.name, message, config, config),))
-    assert rule.prepare is not None
+        for rule in rules:
+            outcomes[rule.name] = Outcome(
+                rule, (Violation(subject.kind, rule.name, message, config, config),)
+            )
+        return outcomes
+    states: dict[str, Any] = {}
+    for rule in rules:
+        assert rule.prepare is not None
+        try:
+            states[rule.name] = rule.prepare(subject, grader)
+        except NotApplicable as skip:
+            outcomes[rule.name] = Outcome(rule, skipped=skip.reason)
+        except Broken as failure:
+            violation = Violation(subject.kind, rule.name, failure.message, failure.example, config)
+            outcomes[rule.name] = Outcome(rule, (violation,))
+    active = [rule for rule in rules if rule.name in states]
     try:
-        state = rule.prepare(subject, grader)
+        broken = _explore(active, states, subject, settings) if active else {}
+    except HypothesisException as error:
+        outcomes.update({rule.name: _cannot_search(rule, subject, error) for rule in active})
+        return outcomes
+    for rule in active:
+        if rule.name not in broken:
+            outcomes[rule.name] = Outcome(rule)
+            continue
+        try:
+            shrunk = _shrink(rule, subject, states[rule.name], settings)
+        except HypothesisException as error:
+            outcomes[rule.name] = _cannot_search(rule, subject, error)
+            continue
+        if shrunk is None:  # broken once, not again in the search: report the first example
+            example, message = broken[rule.name]
+            shrunk = example, message + " (found once; a second search to shrink it did not)"
+        example, message = shrunk
+        violation = Violation(subject.kind, rule.name, message, example, config)
+        outcomes[rule.name] = Outcome(rule, (violation,))
+    return outcomes
+
+
+SAMPLE_RULES: Final = tuple(rule for rule in RULES if rule.scope == "sample")
+
+
+def run_rule(rule: Rule, subject: Subject, settings: hypothesis.settings) -> Outcome:
+    """Check one rule on one subject.
+
+    The rules about grading are searched together, once per subject: the first of them to
+    run searches for all and keeps their outcomes on the subject for the others.
+    """
+    if rule.scope == "sample":
+        memo = subject.sample_outcomes
+        if not memo:
+            memo.update(_sample_outcomes(SAMPLE_RULES, subject, settings))
+        outcome: Outcome = memo[rule.name]
+        return outcome
+    config = None if rule.scope == "kind" else subject.config
+    try:
+        finding = rule.check(subject)
     except NotApplicable as skip:
         return Outcome(rule, skipped=skip.reason)
-    except Broken as broken:
-        violation = Violation(subject.kind, rule.name, broken.message, broken.example, config)
-        return Outcome(rule, (violation,))
-    found = _search(rule, subject, state, settings)
-    return Outcome(rule, () if found is None else (found,))
+    if finding is None:
+        return Outcome(rule)
+    message, example = finding
+    return Outcome(rule, (Violation(subject.kind, rule.name, message, example, config),))
 
 
 def run_rules(

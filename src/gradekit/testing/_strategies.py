@@ -40,18 +40,21 @@ def kind_names() -> st.SearchStrategy[str]:
     return st.from_regex(_KIND)
 
 
-@functools.cache
-def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Any]:
-    """Strict JSON values: null, booleans, integers, finite floats, text, lists and objects."""
-    scalars = st.one_of(
+def _json_scalars() -> st.SearchStrategy[Any]:
+    return st.one_of(
         st.none(),
         st.booleans(),
         st.integers(),
         st.floats(allow_nan=False, allow_infinity=False),
         st.text(max_size=20),
     )
+
+
+@functools.cache
+def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Any]:
+    """Strict JSON values: null, booleans, integers, finite floats, text, lists and objects."""
     return st.recursive(
-        scalars,
+        _json_scalars(),
         lambda inner: st.one_of(
             st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
         ),
@@ -59,18 +62,33 @@ def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[Any]:
     )
 
 
+def _shallow(scalars: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    # One level of lists and mappings: inside samples, drawing is most of the contract's
+    # time, and recursive strategies cost the most to draw and to shrink.
+    return st.one_of(
+        scalars,
+        st.lists(scalars, max_size=3),
+        st.dictionaries(st.text(max_size=6), scalars, max_size=3),
+    )
+
+
+@functools.cache
+def _small_json() -> st.SearchStrategy[Any]:
+    return _shallow(_json_scalars())
+
+
 @functools.cache
 def _yaml_values() -> st.SearchStrategy[Any]:
     # What YAML can hand a grader as `output` or `expected`: NaN and infinities included.
-    scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(), st.floats(), texts(huge=False), numbers_as_text()
-    )
-    return st.recursive(
-        scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
-        ),
-        max_leaves=6,
+    return _shallow(
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(),
+            st.floats(),
+            texts(huge=False),
+            numbers_as_text(),
+        )
     )
 
 
@@ -150,18 +168,13 @@ def _workspaces() -> st.SearchStrategy[str]:
 
 
 @functools.cache
-def _small_json() -> st.SearchStrategy[Any]:
-    return json_values(max_leaves=3)
-
-
-@functools.cache
 def _earlier_turn() -> st.SearchStrategy[Sample]:
     return st.builds(
         Sample,
         input=st.one_of(st.none(), texts(huge=False)),
         output=answers(),
         expected=st.one_of(st.none(), answers()),
-        tool_calls=st.lists(tool_calls(), max_size=2),
+        tool_calls=st.lists(tool_calls(), max_size=1),
     )
 
 
@@ -174,8 +187,41 @@ def _parts() -> dict[str, st.SearchStrategy[Any]]:
         "case": st.text(max_size=12),
         "context": st.one_of(st.none(), st.lists(texts(huge=False), max_size=2)),
         "metadata": st.dictionaries(st.text(max_size=8), _small_json(), max_size=2),
-        "optional_workspace": st.one_of(st.none(), _workspaces()),
     }
+
+
+@st.composite
+def _near_miss(draw: st.DrawFn, text: str) -> str:
+    words = text.split()
+    how = draw(st.sampled_from((0, 1, 1, 2, 3, 4)))
+    if how == 0:
+        start = draw(st.integers(0, len(words)))
+        return " ".join(words[start : draw(st.integers(start, len(words)))])
+    if how == 1:
+        return " ".join(words + words)
+    if how == 2:
+        return text.swapcase()
+    if how == 3:
+        return " ".join(words)
+    return f" {text}\n"
+
+
+@st.composite
+def _answer_and_expected(draw: st.DrawFn, require_expected: bool) -> tuple[Any, Any]:
+    # Shrinks towards no expected value (when optional), then towards the output itself;
+    # most often a near miss of one by the other (some of its words, its words twice,
+    # another case, other whitespace), else independent answers.
+    relation = draw(st.sampled_from((0, 1, 2, 2, 2, 3)[int(require_expected) :]))
+    output = draw(answers())
+    if relation == 0:
+        return output, None
+    if relation == 1:
+        return output, "" if output is None and require_expected else output
+    if relation == 2 and isinstance(output, str):
+        near = draw(_near_miss(output))
+        return (near, output) if draw(st.booleans()) else (output, near)
+    expected = draw(answers())
+    return output, "" if expected is None and require_expected else expected
 
 
 @st.composite
@@ -188,31 +234,27 @@ def _sample(
     require_workspace: bool,
 ) -> Sample:
     parts = _parts()
-    output = draw(answers())
-    # Often the expected value is the output itself, so graders pass as well as fail.
-    choice = draw(st.integers(0, 3 if require_expected else 4))
-    if choice == 0:
-        expected = output
-    elif choice == 4:
-        expected = None
-    else:
-        expected = draw(answers())
-    if expected is None and require_expected:
-        expected = ""
+    output, expected = draw(_answer_and_expected(require_expected))
     case = draw(parts["case"])
-    earlier = draw(st.lists(_earlier_turn(), min_size=int(require_history), max_size=2))
-    history = [attrs.evolve(turn, case=case, turn=index) for index, turn in enumerate(earlier)]
-    workspace = _workspaces() if require_workspace else parts["optional_workspace"]
+    # Earlier turns and workspaces cost the most to draw (a workspace is a real folder), so
+    # unless required they come in about one sample in four.
+    history: list[Sample] = []
+    if require_history or draw(st.integers(0, 3)) == 3:
+        earlier = draw(st.lists(_earlier_turn(), min_size=1, max_size=2))
+        history = [attrs.evolve(turn, case=case, turn=index) for index, turn in enumerate(earlier)]
+    workspace = None
+    if require_workspace or draw(st.integers(0, 3)) == 3:
+        workspace = draw(_workspaces())
     return Sample(
         case=case,
         turn=len(history),
         input=draw(parts["input"]),
         output=output,
         expected=expected,
-        tool_calls=draw(st.lists(tool_calls(), min_size=int(require_tool_calls), max_size=3)),
+        tool_calls=draw(st.lists(tool_calls(), min_size=int(require_tool_calls), max_size=2)),
         context=draw(parts["context"]),
         history=history,
-        workspace=draw(workspace),
+        workspace=workspace,
         metadata=draw(parts["metadata"]),
     )
 

@@ -57,6 +57,8 @@ class Subject:
     factory: Any = None
     deterministic: bool | None = None
     picklable: bool | None = None
+    sample_outcomes: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    """The outcomes of the rules about grading, by rule name, once searched (together)."""
 
     def create(self, config: Mapping[str, Any] | None = None) -> Grader:
         """A grader of this kind named CONTRACT_NAME, from `config` (default: the example)."""

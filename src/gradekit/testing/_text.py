@@ -25,6 +25,10 @@ _Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
 _FORMS: Final[tuple[_Form, ...]] = ("NFC", "NFD", "NFKC", "NFKD")
 
 
+# A small vocabulary, so outputs and expected texts share words, and repeat them.
+_WORDS: Final = ("the", "a", "is", "Paris", "paris", "42", "0", "yes", "no", "I", "cannot", "é")
+
+
 def _repeated(text: str) -> str:
     return text * (HUGE_TEXT_SIZE // len(text) + 1)
 
@@ -39,8 +43,9 @@ def _mixed_forms() -> st.SearchStrategy[str]:
 @functools.cache
 def texts(*, huge: bool = True) -> st.SearchStrategy[str]:
     """Texts that break text graders: any unicode, the empty string, huge texts, control and
-    format characters, whitespace-only texts, and mixed normalisation forms (the same word in
-    NFC and NFD). `huge=False` leaves out the texts of about `HUGE_TEXT_SIZE` characters."""
+    format characters, whitespace-only texts, mixed normalisation forms (the same word in NFC
+    and NFD), and sentences of a few common words (which outputs and expected texts share).
+    `huge=False` leaves out the texts of about `HUGE_TEXT_SIZE` characters."""
     choices = [
         st.text(),
         st.just(""),
@@ -48,6 +53,7 @@ def texts(*, huge: bool = True) -> st.SearchStrategy[str]:
         st.text(st.sampled_from(" \t\n\r\x0b\x0c\u00a0\u2028\u3000\ufeff"), max_size=6),
         _mixed_forms(),
         st.text(st.characters(codec="ascii"), max_size=30),
+        st.lists(st.sampled_from(_WORDS), max_size=8).map(" ".join),
     ]
     if huge:
         choices.append(st.text(min_size=1, max_size=8).map(_repeated))
