@@ -88,7 +88,7 @@ def main(dist: str, out: TextIO) -> int:
             count = len(violations)
             status = f"{count} violation{'s' if count != 1 else ''}"
         else:
-            status = f"ok ({checked - skipped} rules held, {skipped} not applicable)"
+            status = f"ok ({checked - skipped} checks passed, {skipped} not applicable)"
         print(f"  {pack_kind.kind:<{width}}  {status}", file=out, flush=True)
         found.extend(violations)
     for violation in found:

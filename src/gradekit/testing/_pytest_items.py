@@ -66,8 +66,9 @@ class ContractItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        """Where the test comes from, for pytest's report."""
-        return self.path, None, self.nodeid
+        """Where the test comes from, for pytest's report: `kind rule[configN]`."""
+        # Not a suffix of the node id: pytest would show the kind's dots as `::`.
+        return self.path, None, f"{self.subject.kind} {self.name}"
 
 
 class ExamplesItem(pytest.Item):
@@ -86,8 +87,8 @@ class ExamplesItem(pytest.Item):
         return str(excinfo.value)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        """Where the test comes from, for pytest's report."""
-        return self.path, None, self.nodeid
+        """Where the test comes from, for pytest's report: `kind examples`."""
+        return self.path, None, f"{self.violation.kind} {self.name}"
 
 
 def _kind_items(parent: KindCollector, pack_kind: PackKind, registry: Registry) -> list[Any]:
