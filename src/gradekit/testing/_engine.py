@@ -9,6 +9,7 @@ hypothesis profile named `gradekit` when one is registered, or what the caller p
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -16,7 +17,13 @@ import attrs
 import hypothesis
 from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky, HypothesisException, InvalidArgument, NoSuchExample
+from hypothesis.errors import (
+    Flaky,
+    HypothesisException,
+    HypothesisWarning,
+    InvalidArgument,
+    NoSuchExample,
+)
 
 from gradekit._registry import Registry, default_registry
 from gradekit._types import Sample, error_text
@@ -94,7 +101,10 @@ def _shrink(
     key = f"gradekit-contract:{subject.kind}:{rule.name}:{dict(subject.config)!r}".encode()
     note = ""
     try:
-        hypothesis.find(strategy, breaks, settings=_settings(settings), database_key=key)
+        with warnings.catch_warnings():
+            # Replaying a huge falsifying text makes hypothesis warn about its repr.
+            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+            hypothesis.find(strategy, breaks, settings=_settings(settings), database_key=key)
     except NoSuchExample:
         return None
     except Flaky:
