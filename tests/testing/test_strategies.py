@@ -25,6 +25,9 @@ from gradekit.testing import (
 )
 from gradekit.testing._text import HUGE_TEXT_SIZE
 
+# hypothesis warns when it writes out a found example of 100,000 characters.
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
+
 
 def find(strategy: st.SearchStrategy[Any], condition: Any) -> Any:
     """An example satisfying `condition` (the first found: reaching it is the point)."""
@@ -70,7 +73,6 @@ def _mixes_forms(text: str) -> bool:
     )
 
 
-@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 def test_texts_reach_every_awkward_kind_of_text() -> None:
     assert find(texts(), lambda t: t == "") == ""
     assert len(find(texts(), lambda t: len(t) >= HUGE_TEXT_SIZE)) >= HUGE_TEXT_SIZE

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gradekit.testing._contract import GraderContract
     from gradekit.testing._engine import check_grader
-    from gradekit.testing._strategies import grade_results, grader_entries, samples, tool_calls
+    from gradekit.testing._samples import samples
+    from gradekit.testing._strategies import grade_results, grader_entries, tool_calls
     from gradekit.testing._text import numbers_as_text, texts
     from gradekit.testing._violation import Violation
 
@@ -43,7 +44,7 @@ _LAZY = {
     "check_grader": "gradekit.testing._engine",
     "grade_results": "gradekit.testing._strategies",
     "grader_entries": "gradekit.testing._strategies",
-    "samples": "gradekit.testing._strategies",
+    "samples": "gradekit.testing._samples",
     "tool_calls": "gradekit.testing._strategies",
     "numbers_as_text": "gradekit.testing._text",
     "texts": "gradekit.testing._text",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gradekit.testing._engine import contract_settings, run_rule
 from gradekit.testing._rules import RULES, Rule
-from gradekit.testing._strategies import samples
+from gradekit.testing._samples import samples
 from gradekit.testing._subject import Subject
 
 if TYPE_CHECKING:

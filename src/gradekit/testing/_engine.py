@@ -28,7 +28,7 @@ from hypothesis.errors import (
 from gradekit._registry import Registry, default_registry
 from gradekit._types import Sample, error_text
 from gradekit.testing._rules import RULES, Rule
-from gradekit.testing._strategies import samples as default_samples
+from gradekit.testing._samples import samples as default_samples
 from gradekit.testing._subject import Broken, NotApplicable, Subject
 from gradekit.testing._violation import Violation
 

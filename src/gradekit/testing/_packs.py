@@ -14,7 +14,7 @@ import attrs
 
 from gradekit._registry import ENTRY_POINT_GROUP, Registry, _metadata
 from gradekit.testing._rules import RULES, Rule
-from gradekit.testing._strategies import samples
+from gradekit.testing._samples import samples
 from gradekit.testing._subject import Subject
 from gradekit.testing._violation import Violation
 

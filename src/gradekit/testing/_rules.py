@@ -13,7 +13,6 @@ run these same rules through `_engine`. A rule has a scope:
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
@@ -21,10 +20,8 @@ import attrs
 
 from gradekit._errors import ConfigError, GradekitError
 from gradekit._types import error_text
-from gradekit.testing import _compare
-from gradekit.testing._audit import watching
-from gradekit.testing._subject import CONTRACT_NAME, Broken, NotApplicable, Subject, canonical_name
-from gradekit.testing._violation import show
+from gradekit.testing import _grading_rules as grading
+from gradekit.testing._subject import CONTRACT_NAME, NotApplicable, Subject, canonical_name
 from gradekit.testing._wrong_types import wrong_values
 
 __all__ = ["RULES", "Rule", "rule_named"]
@@ -142,137 +139,6 @@ def _wrong_type(subject: Subject) -> Finding | None:
     return None
 
 
-# -- grading -----------------------------------------------------------------------------
-
-
-def _grader(subject: Subject, grader: Any) -> Any:
-    return grader
-
-
-def _well_formed(grader: Any, sample: Any) -> str | None:
-    graded = _compare.grade(grader.grade, sample)
-    if graded.raised is not None:
-        return graded.raised
-    return _compare.result_problem(graded.value, grader.kind, grader.name)
-
-
-def _disagreement(first: _compare.Graded, second: _compare.Graded) -> str | None:
-    if first.raised is not None or second.raised is not None:
-        if first.raised == second.raised:
-            return None
-        return f"{first.raised or 'a result'} then {second.raised or 'a result'}"
-    return _compare.difference(first.value, second.value)
-
-
-def _deterministic_grader(subject: Subject, grader: Any) -> Any:
-    if not subject.is_deterministic(grader):
-        raise NotApplicable("the grader is declared not deterministic")
-    return subject, grader
-
-
-def _deterministic(state: tuple[Subject, Any], sample: Any) -> str | None:
-    subject, grader = state
-    first = _compare.grade(grader.grade, sample)
-    again = _compare.grade(grader.grade, sample)
-    found = _disagreement(first, again)
-    if found is not None:
-        return f"grading the same sample twice gave {found}"
-    fresh = _compare.grade(subject.create().grade, sample)
-    found = _disagreement(first, fresh)
-    if found is not None:
-        return f"the grader and a new one with the same config gave {found}"
-    return None
-
-
-def _leaves_sample(grader: Any, sample: Any) -> str | None:
-    fields = [field.name for field in attrs.fields(type(sample))]
-    before = {name: _compare.snapshot(getattr(sample, name)) for name in fields}
-    shown = {name: show(getattr(sample, name)) for name in fields}
-    _compare.grade(grader.grade, sample)
-    changed = [name for name in fields if _compare.snapshot(getattr(sample, name)) != before[name]]
-    if not changed:
-        return None
-    name = changed[0]
-    return (
-        f"grading changed the sample's {name}: it was {shown[name]}, it is now "
-        f"{show(getattr(sample, name))}; graders must leave samples as they are"
-    )
-
-
-def _agrade_grader(subject: Subject, grader: Any) -> Any:
-    try:
-        method = grader.agrade
-    except AttributeError:
-        method = None
-    if not callable(method):
-        raise NotApplicable("the grader has no agrade")
-    return grader, subject.is_deterministic(grader)
-
-
-def _agrade_agrees(state: tuple[Any, bool], sample: Any) -> str | None:
-    grader, deterministic = state
-    awaited = _compare.agrade(grader, sample)
-    if awaited.raised is not None:
-        return awaited.raised
-    problem = _compare.result_problem(awaited.value, grader.kind, grader.name)
-    if problem is not None:
-        return f"agrade {problem}"
-    if deterministic:
-        found = _disagreement(_compare.grade(grader.grade, sample), awaited)
-        if found is not None:
-            return f"grade and agrade disagree: {found}"
-    return None
-
-
-def _inline_grader(subject: Subject, grader: Any) -> Any:
-    if getattr(grader, "inline", False) is not True:
-        raise NotApplicable("the grader is not marked inline")
-    return grader
-
-
-def _inline_pure(grader: Any, pair: tuple[Any, Any]) -> str | None:
-    sample, other = pair
-    first = _compare.grade(grader.grade, sample)  # also imports whatever it imports lazily
-    _compare.grade(grader.grade, other)
-    with watching() as seen:
-        again = _compare.grade(grader.grade, sample)
-    if seen:
-        return f"an inline grader must be pure, but grading did I/O: {'; '.join(seen[:3])}"
-    found = _disagreement(first, again)
-    if found is not None:
-        return (
-            "an inline grader must be pure, but after grading another sample the same sample "
-            f"gave {found}"
-        )
-    return None
-
-
-def _pickled(subject: Subject, grader: Any) -> Any:
-    if not subject.is_picklable(grader):
-        raise NotApplicable("the grader is declared not picklable")
-    try:
-        copy = pickle.loads(pickle.dumps(grader))
-    except Exception as error:
-        raise Broken(
-            f"the grader does not pickle: {error_text(error)}; process isolation sends graders "
-            "to a child process: keep only options and rebuild the rest in __reduce__, or "
-            "declare picklable = False",
-            subject.config,
-        ) from error
-    return grader, copy, subject.is_deterministic(grader)
-
-
-def _pickles(state: tuple[Any, Any, bool], sample: Any) -> str | None:
-    grader, copy, deterministic = state
-    copied = _compare.grade(copy.grade, sample)
-    if not deterministic:
-        if copied.raised is not None:
-            return f"the unpickled grader: {copied.raised}"
-        return _compare.result_problem(copied.value, grader.kind, grader.name)
-    found = _disagreement(_compare.grade(grader.grade, sample), copied)
-    return None if found is None else f"the grader and its unpickled copy gave {found}"
-
-
 RULES: Final = (
     Rule("resolves", "the kind resolves through the registry to its factory", "kind", _resolves),
     Rule("namespaced", "a kind from outside gradekit is dotted (acme.rouge)", "kind", _namespaced),
@@ -281,33 +147,45 @@ RULES: Final = (
         "well_formed",
         "grade never raises and returns a well-formed GradeResult",
         "sample",
-        _well_formed,
-        _grader,
+        grading.well_formed,
+        grading.the_grader,
     ),
     Rule(
         "deterministic",
         "the same sample always gets the same result",
         "sample",
-        _deterministic,
-        _deterministic_grader,
+        grading.deterministic,
+        grading.deterministic_state,
     ),
-    Rule("leaves_sample", "grading does not change the sample", "sample", _leaves_sample, _grader),
+    Rule(
+        "leaves_sample",
+        "grading does not change the sample",
+        "sample",
+        grading.leaves_sample,
+        grading.the_grader,
+    ),
     Rule(
         "agrade_agrees",
         "agrade, when present, agrees with grade",
         "sample",
-        _agrade_agrees,
-        _agrade_grader,
+        grading.agrade_agrees,
+        grading.agrade_state,
     ),
     Rule(
         "inline_pure",
         "a grader marked inline is pure",
         "sample",
-        _inline_pure,
-        _inline_grader,
+        grading.inline_pure,
+        grading.inline_state,
         pairs=True,
     ),
-    Rule("pickles", "the grader pickles and its copy grades alike", "sample", _pickles, _pickled),
+    Rule(
+        "pickles",
+        "the grader pickles and its copy grades alike",
+        "sample",
+        grading.pickles,
+        grading.pickled_state,
+    ),
     Rule(
         "unknown_option",
         "an unknown option is a ConfigError naming the key",
