@@ -37,18 +37,20 @@ __all__ = ["PROFILE", "Outcome", "check_grader", "contract_settings", "run_rule"
 PROFILE: Final = "gradekit"
 """The hypothesis profile the kit uses instead of its defaults, when one is registered."""
 
-DEFAULT_SETTINGS: Final = hypothesis.settings(max_examples=50, deadline=None, database=None)
+DEFAULT_EXAMPLES: Final = 50
 
 
 def contract_settings(override: hypothesis.settings | None = None) -> hypothesis.settings:
     """The settings a contract search uses: `override`, else the registered `gradekit`
-    profile, else 50 examples with no deadline and no example database."""
+    profile, else the loaded profile with 50 examples and no example database."""
     if override is not None:
         return override
     try:
         return hypothesis.settings.get_profile(PROFILE)
     except InvalidArgument:
-        return DEFAULT_SETTINGS
+        # Made now, not at import: the rest (derandomize, verbosity) follows the profile
+        # loaded when the contract runs.
+        return hypothesis.settings(max_examples=DEFAULT_EXAMPLES, database=None)
 
 
 @attrs.frozen
