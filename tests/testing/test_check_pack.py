@@ -83,3 +83,19 @@ def test_a_distribution_without_kinds_exits_1() -> None:
         r"'gradekit.graders' in its pyproject.toml\n",
         done.stdout,
     )
+
+
+def test_gradekit_itself_undotted_and_without_examples() -> None:
+    done = gradekit("check-pack", "gradekit")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "namespaced" not in done.stdout  # gradekit's own kinds need no dot
+    assert "\n  equality      ok (10 checks passed, 1 not applicable)\n" in done.stdout
+    # Kinds with a required option declare no `examples` (their tests give configs), so the
+    # empty config is rejected, and the message says what to declare.
+    assert (
+        "regex: creates: the factory rejected the example config: ConfigError: invalid "
+        "options for kind 'regex'\n$.pattern: this option is required\n(the factory declares "
+        "no `examples`, so the kind is checked with {}: give the factory an `examples` "
+        "attribute, a sequence of configs that it accepts)\n  config: {}\n"
+        "  Falsifying example: {}\n"
+    ) in done.stdout

@@ -1,9 +1,14 @@
 """Running the contract's rules: one rule on one subject, hypothesis searching the samples.
 
-A sample rule is a search: `hypothesis.find` looks for an example that breaks the rule and
-shrinks it to a minimal one, which becomes the violation's falsifying example. Its settings
-are the kit's modest defaults (50 examples, no deadline, no example database), or the
-hypothesis profile named `gradekit` when one is registered, or what the caller passes.
+The rules about grading are one search per subject: each drawn sample is checked against
+every such rule not broken yet (`_explore`). Only a rule that broke is searched again, alone,
+with `hypothesis.find`, which shrinks its example to a minimal one: the violation's
+falsifying example. Every rule grades its own deep copy of the sample, so a grader that
+changes samples neither hides a violation from the next rule nor alters the example shown.
+
+The settings are the caller's, else the hypothesis profile named `gradekit` when one is
+registered, else the kit's modest defaults (50 examples, no example database); no deadline
+ever applies.
 """
 
 from __future__ import annotations

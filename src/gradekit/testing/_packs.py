@@ -23,6 +23,11 @@ __all__ = ["EXAMPLES_RULE", "Check", "Pack", "PackKind", "find_pack"]
 EXAMPLES_RULE: Final = "examples"
 """The name under which a malformed `examples` attribute is reported."""
 
+_NO_EXAMPLES: Final = (
+    "\n(the factory declares no `examples`, so the kind is checked with {}: give the factory "
+    "an `examples` attribute, a sequence of configs that it accepts)"
+)
+
 
 @attrs.frozen
 class PackKind:
@@ -42,8 +47,11 @@ class PackKind:
         checks = [Check(rule, itself, None) for rule in RULES if rule.scope == "kind"]
         if self.factory is None:
             return checks
+        hint = "" if hasattr(self.factory, "examples") else _NO_EXAMPLES
         for index, config in enumerate(self.configs):
-            subject = Subject(self.kind, config, registry, samples(), factory=self.factory)
+            subject = Subject(
+                self.kind, config, registry, samples(), factory=self.factory, hint=hint
+            )
             checks.extend(Check(rule, subject, index) for rule in RULES if rule.scope != "kind")
         return checks
 

@@ -87,7 +87,8 @@ def _creates(subject: Subject) -> Finding | None:
     try:
         grader = subject.create()
     except Exception as error:
-        return f"the factory rejected the example config: {error_text(error)}", subject.config
+        message = f"the factory rejected the example config: {error_text(error)}"
+        return message + subject.hint, subject.config
     if grader.kind != subject.kind:
         return f"created a grader whose kind is {grader.kind!r}", subject.config
     if grader.name != CONTRACT_NAME:

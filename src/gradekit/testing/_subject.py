@@ -57,6 +57,8 @@ class Subject:
     factory: Any = None
     deterministic: bool | None = None
     picklable: bool | None = None
+    hint: str = ""
+    """Said after a rejected example config: where the config came from and how to fix it."""
     sample_outcomes: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     """The outcomes of the rules about grading, by rule name, once searched (together)."""
 
