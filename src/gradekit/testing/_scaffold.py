@@ -146,9 +146,12 @@ graders:
 
 ```sh
 python3 -m venv .venv && .venv/bin/pip install -e '.[test]'
-.venv/bin/pytest                          # behaviour tests and the gradekit contract
-.venv/bin/gradekit check-pack $dist  # the contract over every kind this pack registers
-.venv/bin/gradekit kinds                  # the pack's kinds, listed beside gradekit's
+# the behaviour tests and the gradekit contract
+.venv/bin/pytest
+# the contract over every kind this pack registers
+.venv/bin/gradekit check-pack $dist
+# the pack's kinds, listed beside gradekit's
+.venv/bin/gradekit kinds
 ```
 
 Add a kind: write its grader (an attrs class whose fields are its options), register it
