@@ -25,9 +25,9 @@ from gradekit._errors import (
 )
 from gradekit._load_context import current_suite_dir
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
-from gradekit.registry.registry import Registry, create, kinds, register
 
 if TYPE_CHECKING:
+    from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
@@ -66,8 +66,14 @@ __all__ = [
     "run_suite",
 ]
 
-# Names served on first access, so their modules (and yaml) load only when used.
+# Names served on first access, so their modules (and yaml) load only when used. The registry
+# too: pytest imports `gradekit.testing.pytest_plugin` in every run of a project that has
+# gradekit installed, and that must not scan entry points or import the registry.
 _LAZY = {
+    "Registry": "gradekit.registry.registry",
+    "create": "gradekit.registry.registry",
+    "kinds": "gradekit.registry.registry",
+    "register": "gradekit.registry.registry",
     "CaseReport": "gradekit.report.model",
     "ResultsLog": "gradekit.run.resume",
     "Selection": "gradekit.run.selection",

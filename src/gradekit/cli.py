@@ -1,4 +1,4 @@
-"""The `gradekit` command: run, validate, compare, kinds, schema, check-pack.
+"""The `gradekit` command: run, validate, compare, kinds, schema, check-pack, new-pack.
 
 A thin layer over the Python API: it parses the arguments, calls `load_suite`, `run_suite` and
 the writers of `gradekit.report`, and prints. Progress goes to stderr; the summary to stdout;
@@ -82,6 +82,11 @@ def _parser() -> argparse.ArgumentParser:
     pack = commands.add_parser("check-pack", help="check every kind a distribution registers")
     pack.add_argument("dist", metavar="DIST", help="the distribution's name")
     pack.set_defaults(handler=_check_pack)
+
+    new_pack = commands.add_parser("new-pack", help="write a ready grader pack to start from")
+    new_pack.add_argument("name", metavar="NAME", help="the pack's namespace, such as acme")
+    new_pack.add_argument("--dest", default=".", metavar="DIR", help="where to write it")
+    new_pack.set_defaults(handler=_new_pack)
     return parser
 
 
@@ -176,7 +181,12 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _check_pack(args: argparse.Namespace) -> int:
-    raise Invalid(
-        f"gradekit: check-pack is not available yet in gradekit {_version()}; to check "
-        f"{args.dist}'s kinds now, run gradekit.testing's contract tests with pytest"
-    )
+    from gradekit.testing._check_pack import main as check_pack
+
+    return check_pack(args.dist, sys.stdout)
+
+
+def _new_pack(args: argparse.Namespace) -> int:
+    from gradekit.testing._scaffold import main as new_pack
+
+    return new_pack(args.name, args.dest, sys.stdout)

@@ -191,10 +191,10 @@ def test_dask_executor_is_refused_clearly(gradekit: Run, mixed_suite: Path) -> N
     )
 
 
-def test_check_pack_is_not_available_yet(gradekit: Run) -> None:
+def test_check_pack_of_a_distribution_that_is_not_installed_exits_2(gradekit: Run) -> None:
     done = gradekit("check-pack", "acme-graders")
     assert done.returncode == 2
-    assert done.stderr.startswith("gradekit: check-pack is not available yet in gradekit ")
+    assert done.stderr.startswith("gradekit: distribution 'acme-graders' is not installed; ")
 
 
 def test_filter_grades_only_matching_cases(

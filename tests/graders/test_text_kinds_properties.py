@@ -1,13 +1,13 @@
 """Properties of the text and number kinds, checked with hypothesis.
 
-Every kind never raises on any text, scores in [0, 1], is deterministic and keeps details
-JSON-safe; equality is invariant under the normalisations it declares; numeric is symmetric in
-how a number is written and exact on decimal values.
+The contract every kind keeps (never raises, a well-formed result, deterministic) is
+gradekit.testing's, checked here over random option combinations; equality is invariant under
+the normalisations it declares; numeric is symmetric in how a number is written and exact on
+decimal values.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from decimal import Decimal
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit._json_check import json_problem
 from gradekit._types import is_well_formed
+from gradekit.testing._compare import difference, result_problem
 
 # -- strategies ---------------------------------------------------------------------------
 
@@ -109,33 +109,28 @@ configs = st.one_of(
 
 
 @given(configs, yaml_scalars, yaml_scalars)
-def test_never_raises_scores_in_range_deterministic_json_safe(
+def test_random_configs_keep_the_contract_and_the_text_kinds_promises(
     config: tuple[str, dict[str, Any]], output: Any, expected: Any
 ) -> None:
+    # The contract's own checks (gradekit.testing, which runs every kind through
+    # GraderContract in tests/testing/test_builtin_contract.py) over option combinations its
+    # fixed example configs do not reach; then what the text kinds promise beyond it.
     kind, options = config
     grader = gradekit.create(kind, config=options)
     sample = Sample(output=output, expected=expected)
     result = grader.grade(sample)
-    assert isinstance(result, GradeResult)
-    assert (result.kind, result.name) == (kind, kind)
-    assert 0.0 <= result.score <= 1.0
-    assert result.outcome in {"pass", "fail", "error"}
-    assert result.passed == (result.outcome == "pass")
+    assert result_problem(result, kind, kind) is None
+    assert difference(result, grader.grade(sample)) is None
+    assert difference(result, gradekit.create(kind, config=options).grade(sample)) is None
     assert result.message
     if result.outcome == "error":
         assert result.error == f"ValueError: {result.message}"
-    json.dumps(result.details, allow_nan=False)
-    # Well-formed as the runner checks it: the kinds marked `well_formed` are not checked.
-    assert type(result) is GradeResult and type(result.passed) is bool
-    assert json_problem(result.details) is None
+    # The kinds marked `well_formed` are not checked again by the batch runner, which trusts
+    # them to return exactly a GradeResult.
+    assert type(result) is GradeResult
     assert is_well_formed(grader.grade) is (
         kind in {"equality", "numeric", "contains", "not_contains"}
     )
-    named = gradekit.create(kind, name="custom", config=options).grade(sample)
-    assert (named.kind, named.name) == (kind, "custom")
-    again = gradekit.create(kind, config=options).grade(sample)
-    assert again == result
-    assert grader.grade(sample) == result
 
 
 # -- equality -------------------------------------------------------------------------------

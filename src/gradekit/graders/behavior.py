@@ -13,6 +13,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample, ToolCall
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher
+from gradekit.graders._text import rebuilt
 
 __all__ = ["Behavior"]
 
@@ -111,6 +112,10 @@ class Behavior:
                 + ", ".join(_CONSTRAINTS)
             )
         object.__setattr__(self, "_expected", _expected_calls(self.expected_calls))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as its options: the argument matchers are closures, rebuilt from them."""
+        return rebuilt(self)
 
     def grade(self, sample: Sample) -> GradeResult:
         """Check the tool calls in scope against every constraint."""

@@ -16,7 +16,7 @@ import attrs
 
 from gradekit.registry.builtin_kinds import KIND_PATTERN
 
-__all__ = ["PluginEntry", "PluginScan", "refusal", "scan"]
+__all__ = ["PluginEntry", "PluginScan", "metadata", "refusal", "scan"]
 
 
 @attrs.frozen
@@ -54,7 +54,9 @@ def refusal(kind: str, distribution: str) -> str | None:
     return None
 
 
-def _metadata() -> Any:
+def metadata() -> Any:
+    """The importlib metadata module: the importlib-metadata backport before 3.12 (its entry
+    point API is the newer one), else the standard library's."""
     if sys.version_info < (3, 12):
         try:
             import importlib_metadata
@@ -102,7 +104,7 @@ def scan(group: str, *, own: str | None) -> PluginScan:
     own_version: str | None = None
     seen: set[tuple[str, str]] = set()
     described: dict[int, tuple[str, str]] = {}
-    for entry_point in _metadata().entry_points(group=group):
+    for entry_point in metadata().entry_points(group=group):
         dist = entry_point.dist
         if dist is None:
             name, version = "<unknown>", "?"

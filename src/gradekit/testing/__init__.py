@@ -1,0 +1,69 @@
+"""gradekit.testing: the contract kit for grader packs, and hypothesis strategies.
+
+- `GraderContract`: subclass it in a pack's tests, set `kind` and `configs`; its test methods
+  are the contract every grader kind keeps (docs/testing-kit.md lists the rules).
+- `check_grader(kind, config)`: the same contract without pytest; returns `Violation`s, each
+  with its falsifying example.
+- Strategies: `samples()`, `tool_calls()`, `texts()`, `numbers_as_text()`, `grade_results()`,
+  `grader_entries()`.
+- A pytest plugin (`pytest --gradekit-pack DIST`) and `gradekit check-pack DIST` run the
+  contract over every kind an installed distribution registers.
+
+Needs the `testing` extra (`pip install 'gradekit[testing]'`: hypothesis and pytest). Names
+are loaded on first use, so importing the pytest plugin imports neither hypothesis nor the
+registry.
+
+May import: every package but the command line (it checks kinds as the runner would use them),
+hypothesis and pytest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gradekit.testing._contract import GraderContract
+    from gradekit.testing._engine import check_grader
+    from gradekit.testing._samples import samples
+    from gradekit.testing._strategies import grade_results, grader_entries, tool_calls
+    from gradekit.testing._text import numbers_as_text, texts
+    from gradekit.testing._violation import Violation
+
+__all__ = [
+    "GraderContract",
+    "Violation",
+    "check_grader",
+    "grade_results",
+    "grader_entries",
+    "numbers_as_text",
+    "samples",
+    "texts",
+    "tool_calls",
+]
+
+_LAZY = {
+    "GraderContract": "gradekit.testing._contract",
+    "Violation": "gradekit.testing._violation",
+    "check_grader": "gradekit.testing._engine",
+    "grade_results": "gradekit.testing._strategies",
+    "grader_entries": "gradekit.testing._strategies",
+    "samples": "gradekit.testing._samples",
+    "tool_calls": "gradekit.testing._strategies",
+    "numbers_as_text": "gradekit.testing._text",
+    "texts": "gradekit.testing._text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gradekit.testing' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,207 @@
+"""The contract every grader kind keeps: each rule once, as a check function.
+
+GraderContract's test methods, `check_grader`, the pytest plugin and `gradekit check-pack` all
+run these same rules through `_engine`. A rule has a scope:
+
+- `kind`: about the kind itself; `check(subject)` returns (message, example) or None.
+- `config`: about creating graders from options; same signature, the example is a config.
+- `sample`: about grading; `prepare(subject, grader)` gives the state the check needs (or
+  raises NotApplicable for an ability the grader lacks, Broken for a failure found before any
+  sample), then `check(state, example)` returns a message or None for each drawn example,
+  which hypothesis searches and shrinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+import attrs
+
+from gradekit._errors import ConfigError, GradekitError
+from gradekit._types import error_text
+from gradekit.testing import _grading_rules as grading
+from gradekit.testing._subject import CONTRACT_NAME, NotApplicable, Subject, canonical_name
+from gradekit.testing._wrong_types import wrong_values
+
+__all__ = ["RULES", "Rule", "rule_named"]
+
+Finding = tuple[str, Any]
+UNKNOWN_OPTION: Final = "no_such_option_of_the_contract"
+
+
+@attrs.frozen
+class Rule:
+    """One rule of the contract: its name, the sentence it checks, its scope and its check."""
+
+    name: str
+    summary: str
+    scope: Literal["kind", "config", "sample"]
+    check: Callable[..., Any]
+    prepare: Callable[[Subject, Any], Any] | None = None
+    pairs: bool = False
+
+
+# -- the kind ---------------------------------------------------------------------------
+
+
+def _resolves(subject: Subject) -> Finding | None:
+    try:
+        factory = subject.registry.factory(subject.kind)
+    except GradekitError as error:
+        return f"the registry cannot resolve the kind: {error}", subject.kind
+    if subject.factory is not None and factory is not subject.factory:
+        return (
+            f"the kind resolves to {factory!r}, not to the pack's factory {subject.factory!r}",
+            subject.kind,
+        )
+    return None
+
+
+def _from_gradekit(distribution: str, value: str) -> bool:
+    if distribution == "<registered>":
+        return value.startswith("gradekit.")
+    return canonical_name(distribution) == "gradekit"
+
+
+def _namespaced(subject: Subject) -> Finding | None:
+    if "." in subject.kind:
+        return None
+    sources = [info for info in subject.registry.describe() if info.kind == subject.kind]
+    foreign = [info for info in sources if not _from_gradekit(info.distribution, info.value)]
+    if not foreign:
+        return None
+    source = foreign[0]
+    return (
+        f"kind '{subject.kind}' from {source.distribution} ({source.value}) has no namespace: "
+        f"names without a dot are gradekit's own kinds; name it after your pack, such as "
+        f"'acme.{subject.kind}'",
+        subject.kind,
+    )
+
+
+# -- creating graders --------------------------------------------------------------------
+
+
+def _creates(subject: Subject) -> Finding | None:
+    try:
+        grader = subject.create()
+    except Exception as error:
+        message = f"the factory rejected the example config: {error_text(error)}"
+        return message + subject.hint, subject.config
+    if grader.kind != subject.kind:
+        return f"created a grader whose kind is {grader.kind!r}", subject.config
+    if grader.name != CONTRACT_NAME:
+        return (
+            f"created with name {CONTRACT_NAME!r}, the grader is named {grader.name!r}: a "
+            "factory must give its grader the name it is called with",
+            subject.config,
+        )
+    return None
+
+
+def _names(error: ConfigError, key: str) -> bool:
+    return any(problem.path[:1] == (key,) for problem in error.problems) or key in str(error)
+
+
+def _rejected(subject: Subject, config: dict[str, Any], key: str, what: str) -> Finding | None:
+    try:
+        subject.create(config)
+    except ConfigError as error:
+        if _names(error, key):
+            return None
+        return f"the ConfigError for {what} does not name '{key}': {error}", config
+    except Exception as error:
+        return f"{what} raised {error_text(error)}, not a ConfigError naming '{key}'", config
+    return f"{what} was accepted: a ConfigError naming '{key}' was expected", config
+
+
+def _unknown_option(subject: Subject) -> Finding | None:
+    config = {**subject.config, UNKNOWN_OPTION: True}
+    return _rejected(subject, config, UNKNOWN_OPTION, f"the unknown option '{UNKNOWN_OPTION}'")
+
+
+def _wrong_type(subject: Subject) -> Finding | None:
+    try:
+        options = subject.registry.options_class(subject.kind)
+        tries = list(wrong_values(options, subject.config))
+    except (GradekitError, TypeError) as error:
+        raise NotApplicable(f"the kind's options cannot be read: {error}") from error
+    if not tries:
+        raise NotApplicable(
+            "no option with a plain type (bool, number, string, list, mapping) to give a wrong "
+            "value to; declare the options as an attrs class (or `options_class`)"
+        )
+    for key, value in tries:
+        what = f"option '{key}' set to {value!r} ({type(value).__name__})"
+        found = _rejected(subject, {**subject.config, key: value}, key, what)
+        if found is not None:
+            return found
+    return None
+
+
+RULES: Final = (
+    Rule("resolves", "the kind resolves through the registry to its factory", "kind", _resolves),
+    Rule("namespaced", "a kind from outside gradekit is dotted (acme.rouge)", "kind", _namespaced),
+    Rule("creates", "the factory returns a Grader of this kind and name", "config", _creates),
+    Rule(
+        "well_formed",
+        "grade never raises and returns a well-formed GradeResult",
+        "sample",
+        grading.well_formed,
+        grading.the_grader,
+    ),
+    Rule(
+        "deterministic",
+        "the same sample always gets the same result",
+        "sample",
+        grading.deterministic,
+        grading.deterministic_state,
+    ),
+    Rule(
+        "leaves_sample",
+        "grading does not change the sample",
+        "sample",
+        grading.leaves_sample,
+        grading.the_grader,
+    ),
+    Rule(
+        "agrade_agrees",
+        "agrade, when present, agrees with grade",
+        "sample",
+        grading.agrade_agrees,
+        grading.agrade_state,
+    ),
+    Rule(
+        "inline_pure",
+        "a grader marked inline is pure",
+        "sample",
+        grading.inline_pure,
+        grading.inline_state,
+        pairs=True,
+    ),
+    Rule(
+        "pickles",
+        "the grader pickles and its copy grades alike",
+        "sample",
+        grading.pickles,
+        grading.pickled_state,
+    ),
+    Rule(
+        "unknown_option",
+        "an unknown option is a ConfigError naming the key",
+        "config",
+        _unknown_option,
+    ),
+    Rule(
+        "wrong_type", "a wrong-typed option is a ConfigError naming the key", "config", _wrong_type
+    ),
+)
+
+
+def rule_named(name: str) -> Rule:
+    """The rule called `name` (KeyError for an unknown name)."""
+    for rule in RULES:
+        if rule.name == name:
+            return rule
+    raise KeyError(name)

@@ -1,0 +1,236 @@
+"""check_grader finds each deliberately broken grader of the installed acme-broken pack, with a
+falsifying example that really breaks it, and finds nothing in the acme-clean pack."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+from typing import Any, ClassVar
+
+import attrs
+import pytest
+from hypothesis import strategies as st
+
+from gradekit import ConfigError, GradeResult, Registry, Sample
+from gradekit.testing import Violation, check_grader, samples
+
+
+def rules(violations: list[Violation]) -> list[str]:
+    return sorted(violation.rule for violation in violations)
+
+
+def words(value: Any) -> list[str]:
+    return ("" if value is None else str(value)).split()
+
+
+def test_a_grader_that_raises_on_empty_text(pack_registry: Registry) -> None:
+    (violation,) = check_grader("acme.first_word", registry=pack_registry)
+    assert (violation.kind, violation.rule) == ("acme.first_word", "well_formed")
+    assert violation.message.startswith("grade raised IndexError: list index out of range (at ")
+    assert "acme_broken/__init__.py" in violation.message
+    assert violation.config == {}
+    assert words(violation.example.output) == []
+    with pytest.raises(IndexError):
+        pack_registry.create("acme.first_word").grade(violation.example)
+    assert str(violation).splitlines()[-1] == f"  Falsifying example: {_shown(violation)}"
+
+
+def _shown(violation: Violation) -> str:
+    from gradekit.testing._violation import show
+
+    return show(violation.example)
+
+
+def test_a_grader_that_scores_above_one(pack_registry: Registry) -> None:
+    (violation,) = check_grader("acme.token_f1", registry=pack_registry)
+    assert violation.rule == "well_formed"
+    assert "grade raised ValueError: score must be a finite number in [0, 1], got " in (
+        violation.message
+    )
+    with pytest.raises(ValueError, match=r"score must be a finite number in \[0, 1\]"):
+        pack_registry.create("acme.token_f1").grade(violation.example)
+    # The grader's other rules hold: only the score is wrong.
+    assert set(words(violation.example.output)) & set(words(violation.example.expected))
+
+
+def test_a_grader_that_is_not_deterministic(pack_registry: Registry) -> None:
+    violations = check_grader("acme.judge", registry=pack_registry)
+    assert rules(violations) == ["deterministic", "pickles"]
+    deterministic = next(v for v in violations if v.rule == "deterministic")
+    assert re.fullmatch(
+        r"grading the same sample twice gave (passed|score) \S+ then \S+", deterministic.message
+    )
+    grader = pack_registry.create("acme.judge")
+    assert grader.grade(deterministic.example).score != grader.grade(deterministic.example).score
+    # Declared not deterministic, it keeps the contract.
+    assert check_grader("acme.judge", registry=pack_registry, deterministic=False) == []
+
+
+def test_a_grader_that_changes_its_sample(pack_registry: Registry) -> None:
+    (violation,) = check_grader("acme.normalised", registry=pack_registry)
+    assert violation.rule == "leaves_sample"
+    assert violation.message.startswith("grading changed the sample's metadata: it was {")
+    assert "it is now {" in violation.message and "'normalised_output': " in violation.message
+    # The falsifying example is the sample as it was before grading; grading changes it.
+    sample = copy.deepcopy(violation.example)
+    assert "normalised_output" not in sample.metadata
+    pack_registry.create("acme.normalised").grade(sample)
+    assert "normalised_output" in sample.metadata
+
+
+def test_a_grader_that_does_not_pickle(pack_registry: Registry) -> None:
+    (violation,) = check_grader("acme.locked", registry=pack_registry)
+    assert violation.rule == "pickles"
+    assert violation.message.startswith(
+        "the grader does not pickle: TypeError: cannot pickle '_thread.lock' object; "
+    )
+    assert violation.example == {}
+    with pytest.raises(TypeError):
+        pickle.dumps(pack_registry.create("acme.locked"))
+    assert check_grader("acme.locked", registry=pack_registry, picklable=False) == []
+
+
+def test_a_factory_that_ignores_unknown_and_wrong_options(pack_registry: Registry) -> None:
+    violations = check_grader("acme.lenient", {"threshold": 0.5}, registry=pack_registry)
+    assert rules(violations) == ["unknown_option", "wrong_type"]
+    unknown, wrong = sorted(violations, key=lambda v: v.rule)
+    assert unknown.message == (
+        "the unknown option 'no_such_option_of_the_contract' was accepted: a ConfigError "
+        "naming 'no_such_option_of_the_contract' was expected"
+    )
+    assert unknown.example == {"threshold": 0.5, "no_such_option_of_the_contract": True}
+    pack_registry.create("acme.lenient", config=unknown.example)  # accepted: the bug
+    assert wrong.example == {"threshold": "abc"}
+    assert wrong.message == (
+        "option 'threshold' set to 'abc' (str) raised ValueError: could not convert string to "
+        "float: 'abc', not a ConfigError naming 'threshold'"
+    )
+
+
+def test_an_inline_grader_that_does_io(pack_registry: Registry) -> None:
+    (violation,) = check_grader("acme.logged", registry=pack_registry)
+    assert violation.rule == "inline_pure"
+    assert violation.message.startswith("an inline grader must be pure, but grading did I/O: open(")
+    assert "'a')" in violation.message
+    sample, other = violation.example
+    assert isinstance(sample, Sample) and isinstance(other, Sample)
+
+
+def test_an_undotted_third_party_kind(pack_registry: Registry) -> None:
+    (violation,) = check_grader("shout", registry=pack_registry)
+    assert violation.rule == "namespaced"
+    assert violation.message == (
+        "kind 'shout' from acme-broken (acme_broken:Shout) has no namespace: names without a "
+        "dot are gradekit's own kinds; name it after your pack, such as 'acme.shout'"
+    )
+    assert violation.example == "shout"
+    assert violation.config is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"),
+    [("acme.shout", {}), ("acme.shout", {"min_length": 3}), ("acme.length", {"limit": 5})],
+)
+def test_kinds_that_keep_the_contract_have_no_violation(
+    pack_registry: Registry, kind: str, config: dict[str, Any]
+) -> None:
+    assert check_grader(kind, config, registry=pack_registry) == []
+
+
+def test_a_config_the_kind_rejects_is_one_violation(pack_registry: Registry) -> None:
+    violations = check_grader("acme.token_f1", {"minimum": "x"}, registry=pack_registry)
+    assert [(v.rule, v.example) for v in violations] == [("creates", {"minimum": "x"})]
+    assert violations[0].message.startswith(
+        "the factory rejected the example config: ConfigError: invalid options for kind"
+    )
+
+
+def test_an_unknown_kind_does_not_resolve() -> None:
+    violations = check_grader("acme.nothing", registry=Registry(entry_points=False))
+    assert rules(violations) == ["creates", "resolves"]
+    resolves = next(v for v in violations if v.rule == "resolves")
+    assert resolves.message.startswith(
+        "the registry cannot resolve the kind: unknown grader kind 'acme.nothing'"
+    )
+
+
+# -- graders written here, for what the test packs do not show -----------------------------
+
+
+class Tally:
+    """A user object smuggled into metadata: freezing a sample leaves it as it is."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tally:
+        copied = Tally()
+        copied.seen = list(self.seen)
+        return copied
+
+
+@attrs.frozen
+class Counting:
+    """Records every grade in the sample's `tally` metadata object."""
+
+    kind: ClassVar[str] = "acme.counting"
+    name: str = attrs.field(kw_only=True, default="acme.counting")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        tally = sample.metadata.get("tally")
+        if isinstance(tally, Tally):
+            tally.seen.append(str(sample.output))
+        return GradeResult(self.kind, self.name, True, 1.0, "counted")
+
+
+def test_a_mutable_object_smuggled_in_metadata_is_seen_changing() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.counting", Counting)
+    with_tally = samples().map(lambda s: attrs.evolve(s, metadata={"tally": Tally()}))
+    (violation,) = check_grader("acme.counting", registry=registry, samples=with_tally)
+    assert violation.rule == "leaves_sample"
+    assert violation.message.startswith("grading changed the sample's metadata: it was {'tally': ")
+    assert violation.example.metadata["tally"].seen == []
+    # Without such an object the same grader keeps the contract.
+    assert check_grader("acme.counting", registry=registry) == []
+
+
+@attrs.frozen
+class Hurried:
+    """Its agrade takes a shortcut that grade does not: it never fails an empty output."""
+
+    kind: ClassVar[str] = "acme.hurried"
+    name: str = attrs.field(kw_only=True, default="acme.hurried")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        ok = bool(sample.output)
+        return GradeResult(self.kind, self.name, ok, float(ok), "graded")
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        return GradeResult(self.kind, self.name, True, 1.0, "graded")
+
+
+def test_an_agrade_that_disagrees_with_grade() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.hurried", Hurried)
+    (violation,) = check_grader("acme.hurried", registry=registry)
+    assert violation.rule == "agrade_agrees"
+    assert violation.message == "grade and agrade disagree: passed False then True"
+    assert not violation.example.output
+
+
+def test_a_factory_that_ignores_the_name_it_is_given() -> None:
+    def factory(name: str, config: Any) -> Hurried:
+        if config:
+            raise ConfigError("no options", [])
+        return Hurried()
+
+    registry = Registry(entry_points=False)
+    registry.register("acme.hurried", factory)
+    violations = check_grader("acme.hurried", registry=registry, samples=st.just(Sample()))
+    assert [v.rule for v in violations] == ["creates"]
+    assert violations[0].message == (
+        "created with name 'contract-grader', the grader is named 'acme.hurried': a factory "
+        "must give its grader the name it is called with"
+    )

@@ -1,0 +1,101 @@
+"""`gradekit check-pack DIST`, run as a user runs it, on really installed distributions."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def gradekit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    command = Path(sys.executable).parent / "gradekit"
+    return subprocess.run(
+        [str(command), *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def test_a_broken_pack_lists_every_violation_with_its_example(pack_env: dict[str, str]) -> None:
+    done = gradekit("check-pack", "acme-broken", env=pack_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "checking acme-broken 1.0: 9 kinds"
+    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE)[:9])
+    assert status == {
+        "acme.bad_examples": "1 violation",
+        "acme.first_word": "1 violation",
+        "acme.judge": "2 violations",
+        "acme.lenient": "2 violations",
+        "acme.locked": "1 violation",
+        "acme.logged": "1 violation",
+        "acme.normalised": "1 violation",
+        "acme.token_f1": "1 violation",
+        "shout": "1 violation",
+    }
+    violations = re.findall(r"^(\S+): (\w+): ", done.stdout, re.MULTILINE)
+    assert sorted(violations) == [
+        ("acme.bad_examples", "examples"),
+        ("acme.first_word", "well_formed"),
+        ("acme.judge", "deterministic"),
+        ("acme.judge", "pickles"),
+        ("acme.lenient", "unknown_option"),
+        ("acme.lenient", "wrong_type"),
+        ("acme.locked", "pickles"),
+        ("acme.logged", "inline_pure"),
+        ("acme.normalised", "leaves_sample"),
+        ("acme.token_f1", "well_formed"),
+        ("shout", "namespaced"),
+    ]
+    assert done.stdout.count("\n  Falsifying example: ") == 11
+    assert "\n  Falsifying example: Sample(" in done.stdout
+    assert lines[-1] == "acme-broken 1.0: 11 violations in 9 of 9 kinds"
+
+
+def test_a_clean_pack_exits_0(pack_env: dict[str, str]) -> None:
+    done = gradekit("check-pack", "acme_clean", env=pack_env)  # any spelling of the name
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        "checking acme-clean 1.0: 2 kinds",
+        "  acme.length  ok (18 checks passed, 2 not applicable)",
+        "  acme.shout   ok (18 checks passed, 2 not applicable)",
+        "acme-clean 1.0: every kind keeps the contract",
+    ]
+
+
+@pytest.mark.parametrize("dist", ["acme-nowhere"])
+def test_a_distribution_that_is_not_installed_exits_2(dist: str) -> None:
+    done = gradekit("check-pack", dist)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"gradekit: distribution '{dist}' is not installed; install it first "
+        f"(pip install {dist}) or check its name (pip list)\n"
+    )
+
+
+def test_a_distribution_without_kinds_exits_1() -> None:
+    done = gradekit("check-pack", "attrs")
+    assert done.returncode == 1
+    assert re.fullmatch(
+        r"attrs \S+: registers no grader kinds; declare them as entry points of group "
+        r"'gradekit.graders' in its pyproject.toml\n",
+        done.stdout,
+    )
+
+
+def test_gradekit_itself_undotted_and_without_examples() -> None:
+    done = gradekit("check-pack", "gradekit")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "namespaced" not in done.stdout  # gradekit's own kinds need no dot
+    assert "\n  equality      ok (10 checks passed, 1 not applicable)\n" in done.stdout
+    # Kinds with a required option declare no `examples` (their tests give configs), so the
+    # empty config is rejected, and the message says what to declare.
+    assert (
+        "regex: creates: the factory rejected the example config: ConfigError: invalid "
+        "options for kind 'regex'\n$.pattern: this option is required\n(the factory declares "
+        "no `examples`, so the kind is checked with {}: give the factory an `examples` "
+        "attribute, a sequence of configs that it accepts)\n  config: {}\n"
+        "  Falsifying example: {}\n"
+    ) in done.stdout
