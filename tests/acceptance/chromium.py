@@ -143,6 +143,21 @@ class Browser:
             raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
         return reply["result"].get("value")
 
+    def resize(self, width: int, height: int) -> None:
+        """Give the page a window of `width` x `height` CSS pixels."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+
+    def screenshot(self, path: Path) -> Path:
+        """Save what the page shows now as a PNG at `path`."""
+        import base64
+
+        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+        path.write_bytes(base64.b64decode(data))
+        return path
+
     def close(self) -> None:
         """Stop Chromium and remove its profile."""
         os.close(self._to_chrome)
