@@ -12,7 +12,8 @@ was parsed (`data-loaded-ms`: from then on any case opens). Then the first row i
 the time until its detail shows is measured.
 
     .venv/bin/python bench/html_viewer.py --cases 10000 200000 --repeat 3
-    .venv/bin/python bench/html_viewer.py --cases 10000 --pythonpath /tmp/old/src   # an older writer
+    # the same cases written by an older checkout's writer:
+    .venv/bin/python bench/html_viewer.py --cases 10000 --pythonpath /tmp/old/src
 """
 
 from __future__ import annotations
@@ -31,10 +32,35 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-WORDS = (
-    "the agent answered order refund weather city total price growth rate tool search file "
-    "report build test passed failed error user assistant system query result value ticket"
-).split()
+WORDS = [
+    "the",
+    "agent",
+    "answered",
+    "order",
+    "refund",
+    "weather",
+    "city",
+    "total",
+    "price",
+    "growth",
+    "rate",
+    "tool",
+    "search",
+    "file",
+    "report",
+    "build",
+    "test",
+    "passed",
+    "failed",
+    "error",
+    "user",
+    "assistant",
+    "system",
+    "query",
+    "result",
+    "value",
+    "ticket",
+]
 TAGS = ["smoke", "regression", "math", "retrieval", "tools", "long"]
 
 
@@ -47,8 +73,10 @@ def _result(rng: random.Random, kind: str, outcome: str, output: str, expected: 
     error = "ValueError: the grader could not read the output" if outcome == "error" else None
     details: Any = None
     if kind == "equality":
-        message = f"output equals expected {expected!r}" if passed else (
-            f"expected {expected!r}, got {output!r}"
+        message = (
+            f"output equals expected {expected!r}"
+            if passed
+            else (f"expected {expected!r}, got {output!r}")
         )
         details = None if passed else {"output": output, "expected": expected}
     elif kind == "contains":
@@ -121,8 +149,14 @@ def generate(count: int, seed: int = 14) -> Iterator[dict]:
         if draw >= 0.97:  # the first turn's error ends the case: the second is skipped
             turns[0] = _turn(rng, 0, "error", tools)
             turns.append(
-                {"index": 1, "passed": False, "score": 0.0, "errored": False, "results": [],
-                 "skipped": True}
+                {
+                    "index": 1,
+                    "passed": False,
+                    "score": 0.0,
+                    "errored": False,
+                    "results": [],
+                    "skipped": True,
+                }
             )
             outcome = "error"
         yield {
@@ -200,10 +234,14 @@ def open_in_chromium(page: Path, timeout: float) -> dict[str, float | None]:
         browser.call("Page.navigate", {"url": page.resolve().as_uri()})
         first = _wait(browser, FIRST_SCREEN, timeout)
         first_wall = time.monotonic() - started
-        rows = browser.evaluate("document.querySelectorAll('.row.case:not([hidden]), tr.case').length")
+        rows = browser.evaluate(
+            "document.querySelectorAll('.row.case:not([hidden]), tr.case').length"
+        )
         loaded = _wait(
-            browser, "document.body && (document.body.dataset.loadedMs || (document.body.dataset"
-            ".ready === 'true' && !document.getElementById('gk-index') ? 'old' : null))", timeout
+            browser,
+            "document.body && (document.body.dataset.loadedMs || (document.body.dataset"
+            ".ready === 'true' && !document.getElementById('gk-index') ? 'old' : null))",
+            timeout,
         )
         loaded = first if loaded == "old" else loaded
         loaded_wall = time.monotonic() - started
@@ -213,7 +251,9 @@ def open_in_chromium(page: Path, timeout: float) -> dict[str, float | None]:
             ".click()"
         )
         opened = _wait(
-            browser, "!!document.querySelector('#case-detail .turn, tr.case details[open]')", timeout
+            browser,
+            "!!document.querySelector('#case-detail .turn, tr.case details[open]')",
+            timeout,
         )
         open_wall = time.monotonic() - clicked
         return {
@@ -252,7 +292,9 @@ def main() -> None:
                 [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
             )
             sizes = json.loads(done.stdout)
-            runs = [open_in_chromium(folder / "report.html", args.timeout) for _ in range(args.repeat)]
+            runs = [
+                open_in_chromium(folder / "report.html", args.timeout) for _ in range(args.repeat)
+            ]
 
             def median(key: str, runs: list[dict[str, Any]] = runs) -> str:
                 values = [run[key] for run in runs if run[key] is not None]

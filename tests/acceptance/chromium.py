@@ -137,8 +137,11 @@ class Browser:
             time.sleep(0.05)
 
     def evaluate(self, expression: str) -> Any:
-        """The value of a JavaScript expression in the page."""
-        reply = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        """The value of a JavaScript expression in the page (a promise's, once settled)."""
+        reply = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in reply:
             raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
         return reply["result"].get("value")

@@ -10,6 +10,7 @@ loaded suite), so the writers can be tested on what they will be given.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import textwrap
 from pathlib import Path
@@ -21,7 +22,8 @@ from gradekit.report.model import SuiteReport
 
 NASTY = (
     "</script><script>window.pwned = 1</script> <!-- <script> & &amp; <b>bold</b> ]]> "
-    "nul\x00 bell\x07 esc\x1b[31m vt\x0b ff\x0c nonchar\ufffe\uffff del\x7f `tick` *star* _u_ | pipe"
+    "nul\x00 bell\x07 esc\x1b[31m vt\x0b ff\x0c nonchar\ufffe\uffff del\x7f "
+    "`tick` *star* _u_ | pipe"
 )
 """An output full of what breaks reports: markup, entities, CDATA ends, control characters,
 characters XML cannot hold, Markdown's emphasis and code marks."""
@@ -55,7 +57,9 @@ def explode(ctx):
 def agent_suite(folder: Path) -> Path:
     """A suite with every outcome: passing, failing, errored, skipped turns, tool calls, a
     transcript, tags, and outputs full of markup and control characters."""
-    (folder / "graders.py").write_text(textwrap.dedent(AGENT_GRADERS))
+    # One module name per folder: code graders' modules are shared by a whole process.
+    module = "agent_graders_" + hashlib.sha1(str(folder).encode()).hexdigest()[:12]
+    (folder / f"{module}.py").write_text(textwrap.dedent(AGENT_GRADERS))
     dataset = [
         {
             "name": "transcript-refund",
@@ -109,7 +113,7 @@ def agent_suite(folder: Path) -> Path:
                   - output: "b"
                     graders: [{kind: contains, values: [b]}]
             """
-        )
+        ).replace("graders:explode", f"{module}:explode")
     )
     return folder / "suite.yaml"
 

@@ -56,7 +56,12 @@ def test_page_loads_and_lists_failures_and_errors_first(report: Path) -> None:
         "errored": "1 errored",
     }
     assert page.get_element_by_id("shown").text_content() == "4 of 4 cases shown"
-    assert _rows(dom) == [("bad", "fail"), ("broken", "error"), ("good", "pass"), ("two-turns", "pass")]
+    assert _rows(dom) == [
+        ("bad", "fail"),
+        ("broken", "error"),
+        ("good", "pass"),
+        ("two-turns", "pass"),
+    ]
     # The errored case shows no score, never one that looks like a success or a failure.
     (broken,) = page.xpath("//div[@data-name='broken']")
     assert broken.find_class("c-score")[0].text_content() == "no score"

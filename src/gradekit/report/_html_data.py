@@ -22,6 +22,7 @@ cases stream past, the other columns into compact arrays.
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import tempfile
@@ -65,8 +66,8 @@ class ViewerData:
 
     def __init__(self) -> None:
         self.count = 0
-        self._cases: IO[bytes] = tempfile.TemporaryFile()
-        self._names: IO[bytes] = tempfile.TemporaryFile()
+        self._cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self._names: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self._chunk_starts = array("I")
         self._chunk_cases = 0
         self._chunk_bytes = 0
@@ -110,7 +111,9 @@ class ViewerData:
     def _add_line(self, line: bytes) -> None:
         if self._chunk_cases == 0:
             self._chunk_starts.append(self.count)
-            opening = f'<script type="application/x-ndjson" id="gk-cases-{len(self._chunk_starts) - 1}">'
+            opening = (
+                f'<script type="application/x-ndjson" id="gk-cases-{len(self._chunk_starts) - 1}">'
+            )
             self._cases.write(opening.encode())
         else:
             self._cases.write(b"\n")
@@ -149,7 +152,7 @@ class ViewerData:
         for start, part in _slices(values):
             if start:
                 out.write(b",")
-            items = [None if value != value else value for value in part]  # NaN -> null
+            items = [None if math.isnan(value) else value for value in part]  # NaN: null
             out.write(json.dumps(items)[1:-1].encode())
         out.write(b"]")
 

@@ -48,7 +48,8 @@ def _message(message: Any) -> str:
     content = message.get("content")
     if isinstance(content, Sequence) and not isinstance(content, str):
         content = "\n".join(
-            part["text"] if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+            part["text"]
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
             else value_text(part)
             for part in content
         )
@@ -56,7 +57,8 @@ def _message(message: Any) -> str:
     calls = message.get("tool_calls")
     if isinstance(calls, Sequence) and calls:
         named = [
-            value_text(call.get("function", {}).get("name", "?")) if isinstance(call, Mapping)
+            value_text(call.get("function", {}).get("name", "?"))
+            if isinstance(call, Mapping)
             else value_text(call)
             for call in calls
         ]

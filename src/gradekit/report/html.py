@@ -89,7 +89,8 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
 
 
 _VIEWER = """<nav class="filters" id="toolbar">
-<input id="filter" type="search" placeholder="Filter by name (glob: * ?)" aria-label="Filter cases by name">
+<input id="filter" type="search" placeholder="Filter by name (glob: * ?)"
+ aria-label="Filter cases by name">
 <select id="outcome" aria-label="Outcome"><option value="">every outcome</option>
 <option value="fail">failed</option><option value="error">errored</option>
 <option value="pass">passed</option></select>

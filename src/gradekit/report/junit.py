@@ -178,9 +178,7 @@ def write_junit(
 def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], body: TextIO) -> None:
     timestamp = datetime.datetime.now().replace(microsecond=0).isoformat()
     hostname = socket.gethostname() or "localhost"
-    totals = (
-        f'tests="{counts["tests"]}" failures="{counts["fail"]}" errors="{counts["error"]}"'
-    )
+    totals = f'tests="{counts["tests"]}" failures="{counts["fail"]}" errors="{counts["error"]}"'
     time = f'time="{_seconds(report.duration_ms)}"'
     name = _attr(report.suite)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
