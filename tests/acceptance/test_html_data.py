@@ -104,3 +104,16 @@ def test_reports_without_samples_embed_the_case_reports(tmp_path: Path) -> None:
     index, cases, _ = _read(tmp_path / "r.html")
     assert cases == [case.to_dict() for case in report.cases]
     assert index["tags"] == [] and index["tc"] == [0] * 6
+
+
+def test_a_results_logs_lines_are_embedded_as_they_are(tmp_path: Path) -> None:
+    report = sample_reports.run(sample_reports.agent_suite(tmp_path))
+    texts = [
+        json.dumps(case.to_dict(), indent=None, separators=(",", ":")) for case in report.cases
+    ]
+    texts[0] = json.dumps(report.cases[0].to_dict(), indent=2)  # several lines: encoded again
+    write_html(report, tmp_path / "r.html", cases=texts)
+    page = (tmp_path / "r.html").read_text()
+    _, cases, _ = _read(tmp_path / "r.html")
+    assert cases == [case.to_dict() for case in report.cases]
+    assert script_safe(texts[1]) in page

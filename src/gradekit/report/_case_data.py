@@ -26,13 +26,17 @@ CaseInput = CaseReport | Mapping[str, Any] | str
 
 class CaseView:
     """One case for a writer: `report` (the verdict rules read it) and `data`, its JSON form
-    (built from the report when the case came as one)."""
+    (built from the report when the case came as one); `text` is the JSON text the case came
+    as, if it came as one."""
 
-    __slots__ = ("_data", "report")
+    __slots__ = ("_data", "report", "text")
 
-    def __init__(self, report: CaseReport, data: Mapping[str, Any] | None) -> None:
+    def __init__(
+        self, report: CaseReport, data: Mapping[str, Any] | None, text: str | None = None
+    ) -> None:
         self.report = report
         self._data = data
+        self.text = text
 
     @property
     def data(self) -> Mapping[str, Any]:
@@ -52,7 +56,7 @@ def view_of(item: CaseInput) -> CaseView:
             f"a case must be a CaseReport, its JSON form or its JSON text, not "
             f"{type(item).__name__}"
         )
-    return CaseView(CaseReport.from_dict(data), data)
+    return CaseView(CaseReport.from_dict(data), data, item if isinstance(item, str) else None)
 
 
 def turn_samples(data: Mapping[str, Any]) -> dict[int, dict[str, Any]]:

@@ -105,7 +105,10 @@ class ViewerData:
         self._tag_codes.extend(sorted(tags))
         self._names.write(b"," if self.count else b"")
         self._names.write(_utf8(script_safe(_encode(report.name))))
-        self._add_line(_utf8(script_safe(_encode(view.data))))
+        text = view.text
+        if text is None or "\n" in text:  # a results log's line is kept as it is
+            text = _encode(view.data)
+        self._add_line(_utf8(script_safe(text)))
         self.count += 1
 
     def _add_line(self, line: bytes) -> None:

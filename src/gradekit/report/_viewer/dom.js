@@ -99,6 +99,9 @@ var GK = {};
     if (value === null || typeof value !== "object") {
       return GK.el("div", { "class": "leaf" }, key, leaf(value));
     }
+    if (Object.keys(value).length === 0) {
+      return GK.el("div", { "class": "leaf" }, key, GK.el("span", { "class": "muted", text: Array.isArray(value) ? "[]" : "{}" }));
+    }
     var entries = Array.isArray(value)
       ? value.map(function (v, i) { return [String(i), v]; })
       : Object.keys(value).map(function (k) { return [k, value[k]]; });
