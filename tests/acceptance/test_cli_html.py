@@ -153,6 +153,14 @@ def test_opening_a_case_shows_its_turns_and_results(report: Path, browser: Brows
     assert "missing 'please' in 'Lyon'" in text
     # This run's report carries no samples: the page says so rather than showing nothing.
     assert "This report carries no sample for this turn." in text
+    # The arrows move through the list as it is shown (failures and errors first).
+    for key, name in [("ArrowUp", "good"), ("ArrowUp", "broken"), ("ArrowDown", "good")]:
+        browser.evaluate(
+            "document.getElementById('list').dispatchEvent("
+            f"new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}}))"
+        )
+        assert browser.evaluate(f"{detail}.dataset.name") == name
+    assert browser.evaluate("document.querySelector('.row.case.selected').dataset.name") == "good"
     # Opening from the address, as a shared link does.
     browser.open(file_url(report) + "#case=broken")
     assert browser.evaluate(f"{detail}.dataset.name") == "broken"

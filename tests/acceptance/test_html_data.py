@@ -117,3 +117,11 @@ def test_a_results_logs_lines_are_embedded_as_they_are(tmp_path: Path) -> None:
     _, cases, _ = _read(tmp_path / "r.html")
     assert cases == [case.to_dict() for case in report.cases]
     assert script_safe(texts[1]) in page
+
+
+def test_the_viewers_own_script_and_style_cannot_end_their_elements() -> None:
+    from gradekit.report._page import SCRIPT, STYLE
+
+    assert "GK.renderCase" in SCRIPT  # all three parts are there
+    assert "</script" not in SCRIPT.lower() and "<!--" not in SCRIPT
+    assert "</style" not in STYLE.lower() and ".row.case" in STYLE

@@ -36,7 +36,6 @@
   }
   options(ui.grader, idx.graders);
   options(ui.tag, idx.tags);
-  if (!idx.tags.length) { ui.tag.hidden = true; }
 
   /* ---- state and the page address ---- */
   var state = readState();
@@ -63,6 +62,7 @@
   }
 
   function showState() {
+    ui.tag.hidden = !idx.tags.length && !state.tag;   /* no tags in this report: no menu */
     ui.filter.value = state.filter;
     ui.sort.value = state.sort;
     [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag]].forEach(function (pair) {
