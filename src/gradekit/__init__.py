@@ -23,10 +23,10 @@ from gradekit._errors import (
     UnknownKindError,
     WriteError,
 )
-from gradekit._load_context import current_suite_dir
 from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
 
 if TYPE_CHECKING:
+    from gradekit._load_context import current_suite_dir
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.resume import ResultsLog
@@ -70,6 +70,7 @@ __all__ = [
 # too: pytest imports `gradekit.testing.pytest_plugin` in every run of a project that has
 # gradekit installed, and that must not scan entry points or import the registry.
 _LAZY = {
+    "current_suite_dir": "gradekit._load_context",
     "Registry": "gradekit.registry.registry",
     "create": "gradekit.registry.registry",
     "kinds": "gradekit.registry.registry",

@@ -137,11 +137,29 @@ class Browser:
             time.sleep(0.05)
 
     def evaluate(self, expression: str) -> Any:
-        """The value of a JavaScript expression in the page."""
-        reply = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        """The value of a JavaScript expression in the page (a promise's, once settled)."""
+        reply = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in reply:
             raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
         return reply["result"].get("value")
+
+    def resize(self, width: int, height: int) -> None:
+        """Give the page a window of `width` x `height` CSS pixels."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+
+    def screenshot(self, path: Path) -> Path:
+        """Save what the page shows now as a PNG at `path`."""
+        import base64
+
+        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+        path.write_bytes(base64.b64decode(data))
+        return path
 
     def close(self) -> None:
         """Stop Chromium and remove its profile."""

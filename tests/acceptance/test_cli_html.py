@@ -1,4 +1,6 @@
-"""The HTML report in a real headless Chromium: it loads, shows the counts, and filters."""
+"""The HTML report of `gradekit run --html` in a real headless Chromium: it loads, shows the
+counts, lists failures and errors first, filters and sorts from the page address and from
+the controls, and opens a case."""
 
 from __future__ import annotations
 
@@ -20,13 +22,16 @@ def report(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> Path:
     return tmp_path / "report.html"
 
 
-def _visible_rows(dom: str) -> list[tuple[str, str]]:
+def _rows(dom: str) -> list[tuple[str, str]]:
+    """The case rows the list shows, top to bottom: (name, outcome)."""
     page = html.fromstring(dom)
-    return [
-        (row.get("data-name"), row.get("data-outcome"))
-        for row in page.xpath("//table[@id='cases']//tr[@class='case']")
+    rows = [
+        row
+        for row in page.xpath("//div[@id='rows']/div[contains(@class, 'case')]")
         if row.get("hidden") is None
     ]
+    rows.sort(key=lambda row: int(re.search(r"translateY\((-?\d+)px\)", row.get("style"))[1]))
+    return [(row.get("data-name"), row.get("data-outcome")) for row in rows]
 
 
 def test_page_is_self_contained(report: Path) -> None:
@@ -36,12 +41,12 @@ def test_page_is_self_contained(report: Path) -> None:
     assert "http://" not in text and "https://" not in text
 
 
-def test_page_loads_and_shows_the_counts(report: Path) -> None:
+def test_page_loads_and_lists_failures_and_errors_first(report: Path) -> None:
     dom = dump_dom(file_url(report))
     page = html.fromstring(dom)
     assert page.find("body").get("data-ready") == "true"  # the page's script ran
     counts = {
-        key: page.get_element_by_id(f"count-{key}").text_content()
+        key: " ".join(page.get_element_by_id(f"count-{key}").text_content().split())
         for key in ("cases", "passed", "failed", "errored")
     }
     assert counts == {
@@ -51,20 +56,16 @@ def test_page_loads_and_shows_the_counts(report: Path) -> None:
         "errored": "1 errored",
     }
     assert page.get_element_by_id("shown").text_content() == "4 of 4 cases shown"
-    assert _visible_rows(dom) == [
-        ("good", "pass"),
+    assert _rows(dom) == [
         ("bad", "fail"),
         ("broken", "error"),
+        ("good", "pass"),
         ("two-turns", "pass"),
     ]
-
-
-def test_filter_from_the_address(report: Path) -> None:
-    dom = dump_dom(file_url(report) + "#filter=b*")
-    assert _visible_rows(dom) == [("bad", "fail"), ("broken", "error")]
-    assert html.fromstring(dom).get_element_by_id("shown").text_content() == "2 of 4 cases shown"
-    dom = dump_dom(file_url(report) + "?outcome=error")
-    assert _visible_rows(dom) == [("broken", "error")]
+    # The errored case shows no score, never one that looks like a success or a failure.
+    (broken,) = page.xpath("//div[@data-name='broken']")
+    assert broken.find_class("c-score")[0].text_content() == "no score"
+    assert broken.find_class("c-graders")[0].text_content() == "⚠ explode"
 
 
 @pytest.fixture
@@ -77,18 +78,38 @@ def browser() -> Iterator[Browser]:
         opened.close()
 
 
+VISIBLE = (
+    "Array.from(document.querySelectorAll('#rows .row.case')).filter(r => !r.hidden)"
+    ".sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)"
+    ".map(r => r.dataset.name).join(',')"
+)
+
+
+def test_filter_and_sort_from_the_address(report: Path, browser: Browser) -> None:
+    def rows(address: str) -> list[str]:
+        browser.open(file_url(report) + address)
+        return browser.evaluate(VISIBLE).split(",")
+
+    assert rows("#filter=b*") == ["bad", "broken"]
+    assert rows("?outcome=error") == ["broken"]
+    # "The failures of grader X": the grader's own outcome in each case.
+    assert rows("#grader=numeric&outcome=fail") == ["bad"]
+    assert rows("#grader=polite&outcome=fail") == ["two-turns"]
+    assert rows("#grader=numeric") == ["bad", "good"]
+    assert rows("#sort=-name") == ["two-turns", "good", "broken", "bad"]
+    # Lowest score first; the errored case has none and goes last.
+    assert rows("#sort=score") == ["bad", "good", "two-turns", "broken"]
+    assert rows("#sort=suite") == ["good", "bad", "broken", "two-turns"]
+
+
 def test_typing_in_the_filter_and_choosing_an_outcome(report: Path, browser: Browser) -> None:
     browser.open(file_url(report))
-    visible = (
-        "Array.from(document.querySelectorAll('#cases tr.case'))"
-        ".filter(r => !r.hidden).map(r => r.dataset.name).join(',')"
-    )
-    assert browser.evaluate(visible) == "good,bad,broken,two-turns"
+    assert browser.evaluate(VISIBLE) == "bad,broken,good,two-turns"
     browser.evaluate(
         "const f = document.getElementById('filter'); f.value = 'TWO';"
         "f.dispatchEvent(new Event('input'))"
     )
-    assert browser.evaluate(visible) == "two-turns"
+    assert browser.evaluate(VISIBLE) == "two-turns"
     assert browser.evaluate("document.getElementById('shown').textContent") == (
         "1 of 4 cases shown"
     )
@@ -96,18 +117,54 @@ def test_typing_in_the_filter_and_choosing_an_outcome(report: Path, browser: Bro
     browser.evaluate(
         "const f2 = document.getElementById('filter'); f2.value = '';"
         "f2.dispatchEvent(new Event('input'));"
-        "const o = document.getElementById('outcome'); o.value = 'fail';"
-        "o.dispatchEvent(new Event('change'))"
+        "const o = document.getElementById('outcome'); o.value = 'pass';"
+        "o.dispatchEvent(new Event('change'));"
+        "const s = document.getElementById('sort'); s.value = '-name';"
+        "s.dispatchEvent(new Event('change'))"
     )
-    assert browser.evaluate(visible) == "bad"
+    assert browser.evaluate(VISIBLE) == "two-turns,good"
+    assert browser.evaluate("location.hash") == "#outcome=pass&sort=-name"
 
 
-def test_turns_and_results_expand(report: Path, browser: Browser) -> None:
+def test_a_graders_failure_count_links_to_those_failures(report: Path, browser: Browser) -> None:
     browser.open(file_url(report))
-    row = "document.querySelector('#cases tr.case[data-name=\"two-turns\"] details')"
-    assert browser.evaluate(f"{row}.open") is False
-    browser.evaluate(f"{row}.querySelector('summary').click()")
-    assert browser.evaluate(f"{row}.open") is True
-    text = browser.evaluate(f"{row}.innerText")
-    assert "Turn 0" in text and "Turn 1" in text
+    browser.evaluate(
+        "Array.from(document.querySelectorAll('#graders tbody tr'))"
+        ".find(row => row.cells[0].textContent === 'numeric').cells[2].querySelector('a').click()"
+    )
+    params = "Object.fromEntries(new URLSearchParams(location.hash.slice(1)))"
+    assert browser.evaluate(params) == {"grader": "numeric", "outcome": "fail"}
+    assert browser.evaluate(VISIBLE) == "bad"
+    assert browser.evaluate("document.getElementById('grader').value") == "numeric"
+
+
+def test_opening_a_case_shows_its_turns_and_results(report: Path, browser: Browser) -> None:
+    browser.open(file_url(report))
+    browser.evaluate("document.querySelector('.row.case[data-name=\"two-turns\"]').click()")
+    assert browser.evaluate("location.hash") == "#case=two-turns"
+    detail = "document.getElementById('case-detail')"
+    assert browser.evaluate(f"{detail}.dataset.name") == "two-turns"
+    turns = browser.evaluate(
+        f"Array.from({detail}.querySelectorAll('section.turn')).map(t => t.dataset.turn)"
+    )
+    assert turns == ["0", "1"]
+    text = browser.evaluate(f"{detail}.innerText")
     assert "polite" in text and "advisory" in text
+    assert "missing 'please' in 'Lyon'" in text
+    # This run's report carries no samples: the page says so rather than showing nothing.
+    assert "This report carries no sample for this turn." in text
+    # The arrows move through the list as it is shown (failures and errors first).
+    for key, name in [("ArrowUp", "good"), ("ArrowUp", "broken"), ("ArrowDown", "good")]:
+        browser.evaluate(
+            "document.getElementById('list').dispatchEvent("
+            f"new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}}))"
+        )
+        assert browser.evaluate(f"{detail}.dataset.name") == name
+    assert browser.evaluate("document.querySelector('.row.case.selected').dataset.name") == "good"
+    # Opening from the address, as a shared link does.
+    browser.open(file_url(report) + "#case=broken")
+    assert browser.evaluate(f"{detail}.dataset.name") == "broken"
+    assert browser.evaluate(f"{detail}.querySelector('.facts').innerText").split("\n")[:2] == [
+        "errored",
+        "errored: no score",
+    ]

@@ -92,21 +92,22 @@ def test_junit_is_valid_against_the_schema(
     cases = {case.get("name"): case for case in suite.findall("testcase")}
     assert list(cases) == ["good", "bad", "broken", "two-turns"]
     assert len(cases["good"]) == 0 and len(cases["two-turns"]) == 0  # advisory fails don't count
-    (failure,) = cases["bad"]
-    assert failure.tag == "failure"
+    (failure, out) = cases["bad"]
+    assert (failure.tag, out.tag) == ("failure", "system-out")
     assert failure.get("type") == "numeric"
     assert failure.get("message") == (
         "turn 0: numeric: expected '42', got '41' (off by 1; allowed 0.000001)"
     )
-    (error,) = cases["broken"]
+    (error, out) = cases["broken"]
     assert (error.tag, error.get("type")) == ("error", "ValueError")
     assert error.get("message") == "turn 0: explode: ValueError: no luck"
+    assert out.text == "turn 0: explode error: ValueError: no luck"
 
 
 def test_junit_skipped_turns(gradekit: Run, write, tmp_path: Path) -> None:
-    """Turns after a fail_on_error grader's error are skipped. The testcase shows the error and
-    lists the skipped turns in system-out: a `<skipped>` element would make Jenkins show the
-    case as skipped and hide the error."""
+    """Turns after a fail_on_error grader's error are skipped. The case's testcase shows the
+    error; each skipped turn is a testcase of its own with a `<skipped>` (a `<skipped>` in the
+    case's testcase would make Jenkins show the case as skipped and hide the error)."""
     write("graders.py", "def explode(ctx):\n    raise ValueError('gone')\n")
     write(
         "suite.yaml",
@@ -130,9 +131,14 @@ def test_junit_skipped_turns(gradekit: Run, write, tmp_path: Path) -> None:
     schema = etree.XMLSchema(etree.parse(str(DATA / "junit.xsd")))
     document = etree.parse(str(tmp_path / "r.xml"))
     assert schema.validate(document), schema.error_log
-    (case,) = document.getroot().iter("testcase")
+    (suite,) = document.getroot()
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("2", "1", "1")
+    case, turn = document.getroot().iter("testcase")
+    assert case.get("name") == "stops-early"
     assert [child.tag for child in case] == ["error", "system-out"]
-    assert case[1].text == "turns not run because an earlier error ended the case: 1"
+    assert case[1].text.endswith("turn 1: skipped (an earlier error ended the case)")
+    assert turn.get("name") == "stops-early [turn 1]"
+    assert [child.tag for child in turn] == ["skipped"]
 
 
 def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> None:
@@ -143,10 +149,12 @@ def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> N
     assert "| numeric | 1 | 1 | 0 | 50.0% | 0.500 |" in text
     assert text.endswith(
         "### Cases that did not pass\n\n"
-        "- **bad** (fail)\n"
-        "  - `turn 0: numeric failed: expected '42', got '41' (off by 1; allowed 0.000001)`\n"
-        "- **broken** (error)\n"
-        "  - `turn 0: explode error: ValueError: no luck`\n"
+        "<details><summary>❌ <b>bad</b>: failed</summary>\n\n"
+        "- ` turn 0: numeric failed: expected '42', got '41' (off by 1; allowed 0.000001) `\n\n"
+        "</details>\n\n"
+        "<details><summary>⚠️ <b>broken</b>: errored</summary>\n\n"
+        "- ` turn 0: explode error: ValueError: no luck `\n\n"
+        "</details>\n"
     )
 
 

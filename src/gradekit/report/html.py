@@ -1,180 +1,149 @@
-"""One self-contained HTML file: summary counts, a filterable table of cases, and each case's
-turns and results (composite results as a tree) folded under the case's name."""
+"""One self-contained HTML file: the run's summary, then a viewer of its cases (list, filters,
+sorting, each case's sample beside every grader's verdict) drawn by the page's own script from
+data embedded in the page. No network, no external asset.
+
+The summary is plain markup (readable without script). The cases are data (`_html_data`):
+the script reads a small index to draw the case list, only the rows on screen, and parses a
+case's JSON when it is opened, so a run of any size opens at once.
+"""
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from html import escape
-from typing import Any, TextIO
+from typing import TextIO
+from urllib.parse import quote
 
-from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
+from gradekit.report._case_data import CaseInput, view_of
+from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._text import duration, graded_rate, percent
-from gradekit.report.model import CaseReport, ResultRecord, SuiteReport, TurnReport
+from gradekit.report.model import SuiteReport
 
 __all__ = ["write_html"]
 
-_OUTCOME_WORD = {"pass": "passed", "fail": "failed", "error": "errored"}
+
+def _badge(outcome: str, text: str) -> str:
+    return f'<span class="badge {outcome}">{escape(text)}</span>'
 
 
-def _badge(outcome: str, text: str | None = None) -> str:
-    return f'<span class="badge {outcome}">{escape(text or outcome)}</span>'
+def _link(state: dict[str, str], text: str) -> str:
+    """A link to the page itself with the viewer's state (filters) in its address."""
+    query = "&".join(f"{key}={quote(value, safe='')}" for key, value in state.items())
+    return f'<a href="#{escape(query)}">{escape(text)}</a>'
 
 
-def _score(value: float) -> str:
-    return f"{value:.2f}"
-
-
-# An errored case or turn has a score (the mean of its results that did not error), but showing
-# it would read as success: it shows this instead.
-_NO_SCORE = "—"
-
-
-def _result_item(data: Mapping[str, Any], advisory: bool = False) -> str:
-    """One result as a list item; a composite's `details.results` nest below it."""
-    outcome = "error" if data.get("error") else ("pass" if data.get("passed") else "fail")
-    details = data.get("details")
-    children: Sequence[Any] = ()
-    rest: Any = None
-    if isinstance(details, Mapping):
-        found = details.get("results")
-        if isinstance(found, Sequence) and not isinstance(found, str):
-            children = [child for child in found if isinstance(child, Mapping)]
-        rest = {key: value for key, value in details.items() if key != "results"} or None
-    elif details is not None:
-        rest = details
-    parts = [
-        f'<li class="result {outcome}">{_badge(outcome)} <b>{escape(str(data.get("name")))}</b>',
-        f" <code>{escape(str(data.get('kind')))}</code>",
-    ]
-    if outcome != "error":
-        parts.append(f' <span class="muted">score {_score(float(data.get("score") or 0.0))}</span>')
-    if advisory:
-        parts.append(' <span class="advisory">advisory</span>')
-    text = data.get("error") or data.get("message")
-    if text:
-        parts.append(f" — {escape(str(text))}")
-    if rest is not None:
-        dumped = json.dumps(rest, indent=2, ensure_ascii=False, default=str)
-        parts.append(f"<details><summary>details</summary><pre>{escape(dumped)}</pre></details>")
-    if children:
-        parts.append('<ul class="results">')
-        parts.extend(_result_item(child) for child in children)
-        parts.append("</ul>")
-    parts.append("</li>")
-    return "".join(parts)
-
-
-def _record_item(record: ResultRecord) -> str:
-    result = record.result
-    data = {
-        "kind": result.kind,
-        "name": result.name,
-        "passed": result.passed,
-        "score": result.score,
-        "message": result.message,
-        "error": result.error,
-        "details": thaw(result.details) if result.details is not None else None,
-    }
-    return _result_item(data, record.advisory)
-
-
-def _turn_block(turn: TurnReport) -> str:
-    if turn.skipped:
-        head = f"Turn {turn.index} {_badge('skip', 'skipped')}"
-        return f'<div class="turn"><h4>{head}</h4></div>'
-    outcome = "error" if turn.errored else ("pass" if turn.passed else "fail")
-    shown = _NO_SCORE if turn.errored else _score(turn.score)
-    score = f"<span class='muted'>score {shown}</span>"
-    head = f"Turn {turn.index} {_badge(outcome)} {score}"
-    items = "".join(_record_item(record) for record in turn.results)
-    return f'<div class="turn"><h4>{head}</h4><ul class="results">{items}</ul></div>'
-
-
-def _case_row(case: CaseReport) -> str:
-    outcome = case.outcome
-    inner = []
-    if case.error is not None:
-        inner.append(f'<p class="error">{escape(case.error)}</p>')
-    inner.extend(_turn_block(turn) for turn in case.turns)
-    return (
-        f'<tr class="case" data-name="{escape(case.name.lower())}" data-outcome="{outcome}">'
-        f"<td>{_badge(outcome)}</td>"
-        f"<td><details><summary>{escape(case.name)}</summary>{''.join(inner)}</details></td>"
-        f'<td class="num">{"error" if outcome == "error" else _score(case.score)}</td>'
-        f'<td class="num">{len(case.turns)}</td>'
-        f'<td class="num">{case.duration_ms:.1f} ms</td></tr>\n'
-    )
-
-
-def _header(out: TextIO, report: SuiteReport) -> None:
+def _summary(out: TextIO, report: SuiteReport) -> None:
     summary = report.summary
     if not report.complete:
         verdict = _badge("error", "interrupted")
     else:
         verdict = _badge("pass", "passed") if report.passed else _badge("fail", "failed")
+    title = escape(report.suite)
     out.write(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>gradekit: {escape(report.suite)}</title><style>{STYLE}</style></head>\n"
-        f"<body><header><h1>gradekit: {escape(report.suite)} {verdict}</h1>"
+        f"<title>gradekit: {title}</title><style>{STYLE}</style></head>\n"
+        f'<body><header id="top"><h1>gradekit: {title} {verdict}</h1>'
         '<div class="counts" id="summary">'
+        f'<div class="count" id="count-cases"><b>{summary.cases}</b> cases</div>'
     )
-    counts = [
-        ("cases", summary.cases),
-        ("passed", summary.passed),
-        ("failed", summary.failed),
-        ("errored", summary.errored),
-    ]
-    for label, value in counts:
-        out.write(f'<div class="count" id="count-{label}"><b>{value}</b> {label}</div>')
+    for outcome, label, value in (
+        ("pass", "passed", summary.passed),
+        ("fail", "failed", summary.failed),
+        ("error", "errored", summary.errored),
+    ):
+        out.write(
+            f'<div class="count {outcome}" id="count-{label}">'
+            f"{_link({'outcome': outcome}, str(value))} {label}</div>"
+        )
+    graded = graded_rate(summary)
     out.write(
         f'<div class="count" id="pass-rate"><b>{percent(summary.pass_rate)}</b> pass rate</div>'
-    )
-    graded = graded_rate(summary)
-    if graded is not None:
-        out.write(
+        + (
             f'<div class="count" id="graded-pass-rate"><b>{graded}</b> of the graded cases</div>'
+            if graded is not None
+            else ""
         )
-    out.write(f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n')
+        + f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n'
+    )
     if summary.graders:
+        opened = " open" if len(summary.graders) <= 12 else ""
         out.write(
-            '<table id="graders"><thead><tr><th>Grader</th><th class="num">Passed</th>'
-            '<th class="num">Failed</th><th class="num">Errored</th>'
+            f'<details id="graders-box"{opened}><summary>Graders ({len(summary.graders)})'
+            '</summary><table id="graders"><thead><tr><th>Grader</th>'
+            '<th class="num">Passed</th><th class="num">Failed</th><th class="num">Errored</th>'
             '<th class="num">Pass rate</th><th class="num">Mean score</th></tr></thead><tbody>'
         )
         for name, grader in summary.graders.items():
-            rate = percent(grader.pass_rate)
+            total = grader.passed + grader.failed + grader.errored
+            # Passed out of every result: errored results count against the rate.
+            rate = percent(grader.passed / total if total else None)
             mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
+            failed = _link({"grader": name, "outcome": "fail"}, str(grader.failed))
+            errored = _link({"grader": name, "outcome": "error"}, str(grader.errored))
             out.write(
-                f'<tr><td>{escape(name)}</td><td class="num">{grader.passed}</td>'
-                f'<td class="num">{grader.failed}</td><td class="num">{grader.errored}</td>'
-                f'<td class="num">{rate}</td><td class="num">{mean}</td></tr>'
+                f"<tr><td>{_link({'grader': name}, name)}</td>"
+                f'<td class="num">{grader.passed}</td><td class="num">{failed}</td>'
+                f'<td class="num">{errored}</td><td class="num">{rate}</td>'
+                f'<td class="num">{mean}</td></tr>'
             )
-        out.write("</tbody></table>\n")
-    out.write(
-        '</header><main><div class="filters">'
-        '<input id="filter" type="search" placeholder="Filter cases by name (glob: * ?)"'
-        ' aria-label="Filter cases by name">'
-        '<select id="outcome" aria-label="Outcome"><option value="">every outcome</option>'
-        + "".join(f'<option value="{key}">{word}</option>' for key, word in _OUTCOME_WORD.items())
-        + '</select><span id="shown"></span></div>\n'
-        '<table id="cases"><thead><tr><th>Outcome</th><th>Case</th><th class="num">Score</th>'
-        '<th class="num">Turns</th><th class="num">Time</th></tr></thead><tbody>\n'
-    )
+        out.write("</tbody></table></details>\n")
+    out.write("</header>\n")
+
+
+_VIEWER = """<nav class="filters" id="toolbar">
+<input id="filter" type="search" placeholder="Filter by name (glob: * ?)"
+ aria-label="Filter cases by name">
+<select id="outcome" aria-label="Outcome"><option value="">every outcome</option>
+<option value="fail">failed</option><option value="error">errored</option>
+<option value="pass">passed</option></select>
+<select id="grader" aria-label="Grader"><option value="">every grader</option></select>
+<select id="tag" aria-label="Tag"><option value="">every tag</option></select>
+<select id="sort" aria-label="Sort"><option value="outcome">failures and errors first</option>
+<option value="score">lowest score first</option><option value="-score">highest score first</option>
+<option value="-duration">slowest first</option><option value="duration">fastest first</option>
+<option value="name">name A to Z</option><option value="-name">name Z to A</option>
+<option value="suite">suite order</option></select>
+<span id="shown" aria-live="polite"></span></nav>
+<main id="app"><div id="list" tabindex="0" aria-label="Cases">
+<div class="row head"><span>Outcome</span><span>Case</span><span class="num">Score</span>
+<span class="num">Turns</span><span class="num">Time</span><span>Not passed</span></div>
+<div id="rows"><div id="spacer"></div></div></div>
+<section id="detail"><p class="muted">Open a case to see what it was given, what the agent
+answered and did, and every grader's verdict beside it.</p></section></main>
+<noscript><p class="error">The case list is drawn by the page's script: allow JavaScript
+for this file to see it.</p></noscript>
+"""
 
 
 def write_html(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseReport] | None = None,
+    cases: Iterable[CaseInput] | None = None,
 ) -> None:
-    """Write `report` as one self-contained HTML page to `path`, atomically."""
-    with atomic_text(path) as out:
-        _header(out, report)
-        for case in report.cases if cases is None else cases:
-            out.write(_case_row(case))
-        out.write(f"</tbody></table></main><script>{SCRIPT}</script></body></html>\n")
+    """Write `report` as one self-contained HTML page to `path`, atomically.
+
+    `cases` replaces `report.cases` when given: `CaseReport`s, or their JSON forms (dicts, or
+    the JSON texts of a results log), whose sample keys the page shows when present.
+    """
+    data = ViewerData()
+    try:
+        for item in report.cases if cases is None else cases:
+            data.add(view_of(item))
+        with atomic_text(path) as out:
+            _summary(out, report)
+            out.write(_VIEWER)
+            out.write('<script type="application/json" id="gk-index">')
+            out.flush()
+            data.write_index(out.buffer)
+            out.buffer.flush()
+            out.write(f"</script>\n<script>{SCRIPT}</script>\n")
+            out.flush()
+            data.write_cases(out.buffer)
+            out.buffer.flush()
+            out.write("</body></html>\n")
+    finally:
+        data.close()

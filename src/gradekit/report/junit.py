@@ -1,10 +1,15 @@
 """JUnit XML, the format CI systems read: one testsuite per suite, one testcase per case.
 
 A failing grader is a `<failure>`, an errored grader (or a case that could not be loaded) an
-`<error>`. Turns not run because an earlier error ended the case are a `<skipped>` element
-when the case has no failure or error to show; otherwise they are listed in the error's text,
-because CI systems give a testcase one status and some rank `skipped` above `error`, which
-would hide the error.
+`<error>`; a case that did not pass also gets a `<system-out>` with the sample each failing
+turn graded (input, output, expected, tool calls, transcript) when the report carries it, else
+the failing results' messages. A turn not run because an earlier error ended its case is a
+testcase of its own, `CASE [turn N]`, holding a `<skipped>`: CI systems give a testcase one
+status and Jenkins ranks `skipped` above `error`, so a `<skipped>` in the case's testcase would
+hide the error that ended it.
+
+The document follows the JUnit schema of Jenkins' xunit plugin (junit-10.xsd), which the other
+readers accept too: `<testsuites>` carries only name, tests, failures, errors and time.
 """
 
 from __future__ import annotations
@@ -21,18 +26,23 @@ from typing import TextIO
 
 from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import advisory_errors, one_line, result_text
-from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
+from gradekit.report._sample_text import sample_parts
+from gradekit.report._text import advisory_errors, failing_lines, one_line, result_text
+from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]
 
-# Characters XML 1.0 cannot carry at all, even escaped.
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Characters XML 1.0 cannot carry at all, even escaped (lone surrogates cannot even be
+# written as UTF-8): each becomes U+FFFD.
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _text(value: str) -> str:
     clean = _INVALID_XML.sub("\ufffd", value)
-    return clean.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = clean.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # A raw carriage return would be read back as a newline.
+    return escaped.replace("\r", "&#13;")
 
 
 def _attr(value: str) -> str:
@@ -56,12 +66,35 @@ def _element(tag: str, kind: str, message: str, body: str) -> str:
     )
 
 
-def _testcase(case: CaseReport, classname: str) -> tuple[str, str]:
-    """The `<testcase>` element of `case` and its status: pass, fail, error or skipped."""
+def _system_out(view: CaseView) -> str:
+    """What the agent was given and did in each turn that did not pass, when the report
+    carries the samples; else why the case did not pass, one line a result."""
+    case = view.report
+    samples = turn_samples(view.data)
+    blocks = []
+    for turn in case.turns:
+        sample = samples.get(turn.index)
+        if turn.skipped or turn.passed or not sample:
+            continue
+        lines = [f"turn {turn.index}:"]
+        for label, text in sample_parts(sample):
+            if "\n" in text:  # a block: each line indented under its label
+                lines.append(f"  {label}:\n    " + text.replace("\n", "\n    "))
+            else:
+                lines.append(f"  {label}: {text}")
+        blocks.append("\n".join(lines))
+    reasons = failing_lines(case)
+    if blocks:
+        return "\n\n".join([*blocks, "\n".join(reasons)])
+    return "\n".join(reasons)
+
+
+def _problems(case_view: CaseView) -> list[str]:
+    """The `<failure>` and `<error>` elements of a case that did not pass."""
+    case = case_view.report
     parts: list[str] = []
     if case.error is not None:
         parts.append(_element("error", _error_type(case.error), case.error, case.error))
-    skipped = [turn.index for turn in case.turns if turn.skipped]
     for turn in case.turns:
         for record in turn.results:
             result = record.result
@@ -86,43 +119,57 @@ def _testcase(case: CaseReport, classname: str) -> tuple[str, str]:
     if not parts and case.outcome == "fail":
         message = f"the case's policy did not pass (score {case.score:g})"
         parts.append(_element("failure", "policy", message, message))
-    if skipped:
-        note = "turns not run because an earlier error ended the case: " + ", ".join(
-            str(index) for index in skipped
-        )
-        if parts:
-            parts.append(f"      <system-out>{_text(note)}</system-out>\n")
-        else:
-            parts.append(f'      <skipped message="{_attr(note)}"/>\n')
-    status = case.outcome
-    if status == "pass" and skipped:
-        status = "skipped"
-    head = (
-        f'    <testcase name="{_attr(case.name)}" classname="{_attr(classname)}" '
-        f'time="{_seconds(case.duration_ms)}"'
+    return parts
+
+
+def _head(name: str, classname: str, milliseconds: float) -> str:
+    return (
+        f'    <testcase name="{_attr(name)}" classname="{_attr(classname)}" '
+        f'time="{_seconds(milliseconds)}"'
     )
-    if not parts:
-        return head + "/>\n", status
-    return head + ">\n" + "".join(parts) + "    </testcase>\n", status
+
+
+def _testcases(view: CaseView, classname: str) -> Iterable[tuple[str, str]]:
+    """The `<testcase>` elements of a case, each with its status (pass, fail, error, skipped):
+    the case's own, then one per turn its case's error left unrun."""
+    case = view.report
+    skipped = [turn.index for turn in case.turns if turn.skipped]
+    head = _head(case.name, classname, case.duration_ms)
+    if case.outcome == "pass" and skipped and len(skipped) == len(case.turns):
+        note = "not run: no turn of the case ran"
+        yield f'{head}>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n', "skipped"
+        return
+    if case.outcome == "pass":
+        yield head + "/>\n", "pass"
+    else:
+        parts = _problems(view)
+        parts.append(f"      <system-out>{_text(_system_out(view))}</system-out>\n")
+        yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
+    note = "not run: an earlier error ended the case (fail_on_error)"
+    for index in skipped:
+        element = _head(f"{case.name} [turn {index}]", classname, 0.0)
+        element += f'>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n'
+        yield element, "skipped"
 
 
 def write_junit(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseReport] | None = None,
+    cases: Iterable[CaseInput] | None = None,
 ) -> None:
     """Write `report` as JUnit XML to `path`, atomically.
 
-    `cases` replaces `report.cases` when given (streamed from the JSONL log of a huge run).
+    `cases` replaces `report.cases` when given (streamed from the JSONL log of a huge run):
+    `CaseReport`s or their JSON forms, whose samples go into failing cases' `<system-out>`.
     """
     counts = {"tests": 0, "fail": 0, "error": 0, "skipped": 0}
     with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        for case in report.cases if cases is None else cases:
-            element, status = _testcase(case, report.suite)
-            body.write(element)
-            counts["tests"] += 1
-            if status in counts:
-                counts[status] += 1
+        for item in report.cases if cases is None else cases:
+            for element, status in _testcases(view_of(item), report.suite):
+                body.write(element)
+                counts["tests"] += 1
+                if status in counts:
+                    counts[status] += 1
         body.seek(0)
         with atomic_text(path) as out:
             _write_document(out, report, counts, body)
@@ -131,16 +178,15 @@ def write_junit(
 def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], body: TextIO) -> None:
     timestamp = datetime.datetime.now().replace(microsecond=0).isoformat()
     hostname = socket.gethostname() or "localhost"
-    totals = (
-        f'tests="{counts["tests"]}" failures="{counts["fail"]}" errors="{counts["error"]}" '
-        f'skipped="{counts["skipped"]}" time="{_seconds(report.duration_ms)}"'
-    )
+    totals = f'tests="{counts["tests"]}" failures="{counts["fail"]}" errors="{counts["error"]}"'
+    time = f'time="{_seconds(report.duration_ms)}"'
     name = _attr(report.suite)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-    out.write(f'<testsuites name="{name}" {totals}>\n')
+    # No `skipped` here: Jenkins' schema allows it on <testsuite> only.
+    out.write(f'<testsuites name="{name}" {totals} {time}>\n')
     out.write(
-        f'  <testsuite name="{name}" {totals} timestamp="{timestamp}" '
-        f'hostname="{_attr(hostname)}">\n'
+        f'  <testsuite name="{name}" {totals} skipped="{counts["skipped"]}" {time} '
+        f'timestamp="{timestamp}" hostname="{_attr(hostname)}">\n'
     )
     if not report.complete:
         out.write(

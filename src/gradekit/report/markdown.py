@@ -1,90 +1,194 @@
-"""A Markdown summary a CI job can post on a pull request: verdict, counts, graders, failures."""
+"""A Markdown summary a CI job can post on a pull request: verdict, counts, graders, and each
+case that did not pass in a `<details>` block with its messages and the sample it graded.
+
+Whatever the names, messages and outputs hold (backticks, `*`, `<`, `&`, `|`, control
+characters), they read back as they are: table cells are backslash-escaped, `<summary>`
+lines HTML-escaped, messages are code spans and samples fenced code blocks whose fences are
+longer than any run of backticks inside. The text never exceeds `max_bytes` (GitHub refuses a
+job summary over 1 MiB): the cases that do not fit are counted instead of listed.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
+from html import escape
 
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import duration, failing_lines, graded_rate, percent
-from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
+from gradekit.report._sample_text import sample_parts
+from gradekit.report._text import duration, failing_lines, graded_rate, one_line, percent
+from gradekit.report.model import SuiteReport
 
-__all__ = ["MAX_LISTED", "render_markdown", "write_markdown"]
+__all__ = ["MAX_BYTES", "MAX_LISTED", "render_markdown", "write_markdown"]
 
 MAX_LISTED = 50
 """At most this many failing cases are listed; the rest are counted."""
 
+MAX_BYTES = 1_000_000
+"""The summary's size bound in UTF-8 bytes: under GitHub's 1 MiB job summary limit. (A pull
+request comment takes at most 65,536 characters: pass `max_bytes=65_000` for one.)"""
 
-def _cell(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    return escaped.replace("<", "&lt;").replace(">", "&gt;")
+SAMPLE_LIMIT = 1500
+"""At most this many characters of each part of a sample are shown."""
+
+MAX_GRADER_ROWS = 200
+"""At most this many rows in the graders table; the rest are counted."""
+
+MAX_LINES = 20
+"""At most this many failing results, and as many turns' samples, shown per case."""
+
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]<>&|~!])")
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_VERDICT_MARK = {"fail": "❌", "error": "⚠️"}
+_OUTCOME_WORD = {"fail": "failed", "error": "errored"}
 
 
-def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
+def _visible(text: str) -> str:
+    """Control characters and characters no text can hold, as escapes (`\\x00`, `\\ufffe`)."""
+    return _INVISIBLE.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) <= 0xFF else f"\\u{ord(m[0]):04x}", text
+    )
 
 
-def render_markdown(report: SuiteReport, cases: Iterable[CaseReport] | None = None) -> str:
-    """The Markdown text of the summary (failing cases listed from `cases`)."""
-    summary = report.summary
+def _cell(text: str, limit: int = 200) -> str:
+    """A name as literal text in a table cell or a heading (one line, markup escaped)."""
+    return _INLINE_MARKUP.sub(r"\\\1", one_line(_visible(text), limit))
+
+
+def _code_span(text: str) -> str:
+    """`text` as a code span that shows it exactly (CommonMark strips one space each side)."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
+def _code_block(text: str) -> str:
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = _visible(text.replace("\r\n", "\n").replace("\r", "\\r"))
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _case_block(view: CaseView) -> str:
+    """One case that did not pass, folded in a `<details>` block."""
+    case = view.report
+    outcome = case.outcome
+    name = escape(one_line(_visible(case.name), 300))
+    reasons = failing_lines(case)
+    parts = [
+        f"<details><summary>{_VERDICT_MARK[outcome]} <b>{name}</b>: "
+        f"{_OUTCOME_WORD[outcome]}</summary>",
+        "",
+        *(f"- {_code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
+    ]
+    if len(reasons) > MAX_LINES:
+        parts.append(f"- … and {len(reasons) - MAX_LINES} more")
+    parts.append("")
+    samples = turn_samples(view.data)
+    failing = [t for t in case.turns if not (t.skipped or t.passed) and t.index in samples]
+    for turn in failing[:MAX_LINES]:
+        sample = samples[turn.index]
+        parts += [f"**turn {turn.index}**", ""]
+        for label, text in sample_parts(sample, SAMPLE_LIMIT):
+            parts += [f"{label}:", _code_block(text), ""]
+    parts += ["</details>", ""]
+    return "\n".join(parts)
+
+
+def _graders_table(report: SuiteReport) -> list[str]:
+    graders = report.summary.graders
+    if not graders:
+        return []
+    lines = [
+        "| Grader | Passed | Failed | Errored | Pass rate | Mean score |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for number, (name, grader) in enumerate(graders.items()):
+        if number == MAX_GRADER_ROWS:
+            lines.append(f"| … and {len(graders) - number} more | | | | | |")
+            break
+        total = grader.passed + grader.failed + grader.errored
+        # Passed out of every result: errored results count against the rate.
+        rate = grader.passed / total if total else None
+        mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
+        lines.append(
+            f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
+            f"| {percent(rate)} | {mean} |"
+        )
+    return [*lines, ""]
+
+
+def render_markdown(
+    report: SuiteReport,
+    cases: Iterable[CaseInput] | None = None,
+    *,
+    max_bytes: int = MAX_BYTES,
+) -> str:
+    """The Markdown text of the summary (failing cases listed from `cases`: `CaseReport`s or
+    their JSON forms, whose samples are shown when present), at most `max_bytes` long."""
     if not report.complete:
         verdict = "⚠️ interrupted"
     elif report.passed:
         verdict = "✅ passed"
     else:
         verdict = "❌ failed"
-    graded = graded_rate(summary)
-    extra_head, extra_rule, extra_cell = (
-        ("", "", "") if graded is None else (" Graded pass rate |", " ---: |", f" {graded} |")
-    )
     lines = [
         f"## gradekit: {_cell(report.suite)} {verdict}",
         "",
-        f"| Cases | Passed | Failed | Errored | Pass rate |{extra_head} Duration |",
-        f"| ---: | ---: | ---: | ---: | ---: |{extra_rule} ---: |",
-        f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
-        f"| {percent(summary.pass_rate)} |{extra_cell} {duration(report.duration_ms)} |",
+        *_counts_table(report),
         "",
+        *_graders_table(report),
     ]
-    if summary.graders:
-        lines += [
-            "| Grader | Passed | Failed | Errored | Pass rate | Mean score |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for name, grader in summary.graders.items():
-            rate = grader.pass_rate
-            mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
-            lines.append(
-                f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
-                f"| {percent(rate)} | {mean} |"
-            )
-        lines.append("")
-    listed = 0
+    text = "\n".join(lines)
+    budget = max_bytes - len(text.encode()) - 200  # room for the heading and the count below
+    blocks: list[str] = []
     more = 0
-    failing: list[str] = []
-    for case in report.cases if cases is None else cases:
-        if case.outcome == "pass":
+    for item in report.cases if cases is None else cases:
+        view = view_of(item)
+        if view.report.outcome == "pass":
             continue
-        if listed >= MAX_LISTED:
+        if more or len(blocks) >= MAX_LISTED:
             more += 1
             continue
-        listed += 1
-        failing.append(f"- **{_cell(case.name)}** ({case.outcome})")
-        failing.extend(f"  - {_code(line)}" for line in failing_lines(case))
-    if failing:
-        lines += ["### Cases that did not pass", "", *failing]
+        block = _case_block(view)
+        size = len(block.encode()) + 1
+        if size > budget:
+            more += 1
+            continue
+        budget -= size
+        blocks.append(block)
+    if blocks or more:
+        text += "\n### Cases that did not pass\n\n" + "\n".join(blocks)
         if more:
-            lines.append(f"- … and {more} more")
-        lines.append("")
-    return "\n".join(lines)
+            text += f"\n… and {more} more not listed\n"
+    return text
 
 
 def write_markdown(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseReport] | None = None,
+    cases: Iterable[CaseInput] | None = None,
+    *,
+    max_bytes: int = MAX_BYTES,
 ) -> None:
     """Write the Markdown summary of `report` to `path`, atomically."""
-    text = render_markdown(report, cases)
+    text = render_markdown(report, cases, max_bytes=max_bytes)
     with atomic_text(path) as out:
         out.write(text)
+
+
+def _counts_table(report: SuiteReport) -> list[str]:
+    """The case counts, the pass rate (over all cases), the rate over the graded cases beside
+    it when a case errored, and the duration."""
+    summary = report.summary
+    graded = graded_rate(summary)
+    extra = ("", "") if graded is None else (" Graded pass rate |", " ---: |")
+    cells = "" if graded is None else f" {graded} |"
+    return [
+        f"| Cases | Passed | Failed | Errored | Pass rate |{extra[0]} Duration |",
+        f"| ---: | ---: | ---: | ---: | ---: |{extra[1]} ---: |",
+        f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
+        f"| {percent(summary.pass_rate)} |{cells} {duration(report.duration_ms)} |",
+    ]

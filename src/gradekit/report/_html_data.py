@@ -1,0 +1,176 @@
+"""The data the HTML viewer embeds: a compact index of the case list, read when the page
+opens, and every case's JSON form, in chunks parsed only when one of their cases is opened.
+
+Both are `<script>` elements of a non-executable type, so the browser stores their text
+without building any markup from it. The index is one JSON object of columns:
+
+    {"v": 1, "n": 3, "names": ["a", "b", "c"], "outcome": "pfe", "score": [1.0, 0.5, null],
+     "ms": [0.4, 1.2, 0.3], "turns": [1, 1, 2], "graders": ["numeric", "code"],
+     "gc": [1, 1, 2], "gv": [0, 1, 0, 5], "tags": [], "tc": [0, 0, 0], "tv": [],
+     "chunks": [0]}
+
+`outcome` holds one letter a case (pass, fail, error); an errored case's `score` is null (it
+has none to show). `gc[i]` counts case i's entries in `gv`, each `grader id * 3 + outcome`
+(0 pass, 1 fail, 2 error: that grader's worst result in the case); `tc`/`tv` list tag ids the
+same way. The cases follow, one JSON object a line, in `<script type="application/x-ndjson"
+id="gk-cases-K">` elements; `chunks[K]` is the index of chunk K's first case.
+
+Memory stays small for any run: the case lines and the names go to temporary files as the
+cases stream past, the other columns into compact arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import tempfile
+from array import array
+from collections.abc import Iterator
+from typing import IO, Any
+
+from gradekit.report._case_data import CaseView, case_tags
+
+__all__ = ["ViewerData", "script_safe"]
+
+CHUNK_CASES = 1000
+"""A chunk of case lines ends after this many cases..."""
+
+CHUNK_BYTES = 1 << 20
+"""...or once it holds this many bytes: opening a case parses one small chunk."""
+
+_OUTCOME_CODE = {"pass": 0, "fail": 1, "error": 2}
+_OUTCOME_LETTER = {"pass": ord("p"), "fail": ord("f"), "error": ord("e")}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def script_safe(text: str) -> str:
+    """JSON text that cannot end or alter the `<script>` element holding it: no `</` (an
+    end tag) and no `<!--` (which changes how the element's end is found). Both escapes are
+    still JSON of the same value."""
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (from a JSON `\ud800`) has no UTF-8 form: shown as U+FFFD.
+        return _SURROGATE.sub("\ufffd", text).encode()
+
+
+class ViewerData:
+    """Collects the index columns and the case lines of a page, one case at a time."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self._names: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._chunk_starts = array("I")
+        self._chunk_cases = 0
+        self._chunk_bytes = 0
+        self._outcomes = bytearray()
+        self._scores = array("d")
+        self._durations = array("d")
+        self._turns = array("I")
+        self._graders: dict[str, int] = {}
+        self._grader_counts = array("I")
+        self._grader_codes = array("I")
+        self._tags: dict[str, int] = {}
+        self._tag_counts = array("I")
+        self._tag_codes = array("I")
+
+    def add(self, view: CaseView) -> None:
+        """Index one case and store its JSON form."""
+        report = view.report
+        outcome = report.outcome
+        self._outcomes.append(_OUTCOME_LETTER[outcome])
+        self._scores.append(float("nan") if outcome == "error" else round(report.score, 4))
+        self._durations.append(round(report.duration_ms, 2))
+        self._turns.append(len(report.turns))
+        worst: dict[int, int] = {}
+        for turn in report.turns:
+            for record in turn.results:
+                name = record.result.name
+                grader = self._graders.setdefault(name, len(self._graders))
+                code = _OUTCOME_CODE[record.result.outcome]
+                if code > worst.get(grader, -1):
+                    worst[grader] = code
+        self._grader_counts.append(len(worst))
+        self._grader_codes.extend(grader * 3 + code for grader, code in worst.items())
+        tags = {self._tags.setdefault(tag, len(self._tags)) for tag in case_tags(view.data)}
+        self._tag_counts.append(len(tags))
+        self._tag_codes.extend(sorted(tags))
+        self._names.write(b"," if self.count else b"")
+        self._names.write(_utf8(script_safe(_encode(report.name))))
+        text = view.text
+        if text is None or "\n" in text:  # a results log's line is kept as it is
+            text = _encode(view.data)
+        self._add_line(_utf8(script_safe(text)))
+        self.count += 1
+
+    def _add_line(self, line: bytes) -> None:
+        if self._chunk_cases == 0:
+            self._chunk_starts.append(self.count)
+            opening = (
+                f'<script type="application/x-ndjson" id="gk-cases-{len(self._chunk_starts) - 1}">'
+            )
+            self._cases.write(opening.encode())
+        else:
+            self._cases.write(b"\n")
+        self._cases.write(line)
+        self._chunk_cases += 1
+        self._chunk_bytes += len(line)
+        if self._chunk_cases >= CHUNK_CASES or self._chunk_bytes >= CHUNK_BYTES:
+            self._end_chunk()
+
+    def _end_chunk(self) -> None:
+        if self._chunk_cases:
+            self._cases.write(b"</script>\n")
+            self._chunk_cases = self._chunk_bytes = 0
+
+    def write_index(self, out: IO[bytes]) -> None:
+        """Write the index's JSON object (script-safe) to `out`."""
+        out.write(b'{"v": 1, "n": %d, "names": [' % self.count)
+        self._names.seek(0)
+        shutil.copyfileobj(self._names, out)
+        out.write(b'], "outcome": "' + bytes(self._outcomes) + b'"')
+        self._numbers(out, "score", self._scores)
+        self._numbers(out, "ms", self._durations)
+        self._numbers(out, "turns", self._turns)
+        out.write(b', "graders": ' + _utf8(script_safe(_encode(list(self._graders)))))
+        self._numbers(out, "gc", self._grader_counts)
+        self._numbers(out, "gv", self._grader_codes)
+        out.write(b', "tags": ' + _utf8(script_safe(_encode(list(self._tags)))))
+        self._numbers(out, "tc", self._tag_counts)
+        self._numbers(out, "tv", self._tag_codes)
+        self._numbers(out, "chunks", self._chunk_starts)
+        out.write(b"}")
+
+    @staticmethod
+    def _numbers(out: IO[bytes], key: str, values: array[Any]) -> None:
+        out.write(f', "{key}": ['.encode())
+        for start, part in _slices(values):
+            if start:
+                out.write(b",")
+            items = [None if math.isnan(value) else value for value in part]  # NaN: null
+            out.write(json.dumps(items)[1:-1].encode())
+        out.write(b"]")
+
+    def write_cases(self, out: IO[bytes]) -> None:
+        """Write the case chunks, each a complete `<script>` element, to `out`."""
+        self._end_chunk()
+        self._cases.seek(0)
+        shutil.copyfileobj(self._cases, out)
+
+    def close(self) -> None:
+        """Remove the temporary files."""
+        self._cases.close()
+        self._names.close()
+
+
+def _slices(values: array[Any], size: int = 1 << 16) -> Iterator[tuple[int, list[Any]]]:
+    for start in range(0, len(values), size):
+        yield start, values[start : start + size].tolist()

@@ -1,0 +1,145 @@
+"""JUnit XML from real runs, read by what CI servers use: validated against the rules of the
+Jenkins xunit plugin's JUnit schema (data/jenkins-junit.xsd) and the strict common ground
+(data/junit.xsd), counted with junitparser (a real consumer from PyPI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import junitparser
+import pytest
+import sample_reports
+from cli_support import DATA, Run
+from lxml import etree
+
+from gradekit.report import write_junit
+
+JENKINS = etree.XMLSchema(etree.parse(str(DATA / "jenkins-junit.xsd")))
+COMMON = etree.XMLSchema(etree.parse(str(DATA / "junit.xsd")))
+
+
+@pytest.fixture
+def agent_run(gradekit: Run, tmp_path: Path) -> tuple[Path, dict]:
+    """`gradekit run` of the agent suite: passing, failing, errored and skipped; JUnit + JSON."""
+    sample_reports.agent_suite(tmp_path)
+    done = gradekit("run", "suite.yaml", "--junit", "r.xml", "-o", "r.json", "--quiet")
+    assert done.returncode == 1, done.stderr
+    return tmp_path / "r.xml", json.loads((tmp_path / "r.json").read_text())
+
+
+def _results(case: junitparser.TestCase) -> list[str]:
+    return [type(result).__name__ for result in case.result]
+
+
+def test_the_jenkins_rules_reject_skipped_on_testsuites(agent_run: tuple[Path, dict]) -> None:
+    """The schema check can fail: the attribute gradekit used to write is refused."""
+    document = etree.parse(str(agent_run[0]))
+    assert JENKINS.validate(document), JENKINS.error_log
+    document.getroot().set("skipped", "1")
+    assert not JENKINS.validate(document)
+    assert "attribute 'skipped' is not allowed" in str(JENKINS.error_log.last_error)
+    assert not COMMON.validate(document)
+
+
+def test_valid_for_ci_and_the_counts_agree(agent_run: tuple[Path, dict]) -> None:
+    path, report = agent_run
+    document = etree.parse(str(path))
+    assert JENKINS.validate(document), JENKINS.error_log
+    assert COMMON.validate(document), COMMON.error_log
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    (suite,) = list(xml)
+    cases = list(suite)
+    summary = report["summary"]
+    skipped_turns = sum(
+        1 for case in report["cases"] for turn in case["turns"] if turn.get("skipped")
+    )
+    # The attributes, the elements junitparser finds, and the run's own summary agree.
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (
+        summary["cases"] + skipped_turns,
+        summary["failed"],
+        summary["errored"],
+        skipped_turns,
+    )
+    assert len(cases) == suite.tests
+    kinds = [_results(case) for case in cases]
+    assert sum(1 for k in kinds if "Failure" in k and "Error" not in k) == suite.failures
+    assert sum(1 for k in kinds if "Error" in k) == suite.errors
+    assert sum(1 for k in kinds if k == ["Skipped"]) == suite.skipped
+    xml.update_statistics()  # junitparser's own recount from the elements
+    assert (xml.tests, xml.failures, xml.errors) == (suite.tests, suite.failures, suite.errors)
+    by_name = {case.name: case for case in cases}
+    assert _results(by_name["weather"]) == []
+    assert _results(by_name["refund"]) == ["Failure"]
+    assert _results(by_name["crash"]) == ["Error"]
+    # The turn an error left unrun is a testcase of its own, skipped; the case shows its error.
+    assert _results(by_name["stops-early"]) == ["Error"]
+    assert _results(by_name["stops-early [turn 1]"]) == ["Skipped"]
+    assert by_name["stops-early [turn 1]"].result[0].message == (
+        "not run: an earlier error ended the case (fail_on_error)"
+    )
+
+
+def test_without_samples_system_out_has_the_failing_messages(agent_run: tuple[Path, dict]) -> None:
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(agent_run[0])))
+    cases = {case.name: case for case in suite}
+    assert cases["weather"].system_out is None
+    assert cases["refund"].system_out == (
+        "turn 0: behavior failed: 0/1 checks passed; failed: forbidden tool issue_refund: "
+        "called: issue_refund"
+    )
+    assert cases["stops-early"].system_out == (
+        "turn 0: explode error: ValueError: no luck <&>\n"
+        "turn 1: skipped (an earlier error ended the case)"
+    )
+
+
+def test_failing_cases_carry_their_sample_in_system_out(tmp_path: Path) -> None:
+    suite = sample_reports.agent_suite(tmp_path)
+    report = sample_reports.run(suite)
+    write_junit(report, tmp_path / "r.xml", cases=sample_reports.with_samples(report, suite))
+    document = etree.parse(str(tmp_path / "r.xml"))
+    assert JENKINS.validate(document), JENKINS.error_log
+    (suite_element,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml")))
+    cases = {case.name: case for case in suite_element}
+    assert cases["weather"].system_out is None  # passed: nothing to explain
+    assert cases["refund"].system_out == (
+        "turn 0:\n"
+        "  input: Refund order A17 (500 EUR)\n"
+        "  output: Refunded <b>500</b> & done\n"
+        "  expected: refused: over the limit\n"
+        "  tool calls:\n"
+        '    1. lookup_order {"order": "A17"} -> {"total": 500}\n'
+        '    2. issue_refund {"order": "A17", "amount": 500} error: PermissionError: over the '
+        "refund limit\n"
+        "\n"
+        "turn 0: behavior failed: 0/1 checks passed; failed: forbidden tool issue_refund: "
+        "called: issue_refund"
+    )
+    transcript = cases["transcript-refund"].system_out
+    assert transcript.startswith("turn 1:\n  input: Thanks! Can I get a refund anyway?\n")
+    assert "  messages:\n    user: Thanks! Can I get a refund anyway?\n" in transcript
+    # Characters XML cannot hold become U+FFFD; markup and entities survive as text.
+    nasty = cases["nasty <b>&amp;</b> `name` *bold*"].system_out
+    output = nasty.split("\n")[1].removeprefix("  output: ")
+    assert output == sample_reports.NASTY.translate(
+        {
+            code: "\ufffd"
+            for code in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFFFE, 0xFFFF]
+        }
+    )
+
+
+def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path) -> None:
+    suite = sample_reports.agent_suite(tmp_path)
+    report = sample_reports.run(suite)
+    cases = sample_reports.with_samples(report, suite)
+    cases[0]["name"] = "bell\x07 cr\r <&> \ud800"
+    cases[1]["turns"][0]["output"] = "line\r\nnext \ud800"
+    write_junit(report, tmp_path / "r.xml", cases=cases)
+    document = etree.parse(str(tmp_path / "r.xml"))
+    assert JENKINS.validate(document), JENKINS.error_log
+    names = [case.get("name") for case in document.getroot().iter("testcase")]
+    assert names[0] == "bell\ufffd cr\r <&> \ufffd"
+    refund = document.getroot().find(".//testcase[@name='refund']/system-out")
+    assert "  output:\n    line\r\n    next \ufffd\n" in refund.text
