@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gradekit._errors import (
     ConfigError,
     DuplicateKindError,
+    ExecutorError,
     GradekitError,
     OptionError,
     PluginLoadError,
@@ -27,6 +28,7 @@ from gradekit.registry.registry import Registry, create, kinds, register
 
 if TYPE_CHECKING:
     from gradekit.report.model import CaseReport, SuiteReport
+    from gradekit.run.dask import DaskExecutor
     from gradekit.run.runner import grade, run_suite
     from gradekit.suite.load import load_suite
     from gradekit.suite.model import Suite
@@ -35,7 +37,9 @@ __all__ = [
     "AsyncGrader",
     "CaseReport",
     "ConfigError",
+    "DaskExecutor",
     "DuplicateKindError",
+    "ExecutorError",
     "GradeResult",
     "GradekitError",
     "Grader",
@@ -61,6 +65,7 @@ __all__ = [
 # Names served on first access, so their modules (and yaml) load only when used.
 _LAZY = {
     "CaseReport": "gradekit.report.model",
+    "DaskExecutor": "gradekit.run.dask",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

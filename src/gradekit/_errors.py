@@ -15,6 +15,7 @@ import attrs
 __all__ = [
     "ConfigError",
     "DuplicateKindError",
+    "ExecutorError",
     "GradekitError",
     "OptionError",
     "PluginLoadError",
@@ -174,3 +175,15 @@ class OptionError(GradekitError, ValueError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}")
+
+
+class ExecutorError(GradekitError, RuntimeError):
+    """The executor that grades a run elsewhere (a Dask cluster) cannot be used: its package
+    is not installed, its scheduler cannot be reached, or it was lost during the run."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message

@@ -87,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         "--executor", choices=("local", "dask"), default="local", help="where to grade"
     )
     run.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="Dask scheduler for --executor dask (default: $GRADEKIT_DASK_SCHEDULER, else a "
+        "local cluster)",
+    )
+    run.add_argument(
         "--timeout",
         type=_positive_float,
         metavar="S",
@@ -273,11 +279,6 @@ def _open_log(args: argparse.Namespace, needed: bool) -> Iterator[CaseLog | None
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.executor == "dask":
-        raise _Invalid(
-            "gradekit: --executor dask is not available yet: gradekit has no dask executor in "
-            "this version; use --executor local (the default)"
-        )
     from gradekit._errors import ConfigError
     from gradekit.graders import _judge
     from gradekit.report.console import Progress, one_line_summary, print_summary
@@ -292,7 +293,7 @@ def _run(args: argparse.Namespace) -> int:
     writers = _writers(args)
     show = not args.quiet
     tty = show and sys.stderr.isatty()
-    with _open_log(args, needed=bool(writers)) as log:
+    with _open_log(args, needed=bool(writers)) as log, _executor(args) as executor:
         progress = Progress(
             None if args.filter else suite.case_count, enabled=tty, stream=sys.stderr
         )
@@ -315,6 +316,7 @@ def _run(args: argparse.Namespace) -> int:
                 isolation=args.isolation,
                 keep_cases=False,
                 memory_limit_mb=args.memory_limit,
+                executor=executor,
             )
         if args.filter and collector.selected == 0:
             patterns = " or ".join(repr(p) for p in args.filter)
@@ -337,6 +339,30 @@ def _run(args: argparse.Namespace) -> int:
         print_summary(final, collector.failing, collector.more_failing, sys.stdout)
         _judge.print_statistics(sys.stdout)
     return EXIT_PASSED if final.passed else EXIT_FAILED
+
+
+@contextlib.contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[Any]:
+    """`local`, or a Dask executor connected for the run and closed after (exit 2 when its
+    cluster cannot be used)."""
+    if args.executor == "local":
+        if args.scheduler:
+            raise _Invalid("gradekit: --scheduler needs --executor dask")
+        yield "local"
+        return
+    from gradekit._errors import ExecutorError
+    from gradekit.run.dask import DaskExecutor
+
+    try:
+        executor = DaskExecutor(args.scheduler).connect()
+    except ExecutorError as error:
+        raise _Invalid(f"gradekit: {error}") from error
+    with executor:
+        try:
+            yield executor
+        except ExecutorError as error:  # the cluster was lost mid-run: the log keeps the rest
+            print(f"gradekit: {error}", file=sys.stderr)
+            raise SystemExit(EXIT_FAILED) from error
 
 
 def _with_judge(summary: Any, stats: Any) -> Any:

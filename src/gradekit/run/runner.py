@@ -21,6 +21,7 @@ from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
 from gradekit.run.dispatch import entry_of, run_entry
+from gradekit.run.executor import Executor, remote_run
 from gradekit.run.loop import _Run
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
 from gradekit.suite.model import Suite
@@ -60,6 +61,8 @@ def run_suite(
     isolation: Isolation | None = None,
     keep_cases: bool = True,
     memory_limit_mb: int | None = None,
+    executor: Executor = "local",
+    scheduler: str | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` and return the report.
 
@@ -68,7 +71,9 @@ def run_suite(
     `timeout` / `isolation`: for entries that set none (an entry's own value wins; without
     either, the suite's timeout and thread isolation). `memory_limit_mb`: address-space limit
     of each child process under process isolation. `keep_cases=False`: keep only the summary,
-    for runs too large to hold every case in memory.
+    for runs too large to hold every case in memory. `executor="dask"` grades on a Dask
+    cluster, at `scheduler` (default: $GRADEKIT_DASK_SCHEDULER, else a local cluster), or give
+    a `gradekit.DaskExecutor` (docs/dask.md); reports and `on_case` stay in this process.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -89,7 +94,10 @@ def run_suite(
     )
     started = time.perf_counter()
     collector = _Collector(keep_cases, on_case)
-    run = _Run(suite, settings, jobs, keep=keep_cases or on_case is not None)
+    keep = keep_cases or on_case is not None
+    run = remote_run(executor, scheduler, suite, settings, jobs, keep=keep) or _Run(
+        suite, settings, jobs, keep=keep
+    )
     complete = True
     # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
     # garbage collector stops walking them again and again as the run grows (that walk
