@@ -93,7 +93,8 @@ def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) 
     spec = {
         "format": FORMAT,
         "suite": suite.name,
-        "path": suite.path,
+        # Absolute: a worker's working folder is not the driver's.
+        "path": os.path.abspath(suite.path) if suite.path else None,
         "policy": {"mode": suite.policy.mode, "threshold": suite.policy.threshold},
         "timeout": settings.timeout,
         "isolation": settings.isolation,
