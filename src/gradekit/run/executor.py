@@ -10,7 +10,7 @@ grades. `distributed` is imported only when `dask` is asked for.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Literal, Protocol, Union
 
 from gradekit.report.model import CaseReport, SummaryBuilder
 from gradekit.run.settings import Settings
@@ -19,10 +19,7 @@ from gradekit.suite.model import Suite
 if TYPE_CHECKING:
     from gradekit.run.dask import DaskExecutor
 
-__all__ = ["SCHEDULER_ENV", "Execution", "Executor", "Receive", "remote_run"]
-
-SCHEDULER_ENV: Final = "GRADEKIT_DASK_SCHEDULER"
-"""The environment variable naming the Dask scheduler when none is given."""
+__all__ = ["Execution", "Executor", "Receive", "remote_run"]
 
 Executor = Union[Literal["local", "dask"], "DaskExecutor"]
 """What `run_suite(executor=...)` takes: `local`, `dask`, or a `DaskExecutor`."""

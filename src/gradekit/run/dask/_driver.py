@@ -27,13 +27,13 @@ from gradekit.report.model import CaseReport
 from gradekit.run.case import unloadable
 from gradekit.run.dask._pack import CannotSend, CasePacker, unpack_reports
 from gradekit.run.dask._worker import grade_packed
-from gradekit.run.executor import Receive
 from gradekit.suite.model import Case, Suite
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from gradekit.run.dask._executor import DaskExecutor
+    from gradekit.run.executor import Receive
 
 __all__ = ["FIRST_BATCH_SIZE", "MAX_BATCH_SIZE", "DaskRun"]
 

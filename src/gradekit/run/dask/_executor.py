@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from gradekit._errors import ExecutorError
 from gradekit._types import error_text
 from gradekit.run.dask._pack import CannotSend, CasePacker, suite_spec
-from gradekit.run.executor import SCHEDULER_ENV
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite
 
 if TYPE_CHECKING:
     from gradekit.run.dask._driver import DaskRun
 
-__all__ = ["DaskExecutor"]
+__all__ = ["SCHEDULER_ENV", "DaskExecutor"]
+
+SCHEDULER_ENV: Final = "GRADEKIT_DASK_SCHEDULER"
+"""The environment variable naming the Dask scheduler when none is given."""
 
 
 class DaskExecutor:
