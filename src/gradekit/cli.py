@@ -350,6 +350,11 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
             raise _Invalid("gradekit: --scheduler needs --executor dask")
         yield "local"
         return
+    if args.judge_concurrency or args.cache_dir or args.no_cache:
+        raise _Invalid(
+            "gradekit: --judge-concurrency, --cache-dir and --no-cache set up the judge of this "
+            "process and do not reach Dask workers; leave them out with --executor dask"
+        )
     from gradekit._errors import ExecutorError
     from gradekit.run.dask import DaskExecutor
 

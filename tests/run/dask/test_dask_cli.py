@@ -96,6 +96,11 @@ def test_without_a_scheduler_a_local_cluster_is_started(suite: Path, local: Any)
             "gradekit: cannot reach the Dask scheduler at nowhere://x: ",
         ),
         (["--scheduler", "tcp://127.0.0.1:8786"], "gradekit: --scheduler needs --executor dask"),
+        (
+            ["--executor", "dask", "--no-cache"],
+            "gradekit: --judge-concurrency, --cache-dir and --no-cache set up the judge of this "
+            "process and do not reach Dask workers; leave them out with --executor dask\n",
+        ),
     ],
 )
 def test_a_scheduler_that_cannot_be_used_grades_nothing(
@@ -104,6 +109,8 @@ def test_a_scheduler_that_cannot_be_used_grades_nothing(
     done = gradekit("run", suite.name, *args, "--resume", "log.jsonl", cwd=suite.parent)
     assert done.returncode == 2
     assert done.stderr.startswith(message), done.stderr
+    if message.endswith("\n"):
+        assert done.stderr == message
     assert not (suite.parent / "log.jsonl").exists() or not (suite.parent / "log.jsonl").read_text(
         encoding="utf-8"
     )
