@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dask_suites import without_durations, write_mixed_suite
+from dask_suites import without_durations, write_graders, write_mixed_suite
 
 GRADEKIT = str(Path(sys.executable).parent / "gradekit")
 
@@ -114,3 +116,69 @@ def test_a_scheduler_that_cannot_be_used_grades_nothing(
     assert not (suite.parent / "log.jsonl").exists() or not (suite.parent / "log.jsonl").read_text(
         encoding="utf-8"
     )
+
+
+def test_ctrl_c_stops_a_dask_run_and_resume_finishes_it_with_every_case_once(
+    cluster: Any, tmp_path: Path
+) -> None:
+    module = f"interrupt_graders_{os.getpid()}"
+    write_graders(tmp_path, module)
+    cases = "\n".join(f'  - {{name: step-{n}, output: "{n}"}}' for n in range(60))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: interrupted\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\n"
+        f"cases:\n{cases}\n",
+        encoding="utf-8",
+    )
+    log = tmp_path / "log.jsonl"
+    command = [GRADEKIT, "run", "suite.yaml", "--executor", "dask", "--jobs", "1"]
+    command += ["--scheduler", cluster.scheduler_address, "--resume", "log.jsonl"]
+    running = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 10):
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 1, stderr
+    first = [json.loads(line)["name"] for line in log.open()]
+    assert 0 < len(first) < 60 and len(set(first)) == len(first)
+
+    done = gradekit("run", "suite.yaml", "--executor", "dask", "--scheduler",
+                    cluster.scheduler_address, "--resume", "log.jsonl", "-o", "r.json",
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    names = [json.loads(line)["name"] for line in log.open()]
+    assert sorted(names) == sorted(f"step-{n}" for n in range(60))  # each once
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert (summary["cases"], summary["passed"], summary["failed"]) == (60, 30, 30)
+
+
+def test_ctrl_c_in_a_terminal_stops_the_local_cluster_quietly(tmp_path: Path) -> None:
+    # A terminal's Ctrl-C goes to the whole foreground process group: the command and the
+    # worker processes of the local cluster it started.
+    module = f"terminal_graders_{os.getpid()}"
+    write_graders(tmp_path, module)
+    cases = "\n".join(f'  - {{name: step-{n}, output: "{n}"}}' for n in range(80))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: terminal\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\n"
+        f"cases:\n{cases}\n",
+        encoding="utf-8",
+    )
+    log = tmp_path / "log.jsonl"
+    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
+    command = [GRADEKIT, "run", "suite.yaml", "--executor", "dask", "--jobs", "1"]
+    running = subprocess.Popen(
+        [*command, "--resume", "log.jsonl"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=environment, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 10):
+        time.sleep(0.05)
+    os.killpg(running.pid, signal.SIGINT)
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 1, stderr
+    assert "Traceback" not in stderr and "(interrupted)" in stderr, stderr
+    names = [json.loads(line)["name"] for line in log.open()]
+    assert 0 < len(names) < 80 and len(set(names)) == len(names)

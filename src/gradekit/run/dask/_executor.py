@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import TYPE_CHECKING, Any, Final
 
@@ -98,6 +99,10 @@ class DaskExecutor:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
+                    preload=["gradekit.run.dask._local_worker"],
+                    # Its workers' warnings (a cancelled task after Ctrl-C) are not the user's
+                    # business; gradekit reports what matters in the run's results.
+                    silence_logs=logging.ERROR,
                 )
                 self._client = dask.Client(self._cluster, timeout=self.timeout)
             except Exception as error:
