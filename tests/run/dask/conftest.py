@@ -13,14 +13,21 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    """Two worker processes (one thread each) under nannies, which restart a killed one."""
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as local:
+    """Two worker processes (one thread each) under nannies, which restart a killed one.
+    Not daemonic, as docs/dask.md asks of workers, so graders can run under process
+    isolation."""
+    import dask
+
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as local,
+    ):
         yield local
 
 

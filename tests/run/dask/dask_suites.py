@@ -50,7 +50,7 @@ cases:
     expected: 42
     graders:
       - {kind: contains, values: [apples], weight: 2, threshold: 0.5}
-      - {kind: regex, pattern: "^4", advisory: true}
+      - {kind: regex, pattern: "^4", advisory: true, isolation: process}
   - name: conversation
     policy: {mode: weighted, threshold: 0.5}
     turns:

@@ -63,7 +63,6 @@ class DaskRun:
         spec: bytes,
         packer: CasePacker,
         *,
-        keep: bool,
         close_after: bool,
     ) -> None:
         self._executor = executor

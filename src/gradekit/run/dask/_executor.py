@@ -66,6 +66,7 @@ class DaskExecutor:
         self._given = client
         self._client: Any = client
         self._cluster: Any = None
+        self._config: Any = None
 
     @property
     def client(self) -> Any:
@@ -89,11 +90,17 @@ class DaskExecutor:
                 f"the dask executor needs the distributed package ({error_text(error)}); "
                 "install it with pip install 'gradekit[dask]'"
             ) from error
-        dask: Any = distributed  # untyped: its calls are checked when they run
+        import dask as dask_package
+
+        dist: Any = distributed  # untyped: its calls are checked when they run
+        dask_config: Any = dask_package.config
         address = self.scheduler or os.environ.get(SCHEDULER_ENV) or None
         if address is None:
+            # Worker processes that may start children, for graders under process isolation
+            # (a restarted worker reads this too: it is undone when the cluster closes).
+            self._config = dask_config.set({"distributed.worker.daemon": False})
             try:
-                self._cluster = dask.LocalCluster(
+                self._cluster = dist.LocalCluster(
                     n_workers=self.workers or os.cpu_count() or 1,
                     threads_per_worker=1,
                     processes=True,
@@ -104,7 +111,7 @@ class DaskExecutor:
                     # business; gradekit reports what matters in the run's results.
                     silence_logs=logging.ERROR,
                 )
-                self._client = dask.Client(self._cluster, timeout=self.timeout)
+                self._client = dist.Client(self._cluster, timeout=self.timeout)
             except Exception as error:
                 self.close()
                 raise ExecutorError(
@@ -113,7 +120,7 @@ class DaskExecutor:
                 ) from error
             return self
         try:
-            self._client = dask.Client(address, timeout=self.timeout)
+            self._client = dist.Client(address, timeout=self.timeout)
         except Exception as error:
             raise ExecutorError(
                 f"cannot reach the Dask scheduler at {address}: {error_text(error)}; check the "
@@ -124,13 +131,17 @@ class DaskExecutor:
     def close(self) -> None:
         """Close the client and stop the local cluster this executor made (a client given to
         it is left open)."""
-        client, cluster = self._client, self._cluster
-        self._cluster = None
-        if client is not None and client is not self._given:
-            self._client = None
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        client, cluster, config = self._client, self._cluster, self._config
+        self._cluster = self._config = None
+        try:
+            if client is not None and client is not self._given:
+                self._client = None
+                client.close()
+            if cluster is not None:
+                cluster.close()
+        finally:
+            if config is not None:
+                config.__exit__(None, None, None)
 
     def __enter__(self) -> DaskExecutor:
         return self.connect()
@@ -140,7 +151,8 @@ class DaskExecutor:
 
     def start_run(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> DaskRun:
         """The run of `suite` on this cluster (connected first if need be, and then closed
-        when the run ends). Raises ExecutorError when the suite cannot be sent."""
+        when the run ends). Raises ExecutorError when the suite cannot be sent. The workers
+        always send the reports back, whether or not the run `keep`s them."""
         from gradekit.run.dask._driver import DaskRun
 
         packer = CasePacker(suite)
@@ -150,4 +162,4 @@ class DaskExecutor:
             raise ExecutorError(str(error)) from None
         opened = not self.connected
         self.connect()
-        return DaskRun(self, suite, spec, packer, keep=keep, close_after=opened)
+        return DaskRun(self, suite, spec, packer, close_after=opened)
