@@ -26,6 +26,13 @@ def parity(ctx):
     return GraderResult(1.0 if number % 2 == 0 else 0.0, reason=f"got {number}")
 
 
+def crash_on_boom(ctx):
+    """Ends the process grading case `boom` (a worker lost every time it grades it)."""
+    if ctx.test_case_name == "boom":
+        os._exit(1)
+    return True
+
+
 def slow_parity(ctx):
     """As parity, after a pause (a long one for case `slow-17`)."""
     MARKS.mkdir(exist_ok=True)

@@ -229,3 +229,27 @@ def test_a_grade_result_from_a_worker_is_rebuilt_exactly() -> None:
     result = GradeResult("k", "n", True, 0.25, "m", {"a": [1, "x", None]}, None, 1.5)
     case = CaseReport("c", True, 0.25, (TurnReport(0, True, 0.25, (ResultRecord(result),)),))
     assert unpack_reports(pack_reports([case, case])) == [case, case]
+
+
+@pytest.mark.slow
+def test_a_batch_whose_workers_always_die_is_reported_as_errored_cases(
+    client: Any, tmp_path: Path
+) -> None:
+    write_graders(tmp_path, "crash_graders")
+    (tmp_path / "suite.yaml").write_text(
+        "name: crash\ngraders: [{kind: code, grader: 'crash_graders:crash_on_boom'}]\n"
+        "cases:\n  - {name: a}\n  - {name: boom}\n  - {name: c}\n  - {name: d}\n",
+        encoding="utf-8",
+    )
+    suite = gradekit.load_suite(tmp_path / "suite.yaml")
+
+    report = gradekit.run_suite(suite, executor=DaskExecutor(client=client, batch_size=2))
+
+    a, boom, c, d = report.cases
+    assert report.complete and c.passed and d.passed
+    for case in (a, boom):  # the batch of boom
+        assert case.error is not None and case.error.startswith("KilledWorker: ")
+        assert case.error.endswith(
+            "; the workers grading this batch died: a grader crashes or exhausts its process "
+            "(run it with isolation: process, or give the workers more memory)"
+        )
