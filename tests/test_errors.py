@@ -9,6 +9,7 @@ import pytest
 from gradekit import (
     ConfigError,
     DuplicateKindError,
+    ExecutorError,
     GradekitError,
     PluginLoadError,
     Problem,
@@ -20,6 +21,7 @@ ERRORS = [
     UnknownKindError("numerc", ["numeric"]),
     DuplicateKindError("acme.rouge", ["distribution 'a' (a:f)", "distribution 'b' (b:f)"]),
     PluginLoadError("acme.x", "'acme-x 1.0'", "acme_x:f", "ImportError: boom"),
+    ExecutorError("cannot reach the Dask scheduler at tcp://h:1: OSError: refused; check it"),
 ]
 
 
@@ -37,6 +39,7 @@ def test_each_error_refines_a_builtin():
     assert isinstance(ERRORS[1], LookupError)
     assert isinstance(ERRORS[2], LookupError)
     assert isinstance(ERRORS[3], ImportError)
+    assert isinstance(ERRORS[4], RuntimeError)
 
 
 def test_messages_say_what_to_do():

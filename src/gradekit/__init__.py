@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gradekit._errors import (
     ConfigError,
     DuplicateKindError,
+    ExecutorError,
     GradekitError,
     OptionError,
     PluginLoadError,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from gradekit._load_context import current_suite_dir
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
+    from gradekit.run.dask import DaskExecutor
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
     from gradekit.run.selection import Selection
@@ -39,7 +41,9 @@ __all__ = [
     "AsyncGrader",
     "CaseReport",
     "ConfigError",
+    "DaskExecutor",
     "DuplicateKindError",
+    "ExecutorError",
     "GradeResult",
     "GradekitError",
     "Grader",
@@ -78,6 +82,7 @@ _LAZY = {
     "CaseReport": "gradekit.report.model",
     "ResultsLog": "gradekit.run.resume",
     "Selection": "gradekit.run.selection",
+    "DaskExecutor": "gradekit.run.dask",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

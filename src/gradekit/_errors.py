@@ -16,6 +16,7 @@ __all__ = [
     "CommandError",
     "ConfigError",
     "DuplicateKindError",
+    "ExecutorError",
     "GradekitError",
     "OptionError",
     "PluginLoadError",
@@ -225,3 +226,15 @@ class WriteError(GradekitError, OSError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class ExecutorError(GradekitError, RuntimeError):
+    """The executor that grades a run elsewhere (a Dask cluster) cannot be used: its package
+    is not installed, its scheduler cannot be reached, or it was lost during the run."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import signal
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.run.interrupts import RECORDING, first_signal
@@ -81,6 +82,14 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
         },
     ),
     (("--executor",), {"choices": ("local", "dask"), "default": "local", "help": "where to grade"}),
+    (
+        ("--scheduler",),
+        {
+            "metavar": "ADDR",
+            "help": "Dask scheduler for --executor dask (default: $GRADEKIT_DASK_SCHEDULER, else a "
+            "local cluster)",
+        },
+    ),
     (
         ("--timeout",),
         {
@@ -166,11 +175,6 @@ def warn(suite: Suite, shown: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
-    if args.executor == "dask":
-        raise Invalid(
-            "gradekit: --executor dask is not available yet: gradekit has no dask executor in "
-            "this version; use --executor local (the default)"
-        )
     from gradekit import ResultsLog, Selection
     from gradekit._errors import WriteError
     from gradekit._scratch import sweep
@@ -203,7 +207,10 @@ def run(args: argparse.Namespace) -> int:
             log = stack.enter_context(ResultsLog(args.resume)) if args.resume or targets else None
         except WriteError as error:
             raise Invalid(f"gradekit: {error}; nothing was graded") from error
-        final, failures = _grade(args, suite, selection, log, progress, keep=show)
+        executor = stack.enter_context(_executor(args))
+        final, failures = _grade(
+            args, suite, selection, log, progress, executor=executor, keep=show
+        )
         warn(suite, shown)  # those of the dataset's lines
         final = _with_judge(final, _judge.statistics())
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
@@ -226,6 +233,7 @@ def _grade(
     log: ResultsLog | None,
     progress: Progress,
     *,
+    executor: Any,
     keep: bool,
 ) -> tuple[SuiteReport, list[WriteError]]:
     """Run the suite as the arguments say; the report, and the results log's write failure."""
@@ -245,6 +253,7 @@ def _grade(
                 isolation=args.isolation,
                 memory_limit_mb=args.memory_limit,
                 sandbox=args.sandbox,
+                executor=executor,
                 select=selection,
                 resume=log,
                 # The console lists the cases that did not pass: from the log when there is one.
@@ -259,6 +268,35 @@ def _grade(
                 raise
             return error.report, [error]
     return final, []
+
+
+@contextlib.contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[Any]:
+    """`local`, or a Dask executor connected for the run and closed after (exit 2 when its
+    cluster cannot be used)."""
+    if args.executor == "local":
+        if args.scheduler:
+            raise Invalid("gradekit: --scheduler needs --executor dask")
+        yield "local"
+        return
+    if args.judge_concurrency or args.cache_dir or args.no_cache:
+        raise Invalid(
+            "gradekit: --judge-concurrency, --cache-dir and --no-cache set up the judge of this "
+            "process and do not reach Dask workers; leave them out with --executor dask"
+        )
+    from gradekit._errors import ExecutorError
+    from gradekit.run.dask import DaskExecutor
+
+    try:
+        executor = DaskExecutor(args.scheduler).connect()
+    except ExecutorError as error:
+        raise Invalid(f"gradekit: {error}") from error
+    with executor:
+        try:
+            yield executor
+        except ExecutorError as error:  # the cluster was lost mid-run: the log keeps the rest
+            print(f"gradekit: {error}", file=sys.stderr)
+            raise SystemExit(EXIT_FAILED) from error
 
 
 def _check_sandbox(mode: str | None) -> None:

@@ -182,15 +182,6 @@ def test_command_line_errors_exit_2(gradekit: Run, mixed_suite: Path) -> None:
         assert message in done.stderr, (args, done.stderr)
 
 
-def test_dask_executor_is_refused_clearly(gradekit: Run, mixed_suite: Path) -> None:
-    done = gradekit("run", "suite.yaml", "--executor", "dask", "-o", "r.json")
-    assert done.returncode == 2
-    assert done.stderr == (
-        "gradekit: --executor dask is not available yet: gradekit has no dask executor in this "
-        "version; use --executor local (the default)\n"
-    )
-
-
 def test_check_pack_of_a_distribution_that_is_not_installed_exits_2(gradekit: Run) -> None:
     done = gradekit("check-pack", "acme-graders")
     assert done.returncode == 2

@@ -234,4 +234,3 @@ def test_a_factory_that_ignores_the_name_it_is_given() -> None:
         "created with name 'contract-grader', the grader is named 'acme.hurried': a factory "
         "must give its grader the name it is called with"
     )
-

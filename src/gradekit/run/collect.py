@@ -20,6 +20,7 @@ import attrs
 
 from gradekit._errors import SelectionError, WriteError
 from gradekit.report.model import CaseReport, SuiteReport, Summary, SummaryBuilder
+from gradekit.run.executor import Execution, Executor, remote_run
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.resume import ResultsLog, RunIndex
@@ -71,11 +72,14 @@ class Collection:
         # logs none only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None
 
-    def run(self) -> SuiteReport:
-        """Grade the cases; the report in suite order (see `run_suite` for what it raises)."""
+    def run(self, executor: Executor = "local", scheduler: str | None = None) -> SuiteReport:
+        """Grade the cases, here or with `executor` (see `run_suite`); the report in suite
+        order (see `run_suite` for what it raises)."""
         started = time.perf_counter()
         collector = self.collector
-        run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
+        run: Execution = remote_run(
+            executor, scheduler, self.graded, self.settings, self.jobs, keep=self.keep
+        ) or _Run(self.graded, self.settings, self.jobs, keep=self.keep)
         complete = True
         failure: WriteError | None = None
         # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
@@ -123,7 +127,7 @@ class Collection:
             raise SelectionError(where, self.selection.description, self.selection.hint)
         return report
 
-    def _stop(self, run: _Run) -> None:
+    def _stop(self, run: Execution) -> None:
         run.stop()
         # Process-isolated grades in progress are killed now, not at their timeout (the
         # module is imported by the first of them: none ran if it is not loaded).

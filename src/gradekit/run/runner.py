@@ -21,6 +21,7 @@ from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
+from gradekit.run.executor import Executor
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
@@ -63,6 +64,8 @@ def run_suite(
     select: Select | None = None,
     resume: str | os.PathLike[str] | ResultsLog | None = None,
     sandbox: str | None = None,
+    executor: Executor = "local",
+    scheduler: str | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -83,6 +86,9 @@ def run_suite(
     `sandbox` (`auto`, `bwrap`, `none`): for agent code of entries that set none (default: the
     suite's `sandbox:`, else auto); `bwrap` where bubblewrap cannot run raises SandboxError
     before anything is graded.
+    `executor="dask"` grades on a Dask cluster, at `scheduler` (default:
+    $GRADEKIT_DASK_SCHEDULER, else a local cluster), or give a `gradekit.DaskExecutor`
+    (docs/dask.md); reports, the results log and `on_case` stay in this process.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -111,7 +117,8 @@ def run_suite(
         assert log is None or isinstance(log, ResultsLog)
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
-        return Collection(suite, settings, jobs, on_case, keep_cases, selection, log).run()
+        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log)
+        return collection.run(executor, scheduler)
 
 
 def _check_sandbox(sandbox: str | None) -> None:

@@ -1,0 +1,267 @@
+"""The driver's side of a Dask run: read cases, send batches, take each batch's results once.
+
+A thread of its own reads the suite's cases lazily, packs them into batches (one blob each,
+see `_pack`), submits each batch as one task, and hands the reports that come back to the
+caller's thread through a queue, as the local runner does, so `on_case`, counting, the results
+log and every report are the driver's alone. At most two batches per worker thread are in
+flight, and cases read but not yet handed over are bounded, so a dataset of millions of lines
+is never held whole.
+
+A worker lost mid-batch: the scheduler runs the task again on another worker (up to its
+`allowed-failures`); a task is one batch and its result is taken once, when its future
+finishes, so no case is lost or counted twice. A batch whose workers all died is reported as
+errored cases that say so.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from gradekit._errors import ExecutorError
+from gradekit._types import error_text
+from gradekit.report.model import CaseReport
+from gradekit.run.case import unloadable
+from gradekit.run.dask._pack import CannotSend, CasePacker, unpack_reports
+from gradekit.run.dask._worker import grade_packed
+from gradekit.suite.model import Case, Suite
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gradekit.run.dask._executor import DaskExecutor
+    from gradekit.run.executor import Receive
+
+__all__ = ["FIRST_BATCH_SIZE", "MAX_BATCH_SIZE", "DaskRun"]
+
+MAX_BATCH_SIZE: Final = 2048
+"""Most cases in one batch: a lost worker costs at most this many cases graded again, and
+progress comes at least this often."""
+
+FIRST_BATCH_SIZE: Final = 32
+"""The first batch when the number of cases is not known; each next one doubles."""
+
+BATCHES_PER_THREAD: Final = 4
+"""When the number of cases is known: batches made per worker thread (load balance)."""
+
+_CASES, _DONE, _FAILED = "cases", "done", "failed"
+
+_Batch = list[tuple[int, str]]
+"""(position, case name) of each case of a batch, in the batch's order."""
+
+
+class DaskRun:
+    """One run of `suite` on the cluster of `executor` (the runner's `Execution`)."""
+
+    def __init__(
+        self,
+        executor: DaskExecutor,
+        suite: Suite,
+        spec: bytes,
+        packer: CasePacker,
+        *,
+        close_after: bool,
+    ) -> None:
+        self._executor = executor
+        self._client = executor.client
+        self._suite = suite
+        self._spec = spec
+        self._packer = packer
+        self._close_after = close_after
+        self._out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._room = threading.Condition()
+        self._pending = 0  # cases read and not yet handed over
+        self._stopping = False
+        self._threads = 1
+        self._threads_at = 0.0
+
+    # -- the caller's thread -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the driver thread."""
+        threading.Thread(target=self._thread, name="gradekit-dask", daemon=True).start()
+
+    def deliver(self, receive: Receive, deadline: float = 0.0) -> None:
+        """Hand finished cases to `receive` until the run ends (or `deadline` passes)."""
+        while True:
+            wait = 0.25 if not deadline else deadline - time.monotonic()
+            if deadline and wait <= 0:
+                return
+            try:
+                what, value = self._out.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if what == _CASES:
+                receive(value, None)
+                with self._room:
+                    self._pending -= len(value)
+                    self._room.notify_all()
+            elif what == _DONE:
+                return
+            elif not self._stopping:  # after a stop, whatever ended the driver is moot
+                raise value
+            else:
+                return
+
+    def stop(self) -> None:
+        """Cancel the run: finished batches are still handed over, the others cancelled."""
+        with self._room:
+            self._stopping = True
+            self._room.notify_all()
+
+    # -- the driver's thread -----------------------------------------------------------------
+
+    def _thread(self) -> None:
+        try:
+            self._main()
+        except BaseException as error:
+            self._finish_thread((_FAILED, error))
+        else:
+            self._finish_thread((_DONE, None))
+
+    def _finish_thread(self, message: tuple[str, Any]) -> None:
+        if self._close_after:
+            try:
+                self._executor.close()
+            except Exception as error:  # the run's outcome matters more than the cluster's
+                if message[0] == _DONE:
+                    message = (_FAILED, ExecutorError(f"closing the cluster: {error_text(error)}"))
+        self._out.put(message)
+
+    def _main(self) -> None:
+        cases = enumerate(self._suite.cases())
+        in_flight: dict[Any, _Batch] = {}
+        finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        size = self._first_size()
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and not self._stopping and len(in_flight) < self._slots():
+                    self._wait_for_room(size)
+                    if self._stopping:
+                        break
+                    batch, lines, exhausted = self._read(cases, size)
+                    if batch:
+                        future = self._client.submit(
+                            grade_packed, self._spec, b"\n".join(lines), pure=False
+                        )
+                        in_flight[future] = batch
+                        future.add_done_callback(finished.put)
+                        size = self._next_size(size)
+                if self._stopping or not in_flight:
+                    break
+                try:
+                    future = finished.get(timeout=0.25)
+                except queue.Empty:
+                    continue
+                if future in in_flight:  # each batch's result is taken once
+                    self._take(future, in_flight.pop(future))
+            # Stopped: the batches that finished meanwhile still count.
+            for future in [f for f in in_flight if f.status == "finished"]:
+                self._take(future, in_flight.pop(future))
+        finally:
+            if in_flight:
+                self._client.cancel(list(in_flight))
+
+    def _read(
+        self, cases: Iterator[tuple[int, Case]], size: int
+    ) -> tuple[_Batch, list[bytes], bool]:
+        """Up to `size` cases to send; cases that cannot be sent are handed over at once as
+        errored. Also says whether the suite has no more cases."""
+        batch: _Batch = []
+        lines: list[bytes] = []
+        unsent: list[tuple[int, CaseReport]] = []
+        exhausted = False
+        while len(lines) < size:
+            item = next(cases, None)
+            if item is None:
+                exhausted = True
+                break
+            position, case = item
+            with self._room:
+                self._pending += 1
+            if case.error is not None:
+                unsent.append((position, unloadable(case)))
+                continue
+            try:
+                lines.append(self._packer.line(case))
+            except CannotSend as error:
+                unsent.append((position, unloadable(Case(case.name, (), error=str(error)))))
+                continue
+            batch.append((position, case.name))
+        if unsent:
+            self._out.put((_CASES, unsent))
+        return batch, lines, exhausted
+
+    def _take(self, future: Any, batch: _Batch) -> None:
+        """Hand over the reports of a finished batch (errored ones if its task failed)."""
+        if future.status == "cancelled":
+            raise ExecutorError(
+                "the Dask cluster cancelled a batch (the scheduler was lost or restarted); "
+                "the results log keeps every finished case: run again with --resume"
+            )
+        try:
+            reports = unpack_reports(future.result())
+            if len(reports) != len(batch):
+                raise ExecutorError(
+                    f"a worker returned {len(reports)} reports for a batch of {len(batch)} cases"
+                )
+        except Exception as error:
+            text = _batch_error(error)
+            reports = [unloadable(Case(name, (), error=text)) for _, name in batch]
+        self._out.put(
+            (
+                _CASES,
+                [(position, report) for (position, _), report in zip(batch, reports, strict=True)],
+            )
+        )
+
+    def _wait_for_room(self, size: int) -> None:
+        """Wait while the cases read and not yet handed over fill the window."""
+        window = (self._slots() + 2) * size
+        with self._room:
+            while self._pending >= window and not self._stopping:
+                self._room.wait(0.25)
+
+    def _worker_threads(self) -> int:
+        """Threads of the cluster's workers (asked of the scheduler at most once a second)."""
+        now = time.monotonic()
+        if now - self._threads_at >= 1.0:
+            self._threads = max(1, sum(self._client.nthreads().values()))
+            self._threads_at = now
+        return self._threads
+
+    def _slots(self) -> int:
+        return 2 * self._worker_threads()
+
+    def _first_size(self) -> int:
+        fixed = self._executor.batch_size
+        if fixed is not None:
+            return fixed
+        count = self._suite.case_count
+        if count is None:
+            return FIRST_BATCH_SIZE
+        wanted = math.ceil(count / (BATCHES_PER_THREAD * self._worker_threads()))
+        return max(1, min(MAX_BATCH_SIZE, wanted))
+
+    def _next_size(self, size: int) -> int:
+        if self._executor.batch_size is not None or self._suite.case_count is not None:
+            return size
+        return min(MAX_BATCH_SIZE, size * 2)
+
+
+def _batch_error(error: BaseException) -> str:
+    """The error of every case of a batch whose task failed."""
+    text = error_text(error)
+    if type(error).__name__ == "KilledWorker":
+        return (
+            f"{text}; the workers grading this batch died: a grader crashes or exhausts its "
+            "process (run it with isolation: process, or give the workers more memory)"
+        )
+    return (
+        f"{text} (grading this batch on the Dask cluster; every worker needs gradekit and the "
+        "suite's grader packs installed)"
+    )

@@ -1,0 +1,234 @@
+"""What travels between the driver and a Dask worker: the suite's spec, case lines, reports.
+
+Only bytes travel, never pickled graders. A batch goes out as one blob, the JSONL text of its
+cases, and its results come back as one blob, the JSONL text of their reports
+(`CaseReport.to_dict()`): Dask walks a Python list element by element, and a list of 12,500
+case reports cost it 1.2 s where the same reports as bytes cost 28 ms (bench/RESULTS.md).
+
+A case line has the shape of a `dataset:` line (`name`, `policy`, and `turns:` with each turn's
+input, output, expected, tool_calls, context, workspace and metadata), so a worker builds the
+case with the suite loader's own `CaseBuilder`. Its grader entries are written as they were
+built (`entry_spec`): kind, name, the common keys as resolved at load, and `config`, the
+kind's own options. They cannot be written back as YAML: a kind that declares `threshold` or
+`timeout` took those keys into its options at load, and the runner's watchdog timeout of such
+a kind was derived from the kind's own. The suite-level entries, which head every turn's
+list, travel once per batch in the suite's spec, not on every line.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+from collections.abc import Sequence
+from typing import Any, Final
+
+from gradekit._errors import GradekitError
+from gradekit._json_check import json_problem
+from gradekit._load_context import suite_dir
+from gradekit._types import Sample
+from gradekit.registry.entries import GraderEntry
+from gradekit.registry.registry import default_registry
+from gradekit.report.jsonl import case_json
+from gradekit.report.model import CaseReport
+from gradekit.run.settings import Settings
+from gradekit.suite.model import Case, Suite
+
+__all__ = [
+    "FORMAT",
+    "OWN_GRADERS",
+    "CannotSend",
+    "CasePacker",
+    "entry_spec",
+    "pack_reports",
+    "suite_folder",
+    "suite_spec",
+    "unpack_reports",
+]
+
+FORMAT: Final = 1
+"""The version of this wire format; a worker refuses a spec of another."""
+
+OWN_GRADERS: Final = "gradekit.own_graders"
+"""Key of a case line whose turns list every entry (their lists do not start with the
+suite-level entries): the worker builds it without prepending the suite's. A dotted key,
+which no case field is; taken off the line before the case is built."""
+
+_CHECKED: Final = 4096
+"""Distinct entries whose spec the packer remembers."""
+
+
+class CannotSend(GradekitError, ValueError):
+    """A case that cannot travel as a dataset line; the message says why and what to do."""
+
+
+def entry_spec(entry: GraderEntry) -> dict[str, Any]:
+    """A grader entry as data: kind, name, `config` and the common keys that differ from the
+    defaults (as resolved at load: `timeout` is the runner's, after any kind's own)."""
+    spec: dict[str, Any] = {"kind": entry.kind, "name": entry.name}
+    if entry.weight != 1.0:
+        spec["weight"] = entry.weight
+    if entry.advisory:
+        spec["advisory"] = True
+    if entry.threshold is not None:
+        spec["threshold"] = entry.threshold
+    if entry.timeout is not None:
+        spec["timeout"] = entry.timeout
+    if entry.isolation is not None:
+        spec["isolation"] = entry.isolation
+    if entry.fail_on_error:
+        spec["fail_on_error"] = True
+    if entry.config:
+        spec["config"] = entry.config
+    if entry.location is not None:
+        spec["location"] = entry.location
+    return spec
+
+
+def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) -> bytes:
+    """What every batch of `suite` needs on a worker besides its cases: the suite's name,
+    file, policy, the run's settings and the suite-level grader entries (checked by
+    `packer`). Raises CannotSend when they cannot travel."""
+    spec = {
+        "format": FORMAT,
+        "suite": suite.name,
+        # Absolute: a worker's working folder is not the driver's.
+        "path": os.path.abspath(suite.path) if suite.path else None,
+        "policy": {"mode": suite.policy.mode, "threshold": suite.policy.threshold},
+        "timeout": settings.timeout,
+        "isolation": settings.isolation,
+        "memory_limit_mb": settings.memory_limit_mb,
+        "jobs": jobs,
+        "graders": [packer.entry(entry) for entry in suite.graders],
+    }
+    problem = json_problem(spec)
+    if problem is not None:
+        raise CannotSend(
+            f"the suite's graders cannot be sent to Dask workers: {problem[1]} (their options "
+            "must be JSON data); run the suite with executor local"
+        )
+    return json.dumps(spec, ensure_ascii=False).encode()
+
+
+class CasePacker:
+    """Writes the cases of one suite as lines for its workers (see the module's docstring)."""
+
+    def __init__(self, suite: Suite) -> None:
+        self._shared = suite.graders
+        self._folder = suite_folder(suite.path)
+        self._specs: collections.OrderedDict[int, tuple[GraderEntry, dict[str, Any]]] = (
+            collections.OrderedDict()
+        )
+
+    def line(self, case: Case) -> bytes:
+        """The case as one JSON line; raises CannotSend when it cannot be one."""
+        if not case.turns:
+            raise CannotSend("a case without turns cannot be sent to a Dask worker")
+        count = len(self._shared)
+        shared = all(
+            len(turn.graders) >= count
+            and all(a is b for a, b in zip(turn.graders, self._shared, strict=False))
+            for turn in case.turns
+        )
+        turns = [
+            self._turn(case, index, turn.sample, turn.graders[count:] if shared else turn.graders)
+            for index, turn in enumerate(case.turns)
+        ]
+        line: dict[str, Any] = {"name": case.name, "turns": turns}
+        if case.policy is not None:
+            line["policy"] = {"mode": case.policy.mode, "threshold": case.policy.threshold}
+        if not shared:
+            line[OWN_GRADERS] = True
+        problem = json_problem(line)
+        if problem is not None:
+            where = problem[1].replace("$", f"case '{case.name}'", 1)
+            raise CannotSend(
+                f"{problem[0]}: {where}: a case travels to Dask workers as a JSON line and "
+                "JSON cannot hold this value; give the case JSON values or grade it with "
+                "executor local"
+            )
+        return json.dumps(line, ensure_ascii=False).encode()
+
+    def _turn(
+        self, case: Case, index: int, sample: Sample, entries: Sequence[GraderEntry]
+    ) -> dict[str, Any]:
+        if sample.case != case.name or sample.turn != index or len(sample.history) != index:
+            raise CannotSend(
+                f"case '{case.name}', turn {index}: its sample is not one a suite file gives "
+                "(case name, turn index and earlier turns as its history), so it cannot be "
+                "sent to a Dask worker as a dataset line; build the suite with "
+                "gradekit.load_suite or grade it with executor local"
+            )
+        turn: dict[str, Any] = {}
+        for key in ("input", "output", "expected", "context", "workspace"):
+            value = getattr(sample, key)
+            if value is not None:
+                turn[key] = value
+        if sample.tool_calls:
+            turn["tool_calls"] = [_call(call) for call in sample.tool_calls]
+        if sample.metadata:
+            turn["metadata"] = sample.metadata
+        if entries:
+            turn["graders"] = [self.entry(entry) for entry in entries]
+        return turn
+
+    def entry(self, entry: GraderEntry) -> dict[str, Any]:
+        """The spec of `entry` (see `entry_spec`), once it is checked to travel."""
+        known = self._specs.get(id(entry))
+        if known is not None and known[0] is entry:
+            self._specs.move_to_end(id(entry))
+            return known[1]
+        _check_recreated(entry, self._folder)
+        spec = entry_spec(entry)
+        self._specs[id(entry)] = (entry, spec)
+        if len(self._specs) > _CHECKED:
+            self._specs.popitem(last=False)
+        return spec
+
+
+def _call(call: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": call.name, "arguments": call.arguments}
+    for key in ("result", "error", "turn"):
+        value = getattr(call, key)
+        if value is not None:
+            data[key] = value
+    return data
+
+
+def _check_recreated(entry: GraderEntry, folder: str | None) -> None:
+    """Refuse an entry whose grader its kind and (empty) config would not give again.
+
+    An entry built by hand around a grader (`GraderEntry(grader=...)`) keeps no options in
+    `config`, and a worker would create the kind with its defaults: graded right here, wrong
+    there. Checked where it can be: the entry has no options and its grader compares by value.
+    """
+    grader = entry.grader
+    if entry.config or type(grader).__eq__ is object.__eq__:
+        return
+    try:
+        with suite_dir(folder):
+            again = default_registry.create(entry.kind, entry.name, entry.config)
+    except Exception:  # unknown here too: the worker reports it, naming itself
+        return
+    if again != grader:
+        raise CannotSend(
+            f"grader '{entry.name}' (kind '{entry.kind}') cannot be sent to a Dask worker: "
+            "its entry keeps no options in `config`, and a worker would create the kind with "
+            "its defaults, which differ from this grader; give the entry its options "
+            "(GraderEntry(config=...)) or grade it with executor local"
+        )
+
+
+def suite_folder(path: str | None) -> str | None:
+    """The folder of the suite file at `path` (None for a suite built in Python)."""
+    return os.path.dirname(os.path.abspath(path)) if path else None
+
+
+def pack_reports(reports: Sequence[CaseReport]) -> bytes:
+    """Case reports as one blob: their JSONL text (the lines of a results log)."""
+    return "\n".join(case_json(report) for report in reports).encode()
+
+
+def unpack_reports(blob: bytes) -> list[CaseReport]:
+    """The case reports of a blob made by `pack_reports`."""
+    return [CaseReport.from_dict(json.loads(line)) for line in blob.split(b"\n") if line]

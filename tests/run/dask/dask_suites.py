@@ -1,0 +1,130 @@
+"""Suites the Dask executor's tests grade, written into a test's folder (a unique module name:
+`conftest` is ambiguous when several test folders are collected in one run)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+GRADERS_PY = '''
+import os
+import time
+from pathlib import Path
+
+from gradekit.code import GraderResult
+
+MARKS = Path(__file__).parent / "marks"
+
+
+def parity(ctx):
+    """Passes for an even number; notes which process graded which case."""
+    MARKS.mkdir(exist_ok=True)
+    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").touch()
+    number = int(ctx.agent_response)
+    return GraderResult(1.0 if number % 2 == 0 else 0.0, reason=f"got {number}")
+
+
+def crash_on_boom(ctx):
+    """Ends the process grading case `boom` (a worker lost every time it grades it)."""
+    if ctx.test_case_name == "boom":
+        os._exit(1)
+    return True
+
+
+def slow_parity(ctx):
+    """As parity, after a pause (a long one for case `slow-17`)."""
+    MARKS.mkdir(exist_ok=True)
+    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").touch()
+    time.sleep(3.0 if ctx.test_case_name == "slow-17" else 0.05)
+    number = int(ctx.agent_response)
+    return GraderResult(1.0 if number % 2 == 0 else 0.0, reason=f"got {number}")
+'''
+
+MIXED_SUITE = """
+name: mixed
+policy: all
+graders:
+  - kind: numeric
+    absolute_tolerance: 0.01
+cases:
+  - name: exact
+    output: "42"
+    expected: 42
+  - name: close-but-contains
+    output: "41.5 apples"
+    expected: 42
+    graders:
+      - {kind: contains, values: [apples], weight: 2, threshold: 0.5}
+      - {kind: regex, pattern: "^4", advisory: true, isolation: process}
+  - name: conversation
+    policy: {mode: weighted, threshold: 0.5}
+    turns:
+      - input: "one?"
+        output: "1"
+        expected: 1
+        tool_calls: [{name: calc, arguments: {expr: "0+1"}, result: 1}]
+        context: ["one is 1"]
+      - input: "two?"
+        output: "3"
+        expected: 2
+        metadata: {difficulty: [1, 2], note: "asked twice"}
+        graders: [{kind: code, grader: "MODULE:parity", fail_on_error: true}]
+  - name: ended-early
+    workspace: out
+    turns:
+      - output: "not a number"
+        graders: [{kind: code, grader: "MODULE:parity", fail_on_error: true}]
+      - output: "2"
+  - name: transcript
+    expected: "21"
+    graders: [{kind: contains, values: ["21"]}]
+    messages:
+      - {role: system, content: "Be brief."}
+      - {role: user, content: "Weather in Paris?"}
+      - role: assistant
+        tool_calls:
+          - id: call_1
+            type: function
+            function: {name: get_weather, arguments: '{"city": "Paris"}'}
+      - {role: tool, tool_call_id: call_1, content: '{"temp": 21}'}
+      - {role: assistant, content: "It is 21 degrees."}
+dataset: data.jsonl
+"""
+
+
+def write_graders(folder: Path, module: str) -> None:
+    """`GRADERS_PY` as `module`.py in `folder`. Module names are shared by a whole process,
+    the workers' too, which outlive a test: each test names its own module."""
+    (folder / f"{module}.py").write_text(textwrap.dedent(GRADERS_PY), encoding="utf-8")
+
+
+def write_mixed_suite(folder: Path, module: str, lines: int = 300) -> Path:
+    """The mixed suite above, its graders `module`, and a dataset of `lines` lines, one of
+    them malformed and some with graders of their own."""
+    write_graders(folder, module)
+    (folder / "out").mkdir()
+    with open(folder / "data.jsonl", "w", encoding="utf-8") as data:
+        for number in range(lines):
+            line: dict[str, Any] = {"name": f"d{number}", "output": str(number % 5), "expected": 2}
+            if number % 7 == 0:
+                line["graders"] = [{"kind": "code", "grader": f"{module}:parity"}]
+            if number % 11 == 0:
+                line["expected"] = {"value": 2, "unit": None}
+            data.write(json.dumps(line) + "\n")
+            if number == 150:
+                data.write('{"name": "broken", "output": \n')
+    path = folder / "suite.yaml"
+    text = textwrap.dedent(MIXED_SUITE).lstrip().replace("MODULE", module)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def without_durations(value: Any) -> Any:
+    """A report's JSON form without its timings, which differ from run to run."""
+    if isinstance(value, dict):
+        return {k: without_durations(v) for k, v in value.items() if k != "duration_ms"}
+    if isinstance(value, list):
+        return [without_durations(item) for item in value]
+    return value

@@ -1,0 +1,184 @@
+"""`gradekit run --executor dask` as a user runs it, against a real two-process LocalCluster:
+the same reports as a local run, through `--scheduler`, `GRADEKIT_DASK_SCHEDULER` or a local
+cluster of its own, with `--filter` and `--resume`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dask_suites import without_durations, write_graders, write_mixed_suite
+
+GRADEKIT = str(Path(sys.executable).parent / "gradekit")
+
+
+def gradekit(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
+    environment.update(env or {})
+    return subprocess.run(
+        [GRADEKIT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def report(path: Path) -> Any:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return without_durations(data)
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return write_mixed_suite(tmp_path, f"cli_graders_{os.getpid()}_{tmp_path.name}")
+
+
+@pytest.fixture
+def local(suite: Path) -> Any:
+    """The local run's exit code, JSON report and summary line."""
+    done = gradekit("run", suite.name, "-o", "local.json", cwd=suite.parent)
+    assert done.returncode == 1, done.stderr  # the suite has failing cases
+    return done.returncode, report(suite.parent / "local.json")
+
+
+def test_run_on_a_scheduler_writes_the_local_run_s_report(
+    cluster: Any, suite: Path, local: Any
+) -> None:
+    done = gradekit(
+        "run", suite.name, "--executor", "dask", "--scheduler", cluster.scheduler_address,
+        "-o", "dask.json", cwd=suite.parent,
+    )  # fmt: skip
+    assert (done.returncode, report(suite.parent / "dask.json")) == local
+    assert "306 cases: " in done.stderr
+
+
+def test_the_scheduler_from_the_environment_with_filter_and_resume(
+    cluster: Any, suite: Path, local: Any
+) -> None:
+    env = {"GRADEKIT_DASK_SCHEDULER": cluster.scheduler_address}
+    first = gradekit(
+        "run", suite.name, "--executor", "dask", "--filter", "d1*", "--resume", "log.jsonl",
+        cwd=suite.parent, env=env,
+    )  # fmt: skip
+    assert first.returncode == 1, first.stderr
+    graded = (suite.parent / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(graded) == 111  # d1, d10-d19, d100-d199
+
+    rest = gradekit(
+        "run", suite.name, "--executor", "dask", "--resume", "log.jsonl", "-o", "dask.json",
+        cwd=suite.parent, env=env,
+    )  # fmt: skip
+    assert (rest.returncode, report(suite.parent / "dask.json")) == local
+    names = [json.loads(line)["name"] for line in (suite.parent / "log.jsonl").open()]
+    assert len(names) == 306 and len(set(names)) == 306  # every case once
+
+
+def test_without_a_scheduler_a_local_cluster_is_started(suite: Path, local: Any) -> None:
+    done = gradekit("run", suite.name, "--executor", "dask", "-o", "dask.json", cwd=suite.parent)
+    assert (done.returncode, report(suite.parent / "dask.json")) == local
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--executor", "dask", "--scheduler", "nowhere://x"],
+            "gradekit: cannot reach the Dask scheduler at nowhere://x: ",
+        ),
+        (["--scheduler", "tcp://127.0.0.1:8786"], "gradekit: --scheduler needs --executor dask"),
+        (
+            ["--executor", "dask", "--no-cache"],
+            "gradekit: --judge-concurrency, --cache-dir and --no-cache set up the judge of this "
+            "process and do not reach Dask workers; leave them out with --executor dask\n",
+        ),
+    ],
+)
+def test_a_scheduler_that_cannot_be_used_grades_nothing(
+    suite: Path, args: list[str], message: str
+) -> None:
+    done = gradekit("run", suite.name, *args, "--resume", "log.jsonl", cwd=suite.parent)
+    assert done.returncode == 2
+    assert done.stderr.startswith(message), done.stderr
+    if message.endswith("\n"):
+        assert done.stderr == message
+    assert not (suite.parent / "log.jsonl").exists() or not (suite.parent / "log.jsonl").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_ctrl_c_stops_a_dask_run_and_resume_finishes_it_with_every_case_once(
+    cluster: Any, tmp_path: Path
+) -> None:
+    module = f"interrupt_graders_{os.getpid()}"
+    write_graders(tmp_path, module)
+    cases = "\n".join(f'  - {{name: step-{n}, output: "{n}"}}' for n in range(60))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: interrupted\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\n"
+        f"cases:\n{cases}\n",
+        encoding="utf-8",
+    )
+    log = tmp_path / "log.jsonl"
+    command = [GRADEKIT, "run", "suite.yaml", "--executor", "dask", "--jobs", "1"]
+    command += ["--scheduler", cluster.scheduler_address, "--resume", "log.jsonl"]
+    running = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 10):
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 130, stderr  # stopped by Ctrl-C
+    first = [json.loads(line)["name"] for line in log.open()]
+    assert 0 < len(first) < 60 and len(set(first)) == len(first)
+
+    done = gradekit("run", "suite.yaml", "--executor", "dask", "--scheduler",
+                    cluster.scheduler_address, "--resume", "log.jsonl", "-o", "r.json",
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    names = [json.loads(line)["name"] for line in log.open()]
+    assert sorted(names) == sorted(f"step-{n}" for n in range(60))  # each once
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert (summary["cases"], summary["passed"], summary["failed"]) == (60, 30, 30)
+
+
+def test_ctrl_c_in_a_terminal_stops_the_local_cluster_quietly(tmp_path: Path) -> None:
+    # A terminal's Ctrl-C goes to the whole foreground process group: the command and the
+    # worker processes of the local cluster it started.
+    module = f"terminal_graders_{os.getpid()}"
+    write_graders(tmp_path, module)
+    cases = "\n".join(f'  - {{name: step-{n}, output: "{n}"}}' for n in range(80))
+    (tmp_path / "suite.yaml").write_text(
+        f"name: terminal\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\n"
+        f"cases:\n{cases}\n",
+        encoding="utf-8",
+    )
+    log = tmp_path / "log.jsonl"
+    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
+    command = [GRADEKIT, "run", "suite.yaml", "--executor", "dask", "--jobs", "1"]
+    running = subprocess.Popen(
+        [*command, "--resume", "log.jsonl"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=environment, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 10):
+        time.sleep(0.05)
+    os.killpg(running.pid, signal.SIGINT)
+    _, stderr = running.communicate(timeout=60)
+    assert running.returncode == 130, stderr  # stopped by Ctrl-C
+    assert "Traceback" not in stderr and "(interrupted)" in stderr, stderr
+    names = [json.loads(line)["name"] for line in log.open()]
+    assert 0 < len(names) < 80 and len(set(names)) == len(names)
