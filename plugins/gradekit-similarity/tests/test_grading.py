@@ -158,3 +158,13 @@ def test_the_entry_threshold_goes_to_the_kind_in_a_suite(tmp_path: Path) -> None
         ("similarity.token_f1", True),
         ("strict", False),
     ]
+
+
+def test_rouge_l_refuses_a_text_over_max_tokens_quickly() -> None:
+    # The LCS table of two 100,000-token texts would take minutes to fill.
+    huge = "word " * 100_000
+    result = grader("rouge_l").grade(gradekit.Sample(output=huge, expected=huge))
+    assert result.error is not None
+    assert "the output has 100000 tokens, over max_tokens (2000)" in result.error
+    fine = grader("rouge_l", max_tokens=3).grade(gradekit.Sample(output="a b c", expected="a b c"))
+    assert fine.passed and fine.score == 1.0

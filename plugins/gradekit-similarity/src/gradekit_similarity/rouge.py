@@ -6,7 +6,8 @@ default, `tokenizer: rouge`) lowercases and keeps only ASCII letters and digits,
 original ROUGE-1.5.5 script does: text in other scripts has no tokens and scores 0. For such
 text, `tokenizer: unicode` keeps runs of Unicode letters and digits instead (without
 stemming). Against several references the one with the best F-measure counts (rouge-score's
-`score_multi` rule).
+`score_multi` rule). The LCS table grows with the product of the two texts' lengths, so a text
+over `max_tokens` tokens is an error result, never a grade that runs for minutes.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ class _UnicodeTokenizer:
 
     def tokenize(self, text: str) -> list[str]:
         return _WORD.findall(text.casefold())
+
+
+@functools.cache
+def _counter(tokenizer: str) -> Any:
+    """The tokenizer the scorer uses (stemming changes no count), to count tokens with."""
+    if tokenizer == "unicode":
+        return _UnicodeTokenizer()
+    return import_metric("rouge_score.tokenizers").DefaultTokenizer(use_stemmer=False)
 
 
 @functools.cache
@@ -81,12 +90,28 @@ class RougeL:
         validator=_stemming_needs_rouge_tokens,
         metadata={"help": "Porter-stem English words longer than 3 letters"},
     )
+    max_tokens: int = attrs.field(
+        default=2000,
+        validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(1)),
+        metadata={"help": "longest text (in tokens) scored; longer is an error (LCS is quadratic)"},
+    )
 
     def grade(self, sample: Sample) -> GradeResult:
         """Score the output against each reference; the best F-measure counts."""
         texts = texts_of(KIND, self.name, sample)
         if isinstance(texts, GradeResult):
             return texts
+        counter = _counter(self.tokenizer)
+        for label, text in (("output", texts.output), *(("expected", r) for r in texts.references)):
+            count = len(counter.tokenize(text))
+            if count > self.max_tokens:
+                return GradeResult.of_error(
+                    KIND,
+                    self.name,
+                    f"ValueError: the {label} has {count} tokens, over max_tokens "
+                    f"({self.max_tokens}): ROUGE-L's table grows with the product of the lengths; "
+                    "raise max_tokens to score it anyway",
+                )
         scorer = _scorer(self.use_stemmer, self.tokenizer)
         # rouge-score's argument order is (target, prediction).
         scores = [scorer.score(reference, texts.output)["rougeL"] for reference in texts.references]
