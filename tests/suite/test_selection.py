@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradekit.suite.selection import CaseFacts, SelectionError, parse_selection
+from gradekit import ConfigError
+from gradekit.suite.selection import CaseFacts, parse_selection
 
 ATOMS = {
     "tag:smoke": lambda c: "smoke" in c.tags,
@@ -69,5 +70,5 @@ def test_the_issue_examples() -> None:
     ],
 )
 def test_a_bad_expression_says_where(text: str, message: str) -> None:
-    with pytest.raises(SelectionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_selection(text)

@@ -21,11 +21,7 @@ import attrs
 
 from gradekit._errors import ConfigError
 
-__all__ = ["CaseFacts", "SelectionError", "Selector", "parse_selection"]
-
-
-class SelectionError(ConfigError):
-    """A selection expression that cannot be read; the message points at the place."""
+__all__ = ["CaseFacts", "Selector", "parse_selection"]
 
 
 @attrs.frozen
@@ -53,7 +49,7 @@ def _tokens(text: str) -> list[tuple[str, int]]:
         match = _TOKEN.match(text, position)
         if match is None or match.end() == position:
             if text[position:].strip():
-                raise SelectionError(f"selection {text!r}: cannot read from column {position + 1}")
+                raise ConfigError(f"selection {text!r}: cannot read from column {position + 1}")
             break
         group = match.lastgroup or "word"
         tokens.append((match.group(group), match.start(group)))
@@ -68,7 +64,7 @@ def _atom(token: str, text: str, column: int) -> Selector:
     if value.startswith('"') and value.endswith('"') and len(value) >= 2:
         value = value[1:-1]
     if not value:
-        raise SelectionError(
+        raise ConfigError(
             f"selection {text!r}: '{field}:' at column {column + 1} needs a value, "
             f"such as {field}:smoke"
         )
@@ -94,12 +90,12 @@ class _Parser:
     def _column(self) -> int:
         return self.tokens[self.at][1] if self.at < len(self.tokens) else len(self.text)
 
-    def _fail(self, what: str) -> SelectionError:
-        return SelectionError(f"selection {self.text!r}: {what} at column {self._column() + 1}")
+    def _fail(self, what: str) -> ConfigError:
+        return ConfigError(f"selection {self.text!r}: {what} at column {self._column() + 1}")
 
     def parse(self) -> Selector:
         if not self.tokens:
-            raise SelectionError("the selection is empty; write e.g. tag:smoke or 'growth-*'")
+            raise ConfigError("the selection is empty; write e.g. tag:smoke or 'growth-*'")
         selector = self._or()
         if self.at < len(self.tokens):
             raise self._fail(f"unexpected {self._peek()!r}")
@@ -142,7 +138,8 @@ class _Parser:
 
 
 def parse_selection(text: str) -> Selector:
-    """Parse a selection expression (see the module's docstring) into a Selector."""
+    """Parse a selection expression (see the module's docstring) into a Selector; a
+    ConfigError names the column of what cannot be read."""
     return _Parser(text).parse()
 
 

@@ -20,10 +20,7 @@ import resource
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +31,7 @@ import attrs
 
 from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
-from gradekit._scratch import scratch_prefix
+from gradekit.graders._sandbox.scratch import Sandbox
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -52,7 +49,6 @@ __all__ = [
 
 DEFAULT_MEMORY_LIMIT: Final = 2 * 1024**3
 DEFAULT_MAX_OUTPUT: Final = 1024**2
-PASSED_THROUGH: Final = ("PATH", "LANG")
 _CHUNK: Final = 65536
 _POLL: Final = 0.1  # seconds between checks for cancellation while waiting
 _DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
@@ -86,70 +82,6 @@ class ProcessResult:
     duration_ms: float = 0.0
     stdout_cut: bool = False
     stderr_cut: bool = False
-
-
-class Sandbox:
-    """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
-    a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit."""
-
-    def __init__(self, workspace: str | os.PathLike[str] | None, *, copy: bool = True) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
-        self.home = self.root / "home"
-        self.tmp = self.root / "tmp"
-        self.home.mkdir()
-        self.tmp.mkdir()
-        try:
-            if workspace is None:
-                self.cwd = self.root / "work"
-                self.cwd.mkdir()
-            elif copy:
-                self.cwd = self.root / "work"
-                # symlinks=True: links are copied as links, never followed out of the workspace.
-                shutil.copytree(workspace, self.cwd, symlinks=True)
-            else:
-                self.cwd = Path(workspace).resolve()
-        except BaseException:
-            self.close()
-            raise
-
-    def env(self, declared: Mapping[str, str | None] | None = None) -> dict[str, str]:
-        """The scrubbed environment: PATH and LANG from the parent, HOME and TMPDIR in the
-        sandbox, then `declared` (a None value passes that variable through from the parent)."""
-        env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
-        env.setdefault("PATH", os.defpath)
-        env["HOME"] = str(self.home)
-        env["TMPDIR"] = str(self.tmp)
-        for key, value in (declared or {}).items():
-            if value is None:
-                if key in os.environ:
-                    env[key] = os.environ[key]
-            else:
-                env[key] = value
-        return env
-
-    def close(self) -> None:
-        """Remove the scratch root, including read-only files a tool left behind."""
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(self.root, onexc=_force_remove)
-        else:
-            shutil.rmtree(self.root, onerror=lambda f, p, info: _force_remove(f, p, info[1]))
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _force_remove(function: Callable[..., Any], path: str, error: BaseException) -> None:
-    # Go's module cache and similar tools write read-only files and folders.
-    if isinstance(error, FileNotFoundError):
-        return
-    with contextlib.suppress(OSError):
-        os.chmod(os.path.dirname(path), stat.S_IRWXU)
-        os.chmod(path, stat.S_IRWXU)
-    with contextlib.suppress(OSError):
-        function(path)
 
 
 def resolve(command: str, env: Mapping[str, str], cwd: Path, extra_dirs: Sequence[str] = ()) -> str:

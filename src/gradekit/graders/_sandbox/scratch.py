@@ -1,0 +1,85 @@
+"""The scratch root of one command: a copy of the workspace, a fresh home and temp folder, and
+the scrubbed environment the command gets; all removed when the grade ends."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from gradekit._scratch import scratch_prefix
+
+__all__ = ["PASSED_THROUGH", "Sandbox"]
+
+PASSED_THROUGH: Final = ("PATH", "LANG")
+"""The only variables of gradekit's environment a command inherits (besides what it declares)."""
+
+
+class Sandbox:
+    """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
+    a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit."""
+
+    def __init__(self, workspace: str | os.PathLike[str] | None, *, copy: bool = True) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
+        self.home = self.root / "home"
+        self.tmp = self.root / "tmp"
+        self.home.mkdir()
+        self.tmp.mkdir()
+        try:
+            if workspace is None:
+                self.cwd = self.root / "work"
+                self.cwd.mkdir()
+            elif copy:
+                self.cwd = self.root / "work"
+                # symlinks=True: links are copied as links, never followed out of the workspace.
+                shutil.copytree(workspace, self.cwd, symlinks=True)
+            else:
+                self.cwd = Path(workspace).resolve()
+        except BaseException:
+            self.close()
+            raise
+
+    def env(self, declared: Mapping[str, str | None] | None = None) -> dict[str, str]:
+        """The scrubbed environment: PATH and LANG from the parent, HOME and TMPDIR in the
+        sandbox, then `declared` (a None value passes that variable through from the parent)."""
+        env = {key: os.environ[key] for key in PASSED_THROUGH if key in os.environ}
+        env.setdefault("PATH", os.defpath)
+        env["HOME"] = str(self.home)
+        env["TMPDIR"] = str(self.tmp)
+        for key, value in (declared or {}).items():
+            if value is None:
+                if key in os.environ:
+                    env[key] = os.environ[key]
+            else:
+                env[key] = value
+        return env
+
+    def close(self) -> None:
+        """Remove the scratch root, including read-only files a tool left behind."""
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(self.root, onexc=_force_remove)
+        else:
+            shutil.rmtree(self.root, onerror=lambda f, p, info: _force_remove(f, p, info[1]))
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _force_remove(function: Callable[..., Any], path: str, error: BaseException) -> None:
+    # Go's module cache and similar tools write read-only files and folders.
+    if isinstance(error, FileNotFoundError):
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        os.chmod(path, stat.S_IRWXU)
+    with contextlib.suppress(OSError):
+        function(path)
