@@ -20,6 +20,7 @@ import attrs
 from gradekit._errors import ConfigError, DuplicateKindError, PluginLoadError, UnknownKindError
 from gradekit._hints import close_matches
 from gradekit._types import Grader, error_text
+from gradekit.registry.abilities import options_class_of
 from gradekit.registry.options import structure_options
 
 __all__ = [
@@ -250,11 +251,7 @@ class Registry:
 
     def options_class(self, kind: str) -> type | None:
         """The attrs class whose fields are `kind`'s options, when its factory is one."""
-        factory = self.factory(kind)
-        if isinstance(factory, type) and attrs.has(factory):
-            return factory
-        options = getattr(factory, "options_class", None)
-        return options if isinstance(options, type) and attrs.has(options) else None
+        return options_class_of(self.factory(kind))
 
 
 default_registry: Final = Registry()

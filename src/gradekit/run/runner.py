@@ -16,9 +16,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
+import attrs
+
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
-from gradekit.report.model import CaseReport, SuiteReport, SummaryBuilder
+from gradekit.report.model import CaseReport, ResultRecord, SuiteReport, SummaryBuilder
 from gradekit.run.dispatch import entry_of, run_entry, run_sync
 from gradekit.run.loop import _Run
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
@@ -42,12 +44,13 @@ def grade(
     entries = [entry_of(grader) for grader in graders]
     settings = Settings() if timeout is None else Settings(timeout=_seconds(timeout))
 
-    async def main() -> list[GradeResult]:
+    async def main() -> list[ResultRecord]:
         context = Context(settings, current_context().pool)
         set_context(context)
         return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
 
-    return tuple(run_sync(main))
+    # Each result with the duration the runner measured, on a copy: the grader's is its own.
+    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in run_sync(main))
 
 
 def run_suite(
@@ -87,37 +90,37 @@ def run_suite(
         suite_dir=folder,
     )
     started = time.perf_counter()
-    collector = _Collector(keep_cases, on_case)
+    receiver = _Receiver(keep_cases, on_case)
     run = _Run(suite, settings, jobs, keep=keep_cases or on_case is not None)
     complete = True
     # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
     # garbage collector stops walking them again and again as the run grows (that walk
     # doubled the cost of the fastest graders). Not done when someone else froze objects.
-    freeze = collector.freeze = gc.isenabled() and gc.get_freeze_count() == 0
+    freeze = receiver.freeze = gc.isenabled() and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
     run.start()
     try:
-        run.deliver(collector.receive)
+        run.deliver(receiver.receive)
     except KeyboardInterrupt:
         complete = False
         run.stop()
         with contextlib.suppress(KeyboardInterrupt):
-            run.deliver(collector.receive, deadline=time.monotonic() + _STOP_SECONDS)
+            run.deliver(receiver.receive, deadline=time.monotonic() + _STOP_SECONDS)
     except BaseException:
         run.stop()
         raise
     finally:
         if freeze:
             gc.unfreeze()
-    stored = collector.stored
+    stored = receiver.stored
     cases = tuple(stored[position] for position in sorted(stored))
     return SuiteReport(
         suite=suite.name,
         cases=cases,
         complete=complete,
         duration_ms=(time.perf_counter() - started) * 1000.0,
-        stored_summary=collector.summary.build(),
+        stored_summary=receiver.summary.build(),
     )
 
 
@@ -127,7 +130,7 @@ def _seconds(value: float) -> float:
     return float(value)
 
 
-class _Collector:
+class _Receiver:
     """The caller's side of one run: counts and keeps the finished cases, calls `on_case`."""
 
     def __init__(self, keep_cases: bool, on_case: Callable[[CaseReport], object] | None) -> None:
