@@ -145,32 +145,6 @@ class GradeResult:
 _new = object.__new__
 
 
-_CHECKED: Final = ("kind", "name", "passed", "score", "message", "details")
-"""The fields `checked_result` takes; every other field gets its default."""
-
-
-def _other_defaults() -> dict[str, Any]:
-    """The default of every field of GradeResult but `_CHECKED`, read from its attrs fields
-    (so a field added later is set too); a field that could not be set so fails here."""
-    defaults: dict[str, Any] = {}
-    for field in attrs.fields(GradeResult):
-        if field.name in _CHECKED:
-            continue
-        default = field.default
-        if (
-            default is attrs.NOTHING
-            or isinstance(default, attrs.Factory)  # type: ignore[arg-type]
-            or field.converter is not None
-            or field.validator is not None
-        ):
-            raise TypeError(f"checked_result cannot fill GradeResult.{field.name}; give it a plain default")
-        defaults[field.name] = default
-    return defaults
-
-
-_DEFAULTS: Final = _other_defaults()
-
-
 def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept cheap
     kind: str,
     name: str,
@@ -186,8 +160,8 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     [0, 1] themselves (the built-in text kinds): it fills the instance dict of this frozen,
     non-slotted class as attrs' own `__init__` does, without the score converter and the
     post-init check, which are half the cost of a grade for the fastest kinds
-    (bench/RESULTS.md). Every other field gets its attrs default; a property test holds it
-    equal to the constructor.
+    (bench/RESULTS.md). It sets every field, in field order (checked against `attrs.fields`
+    when this module loads); a property test holds it equal to the constructor.
     """
     result: GradeResult = _new(GradeResult)
     values = result.__dict__
@@ -197,8 +171,26 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     values["score"] = score
     values["message"] = message
     values["details"] = details
-    values.update(_DEFAULTS)
+    values["error"] = None
+    values["duration_ms"] = 0.0
     return result
+
+
+def _check_the_builder() -> None:
+    """`checked_result` sets every field of GradeResult, in order, to the constructor's
+    values: a field added or changed later fails here, at import, not silently."""
+    written = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
+    fields = attrs.fields(GradeResult)
+    defaults = {field.name: field.default for field in fields}
+    if (
+        tuple(field.name for field in fields) != written
+        or defaults["error"] is not None
+        or defaults["duration_ms"] != 0.0
+    ):
+        raise TypeError("checked_result no longer matches GradeResult's fields; update it")
+
+
+_check_the_builder()
 
 
 _WELL_FORMED: Final = "_gradekit_well_formed"

@@ -106,9 +106,7 @@ def has_well_formed_results(entry: Entry) -> bool:
     """True when the entry's results need no check but its threshold: its grader's `grade`
     is marked `well_formed` and the entry keeps the grader's kind and name."""
     grader = entry.grader
-    return (
-        is_well_formed(grader.grade) and entry.kind == grader.kind and entry.name == grader.name
-    )
+    return is_well_formed(grader.grade) and entry.kind == grader.kind and entry.name == grader.name
 
 
 def options_class_of(factory: Any) -> type | None:

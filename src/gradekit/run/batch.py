@@ -19,15 +19,17 @@ from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import (
     CaseReport,
-    GraderCounts,
     ResultRecord,
     SummaryBuilder,
     TurnReport,
+    case_report,
+    result_record,
+    turn_report,
 )
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final
 from gradekit.run.settings import Settings
-from gradekit.run.verdict import Decision, TurnDecisions, case_decision
+from gradekit.run.verdict import Decision, Likeness, TurnDecisions, case_decision, likeness
 from gradekit.suite.model import Case, Policy
 
 __all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
@@ -51,9 +53,7 @@ class GradeInProgress:
 
     __slots__ = ("case", "grader", "seconds", "started", "turn")
 
-    def __init__(  # noqa: PLR0917 - made once per grade, kept cheap
-        self, started: float, seconds: float, case: int, turn: int, grader: int
-    ) -> None:
+    def __init__(self, started: float, seconds: float, case: int, turn: int, grader: int) -> None:
         self.started: Final = started
         self.seconds: Final = seconds
         self.case: Final = case
@@ -103,7 +103,75 @@ class _Step:
         self.weight: Final = entry.weight
 
 
-def grade_batch(
+_ALIKE_GROUPS: Final = 256
+"""Distinct likenesses a batch groups turns by, per graders and policy; past it, each turn is
+decided and counted on its own."""
+
+
+class _Alike:
+    """Turns whose results are alike in everything the rules read: decided once, counted
+    together at the end of the batch."""
+
+    __slots__ = ("decision", "results", "times")
+
+    def __init__(self, decision: Decision, results: list[GradeResult]) -> None:
+        self.decision: Final = decision
+        self.results: Final = results
+        """The results of the first of these turns."""
+        self.times = 1
+
+
+class _Table:
+    """What a batch knows of the turns of one tuple of graders under one policy."""
+
+    __slots__ = ("counters", "decisions", "graders", "groups", "steps")
+
+    def __init__(
+        self,
+        graders: tuple[GraderEntry, ...],
+        policy: Policy,
+        settings: Settings,
+        summary: SummaryBuilder,
+    ) -> None:
+        self.graders: Final = graders
+        self.steps: Final = [_Step(entry, settings) for entry in graders]
+        # Results always carry their entry's name.
+        self.counters: Final = summary.counters(entry.name for entry in graders)
+        self.decisions: Final = TurnDecisions(policy)
+        self.groups: dict[Likeness, _Alike] | None = {}
+        """Turns by likeness; None once `_ALIKE_GROUPS` are full."""
+
+    def decide(self, results: list[GradeResult], summary: SummaryBuilder) -> Decision:
+        """The decision on a turn's results; their count goes to `summary` (at once, or with
+        the turns alike by `count`)."""
+        groups = self.groups
+        if groups is not None:
+            key = likeness(results)
+            alike = groups.get(key)
+            if alike is not None:
+                alike.times += 1
+                return alike.decision
+            decision = self.decisions.of(results, self.graders)
+            if len(groups) < _ALIKE_GROUPS:
+                groups[key] = _Alike(decision, results)
+                return decision
+            self.groups = None
+            for alike in groups.values():
+                summary.count_results(alike.results, self.counters, alike.times)
+        else:
+            decision = self.decisions.of(results, self.graders)
+        summary.count_results(results, self.counters)
+        return decision
+
+    def count(self, summary: SummaryBuilder) -> None:
+        """Count the grouped turns' results into `summary`."""
+        groups = self.groups or {}
+        for alike in groups.values():
+            summary.count_results(alike.results, self.counters, alike.times)
+        groups.clear()
+
+
+def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     items: Sequence[tuple[int, Case]],
     state: BatchState,
     preset: Mapping[GradeKey, ResultRecord],
@@ -116,87 +184,97 @@ def grade_batch(
     `state.keep`; otherwise each case is only counted (a run that keeps no report and
     streams none need not build them). `preset` holds grades decided already (the timeout of
     a grade that hung in an earlier attempt at this batch); those grades are not run again.
+
+    Fast graders' turns come in few distinct likenesses (scores of 0 and 1): each is decided
+    once, and counted once with its number of turns, at the end of the batch.
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
     # Most turns share their graders' tuple with the turn before, and their case's policy.
-    last_graders: tuple[GraderEntry, ...] | None = None
-    steps: list[_Step] = []
-    counters: list[GraderCounts] = []
-    decisions_under: dict[Policy, TurnDecisions] = {}
-    last_policy: Policy | None = None
-    decisions = TurnDecisions(default_policy)
+    tables: dict[tuple[int, Policy], _Table] = {}
+    table: _Table | None = None
     turns: list[TurnReport] = []
     records: list[ResultRecord] = []
-    for position, case in items:
-        started = now = clock()
-        policy = case.policy or default_policy
-        if policy is not last_policy:
-            decisions = decisions_under.get(policy) or decisions_under.setdefault(
-                policy, TurnDecisions(policy)
-            )
-            last_policy = policy
-        if keep:
-            turns = []
-        ran: list[Decision] = []
-        ended = False
-        for index, turn in enumerate(case.turns):
-            if ended:
+    try:
+        for position, case in items:
+            started = now = clock()
+            policy = case.policy or default_policy
+            if keep:
+                turns = []
+            ran: list[Decision] = []
+            ended = False
+            for index, turn in enumerate(case.turns):
+                if ended:
+                    if keep:
+                        turns.append(skipped_turn(index))
+                    continue
+                graders = turn.graders
+                if (
+                    table is None
+                    or graders is not table.graders
+                    or policy is not table.decisions.policy
+                ):
+                    key = (id(graders), policy)
+                    table = tables.get(key)
+                    if table is None:
+                        table = tables[key] = _Table(graders, policy, settings, summary)
+                sample = turn.sample
+                results: list[GradeResult] = []
                 if keep:
-                    turns.append(skipped_turn(index))
-                continue
-            graders = turn.graders
-            if graders is not last_graders:
-                steps = [_Step(entry, settings) for entry in graders]
-                # Results always carry their entry's name.
-                counters = summary.counters(entry.name for entry in graders)
-                last_graders = graders
-            sample = turn.sample
-            results: list[GradeResult] = []
-            if keep:
-                records = []
-            for number, step in enumerate(steps):
-                known = preset.get(GradeKey(position, index, number)) if preset else None
-                if known is None:
-                    state.grading = GradeInProgress(now, step.seconds, position, index, number)
-                    try:
-                        result = step.grade(sample)
-                        if not step.final:
-                            result = finish(step.entry, result, step.well_formed)
-                    except (Exception, SystemExit) as error:
-                        result = error_result(step.entry, error_text(error))
-                    later = clock()
-                    if keep:
-                        duration = (later - now) * 1000.0
-                        records.append(ResultRecord(result, step.advisory, step.weight, duration))
-                    now = later
-                else:
-                    result = known.result
-                    if keep:
-                        records.append(known)
-                results.append(result)
-            summary.count_results(results, counters)
-            decision = decisions.of(results, graders)
-            ran.append(decision)
-            if keep:
-                turns.append(
-                    TurnReport(
-                        index, decision.passed, decision.score, tuple(records), decision.errored
+                    records = []
+                for number, step in enumerate(table.steps):
+                    known = preset.get(GradeKey(position, index, number)) if preset else None
+                    if known is None:
+                        state.grading = GradeInProgress(now, step.seconds, position, index, number)
+                        try:
+                            result = step.grade(sample)
+                            if not step.final:
+                                result = finish(step.entry, result, step.well_formed)
+                        except (Exception, SystemExit) as error:
+                            result = error_result(step.entry, error_text(error))
+                        later = clock()
+                        if keep:
+                            duration = (later - now) * 1000.0
+                            records.append(
+                                result_record(result, step.advisory, step.weight, duration)
+                            )
+                        now = later
+                    else:
+                        result = known.result
+                        if keep:
+                            records.append(known)
+                    results.append(result)
+                decision = table.decide(results, summary)
+                ran.append(decision)
+                if keep:
+                    turns.append(
+                        turn_report(
+                            index,
+                            decision.passed,
+                            decision.score,
+                            tuple(records),
+                            decision.errored,
+                            False,
+                        )
                     )
+                ended = decision.ended
+            passed, score, errored, _ = case_decision(ran)
+            if keep:
+                duration = (clock() - started) * 1000.0
+                report = case_report(
+                    case.name, passed, score, tuple(turns), errored, None, duration
                 )
-            ended = decision.ended
-        passed, score, errored, _ = case_decision(ran)
-        if keep:
-            duration = (clock() - started) * 1000.0
-            report = CaseReport(case.name, passed, score, tuple(turns), errored, None, duration)
-            # No report once abandoned: the runner copied `done` (a case left out is graded
-            # again by the batch's next attempt).
+                # No report once abandoned: the runner copied `done` (a case left out is graded
+                # again by the batch's next attempt).
+                if state.abandoned:
+                    break
+                done.append((position, report))
+            summary.count_case(passed, errored)
+            state.finished += 1
             if state.abandoned:
                 break
-            done.append((position, report))
-        summary.count_case(passed, errored)
-        state.finished += 1
-        if state.abandoned:
-            break
-    state.stopped.set()
+    finally:
+        for counted in tables.values():
+            counted.count(summary)
+        state.stopped.set()
     return state

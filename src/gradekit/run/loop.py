@@ -231,7 +231,9 @@ class _Run:
         lane = self.lane
         while items:
             state = BatchState(keep=self.keep)
-            ticket = lane.submit(grade_batch, items, state, preset, self.settings, self.suite.policy)
+            ticket = lane.submit(
+                grade_batch, items, state, preset, self.settings, self.suite.policy
+            )
             future = asyncio.wrap_future(ticket.future)
             try:
                 while True:

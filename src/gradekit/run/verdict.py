@@ -11,7 +11,7 @@ results would have been. Advisory results are reported but take no part in any v
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final, NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol, TypeAlias
 
 from gradekit._types import GradeResult
 from gradekit.report.model import Outcome
@@ -20,12 +20,14 @@ from gradekit.suite.model import Policy
 __all__ = [
     "DEFAULT_THRESHOLD",
     "Decision",
+    "EntryKeys",
+    "Likeness",
     "Tally",
     "TurnDecisions",
     "Verdict",
-    "EntryKeys",
     "case_decision",
     "combine",
+    "likeness",
     "negate",
     "tally",
 ]
@@ -219,6 +221,17 @@ def _count(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> _Cou
 
 _Counts = tuple[int, int, int, float, float, float, float, float, bool]
 """The fields of `Tally`, in its order (`Tally(*counts)` names them)."""
+
+
+Likeness: TypeAlias = tuple[tuple[bool, bool, float], ...]
+"""What the rules read of a turn's results, result by result (see `likeness`)."""
+
+
+def likeness(results: Iterable[GradeResult]) -> Likeness:
+    """Everything the verdict rules and the summary's counts read of results: for each,
+    whether it errored, passed, and its score. Turns graded by the same entries under the same
+    policy whose results have equal likeness are decided and counted alike."""
+    return tuple([(result.error is None, result.passed, result.score) for result in results])
 
 
 _REMEMBERED: Final = 256
