@@ -17,15 +17,8 @@ from typing import Any, Final, NamedTuple
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import (
-    CaseReport,
-    ResultRecord,
-    SummaryBuilder,
-    TurnReport,
-    case_report,
-    result_record,
-    turn_report,
-)
+from gradekit.report.builders import case_report, result_record, turn_report
+from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder, TurnReport
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final
 from gradekit.run.settings import Settings
