@@ -256,3 +256,23 @@ class Where:
             time.sleep(self.seconds)
         thread = threading.current_thread().name
         return GradeResult(self.kind, self.name, True, 1.0, details={"thread": thread})
+
+
+@attrs.frozen
+class Scored:
+    """Scores the sample's output (a number in [0, 1]); passes from 0.5. Inline."""
+
+    kind: ClassVar[str] = "scored"
+    inline: ClassVar[bool] = True
+    name: str = "scored"
+
+    def grade(self, sample: Sample) -> GradeResult:
+        score = float(sample.output)
+        return GradeResult(self.kind, self.name, score >= 0.5, score)
+
+
+@attrs.frozen
+class PooledScored(Scored):
+    """Scored, not inline."""
+
+    inline: ClassVar[bool] = False

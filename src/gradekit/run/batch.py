@@ -2,10 +2,12 @@
 another in one worker thread, without a task or a thread per grade.
 
 A batch applies the rules every path applies, in the same functions: `finish` checks what each
-grader returned, `tally` and `TurnDecisions` decide each turn, `case_decision` each case, and
-`SummaryBuilder` counts them. It records which grade is running so that the runner can time it
-out (see `gradekit.run.loop`), and counts the cases it finished into a summary of its own, so
-that the thread receiving them need not walk them again."""
+grader returned, `tally` decides each turn and `case_decision` each case, `SummaryBuilder`
+counts them; turns alike in everything those rules read are decided once and counted together
+(`gradekit.run.alike`).
+It records which grade is running so that the runner can time it out (see
+`gradekit.run.loop`), and counts the cases it finished into a summary of its own, so that the
+thread receiving them need not walk them again."""
 
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder, TurnReport
+from gradekit.run.alike import Alikes, TurnsAlike
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final
 from gradekit.run.settings import Settings
-from gradekit.run.verdict import Decision, Likeness, TurnDecisions, case_decision, likeness
+from gradekit.run.verdict import Decision, case_decision
 from gradekit.suite.model import Case, Policy
 
 __all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
@@ -96,72 +99,12 @@ class _Step:
         self.weight: Final = entry.weight
 
 
-_ALIKE_GROUPS: Final = 256
-"""Distinct likenesses a batch groups turns by, per graders and policy; past it, each turn is
-decided and counted on its own."""
-
-
-class _Alike:
-    """Turns whose results are alike in everything the rules read: decided once, counted
-    together at the end of the batch."""
-
-    __slots__ = ("decision", "results", "times")
-
-    def __init__(self, decision: Decision, results: list[GradeResult]) -> None:
-        self.decision: Final = decision
-        self.results: Final = results
-        """The results of the first of these turns."""
-        self.times = 1
-
-
-class _Table:
-    """What a batch knows of the turns of one tuple of graders under one policy."""
-
-    __slots__ = ("counters", "decisions", "graders", "groups", "steps")
-
-    def __init__(
-        self,
-        graders: tuple[GraderEntry, ...],
-        policy: Policy,
-        settings: Settings,
-        summary: SummaryBuilder,
-    ) -> None:
-        self.graders: Final = graders
-        self.steps: Final = [_Step(entry, settings) for entry in graders]
-        # Results always carry their entry's name.
-        self.counters: Final = summary.counters(entry.name for entry in graders)
-        self.decisions: Final = TurnDecisions(policy)
-        self.groups: dict[Likeness, _Alike] | None = {}
-        """Turns by likeness; None once `_ALIKE_GROUPS` are full."""
-
-    def decide(self, results: list[GradeResult], summary: SummaryBuilder) -> Decision:
-        """The decision on a turn's results; their count goes to `summary` (at once, or with
-        the turns alike by `count`)."""
-        groups = self.groups
-        if groups is not None:
-            key = likeness(results)
-            alike = groups.get(key)
-            if alike is not None:
-                alike.times += 1
-                return alike.decision
-            decision = self.decisions.of(results, self.graders)
-            if len(groups) < _ALIKE_GROUPS:
-                groups[key] = _Alike(decision, results)
-                return decision
-            self.groups = None
-            for alike in groups.values():
-                summary.count_results(alike.results, self.counters, alike.times)
-        else:
-            decision = self.decisions.of(results, self.graders)
-        summary.count_results(results, self.counters)
-        return decision
-
-    def count(self, summary: SummaryBuilder) -> None:
-        """Count the grouped turns' results into `summary`."""
-        groups = self.groups or {}
-        for alike in groups.values():
-            summary.count_results(alike.results, self.counters, alike.times)
-        groups.clear()
+def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
+    """The same entry objects (a dataset's lines reuse them, each in a tuple of its own)."""
+    return len(entries) == len(others) and all(
+        entry is other
+        for entry, other in zip(entries, others)  # noqa: B905 - lengths checked
+    )
 
 
 def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
@@ -178,14 +121,15 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     streams none need not build them). `preset` holds grades decided already (the timeout of
     a grade that hung in an earlier attempt at this batch); those grades are not run again.
 
-    Fast graders' turns come in few distinct likenesses (scores of 0 and 1): each is decided
-    once, and counted once with its number of turns, at the end of the batch.
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
+    alikes = Alikes(summary)
     # Most turns share their graders' tuple with the turn before, and their case's policy.
-    tables: dict[tuple[int, Policy], _Table] = {}
-    table: _Table | None = None
+    entries: tuple[GraderEntry, ...] = ()
+    steps: list[_Step] = []
+    last_policy: Policy | None = None
+    alike: TurnsAlike | None = None
     turns: list[TurnReport] = []
     records: list[ResultRecord] = []
     try:
@@ -202,20 +146,16 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                         turns.append(skipped_turn(index))
                     continue
                 graders = turn.graders
-                if (
-                    table is None
-                    or graders is not table.graders
-                    or policy is not table.decisions.policy
-                ):
-                    key = (id(graders), policy)
-                    table = tables.get(key)
-                    if table is None:
-                        table = tables[key] = _Table(graders, policy, settings, summary)
+                if graders is not entries and not _same(graders, entries):
+                    entries, alike = graders, None
+                    steps = [_Step(entry, settings) for entry in entries]
+                if alike is None or policy is not last_policy:
+                    alike, last_policy = alikes.of(entries, policy), policy
                 sample = turn.sample
                 results: list[GradeResult] = []
                 if keep:
                     records = []
-                for number, step in enumerate(table.steps):
+                for number, step in enumerate(steps):
                     known = preset.get(GradeKey(position, index, number)) if preset else None
                     if known is None:
                         state.grading = GradeInProgress(now, step.seconds, position, index, number)
@@ -237,7 +177,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                         if keep:
                             records.append(known)
                     results.append(result)
-                decision = table.decide(results, summary)
+                decision = alike.decide(results, entries)
                 ran.append(decision)
                 if keep:
                     turns.append(
@@ -267,7 +207,6 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             if state.abandoned:
                 break
     finally:
-        for counted in tables.values():
-            counted.count(summary)
+        alikes.flush()
         state.stopped.set()
     return state

@@ -90,11 +90,7 @@ class Decision(NamedTuple):
 
 
 class Tally(NamedTuple):
-    """What the rules need of a combination's non-advisory results, counted by `tally`.
-
-    Hashable: a runner grading many fast turns decides each distinct tally once
-    (`TurnDecisions`).
-    """
+    """What the rules need of a combination's results, counted by `tally`."""
 
     passes: int
     fails: int
@@ -177,12 +173,7 @@ def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
 def tally(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> Tally:
     """Count results, each beside its entry (same order), for the rules: advisory results take
     no part; errored ones are counted apart with their weight and no score; an error of a
-    `fail_on_error` entry ends the case."""
-    return Tally(*_count(results, entries))
-
-
-def _count(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> _Counts:
-    """`tally` as a plain tuple, cheap to hash when looking up a decision already made."""
+    `fail_on_error` entry ends the case. Reads of each result only what `likeness` holds."""
     passes = fails = errors = 0
     decided_weight = weighted_score_sum = score_sum = errored_weight = last_score = 0.0
     ends_case = False
@@ -206,7 +197,7 @@ def _count(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> _Cou
         decided_weight += weight
         weighted_score_sum += weight * last_score
         score_sum += last_score
-    return (
+    return Tally(
         passes,
         fails,
         errors,
@@ -219,18 +210,15 @@ def _count(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> _Cou
     )
 
 
-_Counts = tuple[int, int, int, float, float, float, float, float, bool]
-"""The fields of `Tally`, in its order (`Tally(*counts)` names them)."""
-
-
 Likeness: TypeAlias = tuple[tuple[bool, bool, float], ...]
 """What the rules read of a turn's results, result by result (see `likeness`)."""
 
 
 def likeness(results: Iterable[GradeResult]) -> Likeness:
-    """Everything the verdict rules and the summary's counts read of results: for each,
-    whether it errored, passed, and its score. Turns graded by the same entries under the same
-    policy whose results have equal likeness are decided and counted alike."""
+    """Everything the verdict rules (`tally`) and the summary's counts
+    (`SummaryBuilder.count_results`) read of results: for each, whether it errored, whether it
+    passed, and its score. Turns graded by the same entries under the same policy whose
+    results are alike are decided alike and count alike."""
     return tuple([(result.error is None, result.passed, result.score) for result in results])
 
 
@@ -240,22 +228,21 @@ _REMEMBERED: Final = 256
 
 class TurnDecisions:
     """Turn decisions under one policy, each distinct tally decided once: fast graders' turns
-    come in few distinct tallies (scores of 0 and 1), so a batch of them decides few."""
+    come in few distinct tallies, so a batch of them decides few."""
 
     __slots__ = ("_known", "policy")
 
     def __init__(self, policy: Policy) -> None:
         self.policy: Final = policy
-        self._known: dict[_Counts, Decision] = {}
+        self._known: dict[Tally, Decision] = {}
 
-    def of(self, results: Sequence[GradeResult], entries: Sequence[EntryKeys]) -> Decision:
-        """`tally(results, entries).turn_decision(policy)`, remembered."""
-        counts = _count(results, entries)
-        decision = self._known.get(counts)
+    def of(self, counted: Tally) -> Decision:
+        """`counted.turn_decision(policy)`, remembered."""
+        decision = self._known.get(counted)
         if decision is None:
-            decision = Tally(*counts).turn_decision(self.policy)
+            decision = counted.turn_decision(self.policy)
             if len(self._known) < _REMEMBERED:
-                self._known[counts] = decision
+                self._known[counted] = decision
         return decision
 
 
