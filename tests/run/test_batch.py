@@ -8,22 +8,22 @@ from runner_graders import Fixed, PooledScored, Scored, entry
 
 from gradekit import GradeResult, Sample
 from gradekit.report.model import SummaryBuilder
-from gradekit.run.alike import GROUPS as _ALIKE_GROUPS
+from gradekit.run.alike import GROUPS, entries_key
 from gradekit.run.runner import run_suite
 from gradekit.run.verdict import likeness, tally
 from gradekit.suite.model import Case, Suite, Turn
 
 
 class Watched:
-    """A result that records which of its attributes are read."""
+    """An object that records which of its attributes are read."""
 
-    def __init__(self, result: GradeResult, read: set[str]) -> None:
-        self._result = result
+    def __init__(self, watched: object, read: set[str]) -> None:
+        self._watched = watched
         self._read = read
 
     def __getattr__(self, name: str):
         self._read.add(name)
-        return getattr(self._result, name)
+        return getattr(self._watched, name)
 
 
 RESULTS = [
@@ -31,19 +31,31 @@ RESULTS = [
     GradeResult("k", "b", False, 0.25, "not quite"),
     GradeResult.of_error("k", "c", "ValueError: broken"),
 ]
+ENTRIES = [
+    entry(Fixed(name="a"), weight=2.0),
+    entry(Fixed(name="b"), advisory=True),
+    entry(Fixed(name="c"), fail_on_error=True),
+]
 
 
-def test_the_rules_and_the_counts_read_only_what_likeness_holds():
-    entries = [entry(Fixed(name=r.name)) for r in RESULTS]
-    read: set[str] = set()
-    likeness([Watched(r, read) for r in RESULTS])
-    held = set(read)
+def watched(values, read):
+    return [Watched(value, read) for value in values]
+
+
+def test_the_rules_and_the_counts_read_only_what_turns_alike_are_keyed_by():
+    held: set[str] = set()
+    likeness(watched(RESULTS, held))
     assert held == {"error", "passed", "score"}
-    read.clear()
-    tally([Watched(r, read) for r in RESULTS], entries)
+    read: set[str] = set()
+    tally(watched(RESULTS, read), ENTRIES)
     summary = SummaryBuilder()
-    summary.count_results([Watched(r, read) for r in RESULTS], summary.counters("abc"))
+    summary.count_results(watched(RESULTS, read), summary.counters("abc"))
     assert read <= held
+    keyed: set[str] = set()
+    entries_key(watched(ENTRIES, keyed))
+    read.clear()
+    tally(RESULTS, watched(ENTRIES, read))
+    assert read <= keyed - {"name"}  # the name is what the summary counts results by
 
 
 def suite(kind, scores):
@@ -60,7 +72,7 @@ def suite(kind, scores):
 
 @pytest.mark.parametrize("keep", [True, False])
 def test_more_distinct_turns_than_groups_are_each_decided_and_counted(keep):
-    scores = [index / (4 * _ALIKE_GROUPS) for index in range(4 * _ALIKE_GROUPS)]
+    scores = [index / (4 * GROUPS) for index in range(4 * GROUPS)]
     batched = run_suite(suite(Scored, scores), keep_cases=keep)
     pooled = run_suite(suite(PooledScored, scores))
     expected, summary = pooled.summary.graders["scored"], batched.summary.graders["scored"]
