@@ -1,10 +1,11 @@
 """Running: grading a suite's cases (or one sample) into reports, concurrently and safely.
 
 Owns `run_suite` and `grade`, the event-loop side of a run (`loop`), grading one case on the
-loop (`case`) and many inline cases in one thread (`batch`), dispatch of one entry with its
-timeout and isolation (`dispatch`, `isolation`, `pool`), the checks on what a grader returned
-(`results`), the verdict rules (`verdict`), the composite kinds that apply those rules inside
-one grader (`composite`), and resume and case selection (`resume`).
+loop (`case`) and many inline cases in one thread (`batch`, deciding and counting turns alike
+at once: `alike`), dispatch of one entry with its timeout and isolation (`dispatch`,
+`isolation`, `pool`), the checks on what a grader returned (`results`), the verdict rules
+(`verdict`), the composite kinds that apply those rules inside one grader (`composite`), and
+resume and case selection (`resume`).
 
 May import: `gradekit.suite` (the model it grades), `gradekit.report.model` (what it
 produces), `gradekit.registry` and the core modules. Never `gradekit.cli` nor a report writer.

@@ -120,7 +120,6 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     `state.keep`; otherwise each case is only counted (a run that keeps no report and
     streams none need not build them). `preset` holds grades decided already (the timeout of
     a grade that hung in an earlier attempt at this batch); those grades are not run again.
-
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
