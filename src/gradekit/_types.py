@@ -159,9 +159,9 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     For the hot path of graders that compute `passed` as a bool and `score` as a float in
     [0, 1] themselves (the built-in text kinds): it fills the instance dict of this frozen,
     non-slotted class as attrs' own `__init__` does, without the score converter and the
-    post-init check, which are half the cost of a grade for the fastest kinds
-    (bench/RESULTS.md). It sets every field, in field order (checked against `attrs.fields`
-    when this module loads); a property test holds it equal to the constructor.
+    post-init check, which cost 40% more (bench/RESULTS.md). It sets every field, in field
+    order (checked against `attrs.fields` when this module loads); a property test holds it
+    equal to the constructor.
     """
     result: GradeResult = _new(GradeResult)
     values = result.__dict__
@@ -187,7 +187,9 @@ def _check_the_builder() -> None:
         or defaults["error"] is not None
         or defaults["duration_ms"] != 0.0
     ):
-        raise TypeError("checked_result no longer matches GradeResult's fields; update it")
+        raise TypeError(
+            "checked_result no longer matches GradeResult's fields; update it in gradekit._types"
+        )
 
 
 _check_the_builder()
@@ -235,9 +237,10 @@ def as_text(value: Any) -> str:
 class Grader(Protocol):
     """What every grader is: a `kind`, a `name`, and `grade(sample) -> GradeResult`.
 
-    A grader may also have optional abilities, each a protocol below: `async agrade(sample)`
-    (AsyncGrader), `inline = True` (InlineGrader), a `grade` marked `well_formed`. Their
-    detection is in `gradekit.registry.abilities`.
+    A grader may also have optional abilities: `async agrade(sample)` (AsyncGrader, below),
+    `inline = True` (InlineGrader, below), a `grade` marked `well_formed` (above); a factory
+    may declare its options (DeclaresOptions). They are detected in one place,
+    `gradekit.registry.abilities`.
     """
 
     @property
