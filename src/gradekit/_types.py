@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
@@ -11,8 +11,10 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
 
 __all__ = [
     "AsyncGrader",
+    "DeclaresOptions",
     "GradeResult",
     "Grader",
+    "InlineGrader",
     "Sample",
     "ToolCall",
     "as_text",
@@ -87,6 +89,8 @@ class Sample:
 
 def _score(value: Any) -> float:
     # One comparison chain rejects NaN (all comparisons false), infinities and out-of-range.
+    if type(value) is float and 0.0 <= value <= 1.0:  # the usual case, first
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"score must be a number in [0, 1], got {value!r} ({type(value).__name__})")
     if not 0.0 <= value <= 1.0:
@@ -149,24 +153,46 @@ def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept c
     message: str,
     details: Mapping[str, Any] | None = None,
 ) -> GradeResult:
-    """A graded (not errored) result built without re-validating what the caller checked.
+    """A graded (not errored) result, equal to `GradeResult(kind, name, passed, score,
+    message, details)`, built without re-validating what the caller checked.
 
     For the hot path of graders that compute `passed` as a bool and `score` as a float in
-    [0, 1] themselves (the built-in text kinds): it writes the instance dict the way attrs'
-    own `__init__` does for this frozen, non-slotted class, minus the score converter, which
-    is most of the cost of a grade for the fastest kinds (bench/RESULTS.md).
+    [0, 1] themselves (the built-in text kinds): it fills the instance dict of this frozen,
+    non-slotted class as attrs' own `__init__` does, without the score converter and the
+    post-init check, which cost 40% more (bench/RESULTS.md). It sets every field, in field
+    order (checked against `attrs.fields` when this module loads); a property test holds it
+    equal to the constructor.
     """
-    record: GradeResult = _new(GradeResult)
-    fields = record.__dict__
-    fields["kind"] = kind
-    fields["name"] = name
-    fields["passed"] = passed
-    fields["score"] = score
-    fields["message"] = message
-    fields["details"] = details
-    fields["error"] = None
-    fields["duration_ms"] = 0.0
-    return record
+    result: GradeResult = _new(GradeResult)
+    values = result.__dict__
+    values["kind"] = kind
+    values["name"] = name
+    values["passed"] = passed
+    values["score"] = score
+    values["message"] = message
+    values["details"] = details
+    values["error"] = None
+    values["duration_ms"] = 0.0
+    return result
+
+
+def _check_the_builder() -> None:
+    """`checked_result` sets every field of GradeResult, in order, to the constructor's
+    values: a field added or changed later fails here, at import, not silently."""
+    written = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
+    fields = attrs.fields(GradeResult)
+    defaults = {field.name: field.default for field in fields}
+    if (
+        tuple(field.name for field in fields) != written
+        or defaults["error"] is not None
+        or defaults["duration_ms"] != 0.0
+    ):
+        raise TypeError(
+            "checked_result no longer matches GradeResult's fields; update it in gradekit._types"
+        )
+
+
+_check_the_builder()
 
 
 _WELL_FORMED: Final = "_gradekit_well_formed"
@@ -211,7 +237,10 @@ def as_text(value: Any) -> str:
 class Grader(Protocol):
     """What every grader is: a `kind`, a `name`, and `grade(sample) -> GradeResult`.
 
-    A grader may also define `async agrade(sample)`; the runner prefers it (see AsyncGrader).
+    A grader may also have optional abilities: `async agrade(sample)` (AsyncGrader, below),
+    `inline = True` (InlineGrader, below), a `grade` marked `well_formed` (above); a factory
+    may declare its options (DeclaresOptions). They are detected in one place,
+    `gradekit.registry.abilities`.
     """
 
     @property
@@ -246,3 +275,22 @@ class AsyncGrader(Protocol):
     async def agrade(self, sample: Sample) -> GradeResult:
         """Grade one sample without blocking the event loop."""
         ...
+
+
+@runtime_checkable
+class InlineGrader(Grader, Protocol):
+    """The optional inline ability: a grader that is pure, CPU-only and always fast sets the
+    class attribute `inline = True`. The runner then calls it directly, in batches on one
+    thread, instead of giving each grade a thread or a task; it may call it again on the same
+    sample (after a timeout in its batch) and expects the same result."""
+
+    inline: ClassVar[bool]
+
+
+@runtime_checkable
+class DeclaresOptions(Protocol):
+    """The optional ability of a factory that is not itself an attrs class: `options_class`,
+    the attrs class whose fields are its kind's options (for the suite schema and for routing
+    the common keys `threshold` and `timeout` to a kind that takes them)."""
+
+    options_class: type

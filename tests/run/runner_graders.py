@@ -215,3 +215,64 @@ def one_turn_suite(
 
     policy = policy or Policy()
     return Suite(name, cases, policy=policy, timeout=timeout, case_count=len(outputs))
+
+
+@attrs.frozen
+class Cached:
+    """Returns the same result object every time (as a grader that caches its results would);
+    sleeps `seconds` first. Inline, or not when `pooled`."""
+
+    kind: ClassVar[str] = "cached"
+    name: str = "cached"
+    seconds: float = 0.0
+    result: GradeResult = attrs.field(
+        factory=lambda: GradeResult("cached", "cached", True, 1.0, "from the cache")
+    )
+
+    def grade(self, sample: Sample) -> GradeResult:
+        if self.seconds:
+            time.sleep(self.seconds)
+        return self.result
+
+
+@attrs.frozen
+class InlineCached(Cached):
+    """Cached, inline: graded in the runner's batches."""
+
+    inline: ClassVar[bool] = True
+
+
+@attrs.frozen
+class Where:
+    """Passes, with the name of the thread that graded it in details; inline."""
+
+    kind: ClassVar[str] = "where"
+    inline: ClassVar[bool] = True
+    name: str = "where"
+    seconds: float = 0.0
+
+    def grade(self, sample: Sample) -> GradeResult:
+        if self.seconds:
+            time.sleep(self.seconds)
+        thread = threading.current_thread().name
+        return GradeResult(self.kind, self.name, True, 1.0, details={"thread": thread})
+
+
+@attrs.frozen
+class Scored:
+    """Scores the sample's output (a number in [0, 1]); passes from 0.5. Inline."""
+
+    kind: ClassVar[str] = "scored"
+    inline: ClassVar[bool] = True
+    name: str = "scored"
+
+    def grade(self, sample: Sample) -> GradeResult:
+        score = float(sample.output)
+        return GradeResult(self.kind, self.name, score >= 0.5, score)
+
+
+@attrs.frozen
+class PooledScored(Scored):
+    """Scored, not inline."""
+
+    inline: ClassVar[bool] = False

@@ -6,9 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from runner_graders import Fixed, entry
 
-from gradekit import Sample
+from gradekit import GradeResult, Sample
 from gradekit.run.composite import AllOf, AnyOf, AtLeast, Not, Weighted
-from gradekit.run.verdict import combine
+from gradekit.run.verdict import combine as combine_results
 
 SAMPLE = Sample()
 
@@ -24,6 +24,20 @@ def children(draw, min_size=1, max_size=5):
         entry(Fixed(name=f"g{i}", outcome=draw(outcomes), score=draw(scores)), weight=draw(weights))
         for i in range(size)
     ]
+
+
+def combine(votes, mode, **options):
+    """`combine` over votes (outcome, score, weight, advisory): each a result beside its entry."""
+    results = [
+        GradeResult.of_error("v", "v", "ValueError: broken")
+        if outcome == "error"
+        else GradeResult("v", "v", outcome == "pass", score)
+        for outcome, score, _, _ in votes
+    ]
+    entries = [
+        entry(Fixed(name="v"), weight=weight, advisory=advisory) for _, _, weight, advisory in votes
+    ]
+    return combine_results(results, entries, mode, **options)
 
 
 def outcome_score(result):

@@ -30,6 +30,7 @@ from gradekit._errors import (
 )
 from gradekit._hints import close_matches
 from gradekit._types import Grader, error_text
+from gradekit.registry.abilities import options_class_of
 from gradekit.registry.builtin_kinds import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN
 from gradekit.registry.options import structure_options
 
@@ -289,11 +290,7 @@ class Registry:
 
     def options_class(self, kind: str) -> type | None:
         """The attrs class whose fields are `kind`'s options, when its factory is one."""
-        factory = self.factory(kind)
-        if isinstance(factory, type) and attrs.has(factory):
-            return factory
-        options = getattr(factory, "options_class", None)
-        return options if isinstance(options, type) and attrs.has(options) else None
+        return options_class_of(self.factory(kind))
 
 
 default_registry: Final = Registry()

@@ -1,5 +1,5 @@
-"""Reports: the report model and its writers: JSON, the JSONL results log (`--resume`), JUnit
-XML, Markdown, HTML and the console.
+"""Reports: the report model (and cheap builders of its objects, for the runner) and its
+writers: JSON, the JSONL results log (`--resume`), JUnit XML, Markdown, HTML and the console.
 
 Every writer takes the `SuiteReport` and, optionally, the cases as a separate iterable, so a
 run of millions of cases can stream them from its JSONL log instead of holding them all.

@@ -5,8 +5,8 @@ and `--resume` read those. Plain, frozen data."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 import attrs
 
@@ -15,26 +15,39 @@ from gradekit._types import GradeResult
 
 __all__ = [
     "CaseReport",
+    "GraderCounts",
     "GraderSummary",
+    "Outcome",
     "ResultRecord",
     "SuiteReport",
     "Summary",
     "SummaryBuilder",
     "TurnReport",
-    "case_report",
-    "count_result",
-    "result_record",
-    "turn_report",
+    "outcome_of",
 ]
+
+
+Outcome = Literal["pass", "fail", "error"]
+"""The tri-state outcome of a result or a case."""
+
+
+def outcome_of(passed: bool, errored: bool) -> Outcome:
+    """A case's outcome from its verdict: errored cases are neither passed nor failed."""
+    if errored:
+        return "error"
+    return "pass" if passed else "fail"
 
 
 @attrs.frozen
 class ResultRecord:
-    """One grader's result on one turn, with the entry keys the verdict needs."""
+    """One grader's result on one turn, with the entry keys the verdict needs and what the
+    runner measured: `duration_ms`, the time the grade took (the report's `duration_ms`; the
+    result itself is the grader's, never changed)."""
 
     result: GradeResult
     advisory: bool = False
     weight: float = 1.0
+    duration_ms: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports (the `results` items of DESIGN.md)."""
@@ -49,7 +62,7 @@ class ResultRecord:
             "error": r.error,
             "advisory": self.advisory,
             "weight": self.weight,
-            "duration_ms": r.duration_ms,
+            "duration_ms": self.duration_ms,
         }
 
     @classmethod
@@ -63,9 +76,13 @@ class ResultRecord:
             message=data.get("message", ""),
             details=data.get("details"),
             error=data.get("error"),
+        )
+        return cls(
+            result,
+            advisory=data.get("advisory", False),
+            weight=data.get("weight", 1.0),
             duration_ms=data.get("duration_ms", 0.0),
         )
-        return cls(result, advisory=data.get("advisory", False), weight=data.get("weight", 1.0))
 
 
 @attrs.frozen
@@ -121,9 +138,7 @@ class CaseReport:
     @property
     def outcome(self) -> str:
         """`"error"` when any turn errored or the case could not load; else pass or fail."""
-        if self.errored or self.error is not None:
-            return "error"
-        return "pass" if self.passed else "fail"
+        return outcome_of(self.passed, self.errored or self.error is not None)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports and in the `--resume` stream."""
@@ -151,74 +166,6 @@ class CaseReport:
             error=data.get("error"),
             duration_ms=data.get("duration_ms", 0.0),
         )
-
-
-_new = object.__new__
-
-
-def _setters(cls: type, *names: str) -> tuple[Callable[[object, Any], None], ...]:
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_RECORD = _setters(ResultRecord, "result", "advisory", "weight")
-
-
-_TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped")
-
-
-_CASE = _setters(CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms")
-
-
-def result_record(result: GradeResult, advisory: bool, weight: float) -> ResultRecord:
-    """`ResultRecord(result, advisory, weight)`, cheaper."""
-    record: ResultRecord = _new(ResultRecord)
-    set_result, set_advisory, set_weight = _RECORD
-    set_result(record, result)
-    set_advisory(record, advisory)
-    set_weight(record, weight)
-    return record
-
-
-def turn_report(  # noqa: PLR0917 - positional like the class: called once per turn
-    index: int,
-    passed: bool,
-    score: float,
-    results: tuple[ResultRecord, ...],
-    errored: bool,
-    skipped: bool = False,
-) -> TurnReport:
-    """`TurnReport(index, passed, score, results, errored, skipped)`, cheaper."""
-    turn: TurnReport = _new(TurnReport)
-    set_index, set_passed, set_score, set_results, set_errored, set_skipped = _TURN
-    set_index(turn, index)
-    set_passed(turn, passed)
-    set_score(turn, score)
-    set_results(turn, results)
-    set_errored(turn, errored)
-    set_skipped(turn, skipped)
-    return turn
-
-
-def case_report(  # noqa: PLR0917 - positional like the class: called once per case
-    name: str,
-    passed: bool,
-    score: float,
-    turns: Sequence[TurnReport],
-    errored: bool,
-    error: str | None,
-    duration_ms: float,
-) -> CaseReport:
-    """`CaseReport(name, passed, score, tuple(turns), errored, error, duration_ms)`, cheaper."""
-    case: CaseReport = _new(CaseReport)
-    set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration = _CASE
-    set_name(case, name)
-    set_passed(case, passed)
-    set_score(case, score)
-    set_turns(case, tuple(turns))
-    set_errored(case, errored)
-    set_error(case, error)
-    set_duration(case, duration_ms)
-    return case
 
 
 @attrs.frozen
@@ -283,73 +230,110 @@ class Summary:
         return self.passed / decided if decided else None
 
 
+class GraderCounts:
+    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
+
+    __slots__ = ("errored", "failed", "passed", "score_sum")
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+        self.errored = 0
+        self.score_sum = 0.0
+        """The sum of the scores of the results that are not errored."""
+
+
 class SummaryBuilder:
     """Accumulates a Summary one case at a time, so a run of millions of cases need not keep
     every case report in memory to count them."""
 
     def __init__(self) -> None:
-        self._counts = {"pass": 0, "fail": 0, "error": 0}
-        self._graders: dict[str, list[Any]] = {}
+        # Cases by verdict, [errored][passed]: `build` names their outcomes (`outcome_of`).
+        self._verdicts = [[0, 0], [0, 0]]
+        self._graders: dict[str, GraderCounts] = {}
 
     def add(self, case: CaseReport) -> None:
-        """Count one finished case."""
-        self._counts[case.outcome] += 1
+        """Count one finished case and its results."""
+        self.count_case(case.passed, case.errored or case.error is not None)
         for turn in case.turns:
-            for record in turn.results:
-                count_result(self.slot(record.result.name), record.result)
+            self.count_results([record.result for record in turn.results])
 
-    def slot(self, name: str) -> list[Any]:
-        """The counts of grader `name`: [passed, failed, errored, total score], for
-        `count_result` to update in place."""
-        slot = self._graders.get(name)
-        if slot is None:
-            slot = self._graders[name] = [0, 0, 0, 0.0]
-        return slot
+    def count_case(self, passed: bool, errored: bool) -> None:
+        """Count a case by its verdict alone; its results are counted with `count_results`
+        (a runner that builds no report counts as it grades)."""
+        self._verdicts[errored][passed] += 1
 
-    def count_case(self, outcome: str) -> None:
-        """Count a case by its outcome alone; its results are counted with `count_result`."""
-        self._counts[outcome] += 1
+    def counters(self, names: Iterable[str]) -> list[GraderCounts]:
+        """The counts of each grader name, in order, for `count_results` (a caller counting
+        the results of the same graders again and again looks them up once)."""
+        graders = self._graders
+        found = []
+        for name in names:
+            counts = graders.get(name)
+            if counts is None:
+                counts = graders[name] = GraderCounts()
+            found.append(counts)
+        return found
+
+    def count_results(
+        self,
+        results: Sequence[GradeResult],
+        counters: Sequence[GraderCounts] | None = None,
+        times: int = 1,
+    ) -> None:
+        """Count results under their grader's name, `times` over: errored ones apart, and only
+        the scores of the results that are not errored. `counters`: `counters(names of the
+        results)`. Reads of each result only whether it errored, passed, and its score."""
+        if counters is None:
+            counters = self.counters(result.name for result in results)
+        # Not `strict=True`: its check costs as much as this loop; the lengths match by design.
+        for result, counts in zip(results, counters):  # noqa: B905
+            if result.error is not None:
+                counts.errored += times
+                continue
+            if result.passed:
+                counts.passed += times
+            else:
+                counts.failed += times
+            counts.score_sum += result.score * times
 
     def merge(self, other: SummaryBuilder) -> None:
         """Count every case `other` counted."""
-        for outcome, count in other._counts.items():
-            self._counts[outcome] += count
-        for name, (p, f, e, total) in other._graders.items():
-            slot = self._graders.get(name)
-            if slot is None:
-                self._graders[name] = [p, f, e, total]
-            else:
-                slot[0] += p
-                slot[1] += f
-                slot[2] += e
-                slot[3] += total
+        for errored in (False, True):
+            for passed in (False, True):
+                self._verdicts[errored][passed] += other._verdicts[errored][passed]
+        for counts, theirs in zip(
+            self.counters(other._graders), other._graders.values(), strict=True
+        ):
+            counts.passed += theirs.passed
+            counts.failed += theirs.failed
+            counts.errored += theirs.errored
+            counts.score_sum += theirs.score_sum
 
     def build(self) -> Summary:
         """The summary of every case added so far."""
-        counts = self._counts
+        cases = {"pass": 0, "fail": 0, "error": 0}
+        for errored in (False, True):
+            for passed in (False, True):
+                cases[outcome_of(passed, errored)] += self._verdicts[errored][passed]
         graders = {
-            name: GraderSummary(p, f, e, (total / (p + f)) if p + f else None)
-            for name, (p, f, e, total) in sorted(self._graders.items())
+            name: GraderSummary(
+                c.passed,
+                c.failed,
+                c.errored,
+                c.score_sum / (c.passed + c.failed) if c.passed + c.failed else None,
+            )
+            for name, c in sorted(self._graders.items())
         }
-        cases = sum(counts.values())
+        total = sum(cases.values())
         return Summary(
-            cases=cases,
-            passed=counts["pass"],
-            failed=counts["fail"],
-            errored=counts["error"],
-            pass_rate=counts["pass"] / cases if cases else None,
+            cases=total,
+            passed=cases["pass"],
+            failed=cases["fail"],
+            errored=cases["error"],
+            pass_rate=cases["pass"] / total if total else None,
             graders=graders,
         )
-
-
-def count_result(slot: list[Any], result: GradeResult) -> None:
-    """Count one result in its grader's slot (see `SummaryBuilder.slot`): errored apart, and
-    only the scores of results that are not errored."""
-    if result.error is not None:
-        slot[2] += 1
-    else:
-        slot[0 if result.passed else 1] += 1
-        slot[3] += result.score
 
 
 @attrs.frozen

@@ -1,264 +1,214 @@
-"""The inline lane: many cases whose graders are all `inline` (pure, fast), graded one after
+"""The inline lane: many cases whose graders are all inline (pure, fast), graded one after
 another in one worker thread, without a task or a thread per grade.
 
-It records which grade is running so that the runner can time it out (see `gradekit.run.loop`),
-and counts the cases it finished into a summary of its own, so that the thread receiving them
-need not walk them again."""
+A batch applies the rules every path applies, in the same functions: `finish` checks what each
+grader returned, `tally` decides each turn and `case_decision` each case, `SummaryBuilder`
+counts them; turns alike in everything those rules read are decided once and counted together
+(`gradekit.run.alike`).
+It records which grade is running so that the runner can time it out (see
+`gradekit.run.loop`), and counts the cases it finished into a summary of its own, so that the
+thread receiving them need not walk them again."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
-from gradekit._json_check import plain_json
-from gradekit._types import GradeResult, Sample, error_text, is_well_formed
+from gradekit._types import GradeResult, Sample, error_text
+from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import (
-    CaseReport,
-    ResultRecord,
-    SummaryBuilder,
-    TurnReport,
-    case_report,
-    result_record,
-    turn_report,
-)
-from gradekit.run.case import _skipped
-from gradekit.run.results import FRESH_REFS, error_result, finish, getrefcount
+from gradekit.report.builders import case_report, result_record, turn_report
+from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder, TurnReport
+from gradekit.run.alike import Alikes, TurnsAlike
+from gradekit.run.case import skipped_turn
+from gradekit.run.results import error_result, finish, is_final
 from gradekit.run.settings import Settings
-from gradekit.run.verdict import Tally, case_outcome, turn_outcome
+from gradekit.run.verdict import Decision, case_decision
 from gradekit.suite.model import Case, Policy
 
-__all__ = ["GradeKey", "Mark", "Progress", "grade_batch"]
+__all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
 
 
-GradeKey = tuple[int, int, int]
-"""(case position, turn index, entry index): one grade of a run."""
+class GradeKey(NamedTuple):
+    """Which grade of a run: the case's position in the suite, the turn's index in its case,
+    and the entry's index in its turn."""
+
+    case: int
+    turn: int
+    grader: int
 
 
-Mark = tuple[float, float, int, int, int]
-"""The grade in progress: (start on the `time.perf_counter` clock, timeout in seconds, case
-position, turn index, entry index)."""
+class GradeInProgress:
+    """The grade a batch worker is running: when it started (on the `time.perf_counter`
+    clock), its timeout in seconds, and which grade it is (see `GradeKey`).
+
+    Never changed once made: the worker replaces the whole object for each grade, so the
+    thread that watches it always reads the fields of one grade."""
+
+    __slots__ = ("case", "grader", "seconds", "started", "turn")
+
+    def __init__(self, started: float, seconds: float, case: int, turn: int, grader: int) -> None:
+        self.started: Final = started
+        self.seconds: Final = seconds
+        self.case: Final = case
+        self.turn: Final = turn
+        self.grader: Final = grader
+
+    def key(self) -> GradeKey:
+        """Which grade this is."""
+        return GradeKey(self.case, self.turn, self.grader)
 
 
-class Progress:
+class BatchState:
     """What a batch worker is doing, shared with the runner that watches it.
 
-    `mark` is the grade in progress (see `Mark`). `finished` counts the cases finished, in the
-    batch's order, and `summary` counts their results; `done` holds their (position, report)
-    pairs when the batch keeps reports (`keep`). Once `abandoned` is set the worker stops at the
+    `grading` is the grade in progress. `finished` counts the cases finished, in the batch's
+    order, and `summary` counts their results; `done` holds their (position, report) pairs
+    when the batch keeps reports (`keep`). Once `abandoned` is set the worker stops at the
     end of the case in progress (a batch that keeps reports leaves that case out, for the
     runner has copied `done`; one that counts counts it). `stopped` is set when the worker has
     stopped or finished: from then on `summary` and `finished` agree."""
 
-    __slots__ = ("abandoned", "done", "finished", "keep", "mark", "stopped", "summary")
+    __slots__ = ("abandoned", "done", "finished", "grading", "keep", "stopped", "summary")
 
     def __init__(self, *, keep: bool = True) -> None:
-        self.mark: Mark | None = None
-        self.keep = keep
+        self.grading: GradeInProgress | None = None
+        self.keep: Final = keep
         self.done: list[tuple[int, CaseReport]] = []
         self.finished = 0
-        self.summary = SummaryBuilder()
+        self.summary: Final = SummaryBuilder()
         self.abandoned = False
-        self.stopped = threading.Event()
+        self.stopped: Final = threading.Event()
 
 
-_REMEMBERED_VERDICTS: Final = 256
-"""Distinct turn tallies whose verdicts a batch remembers, per policy."""
+class _Step:
+    """An entry as the batch loop uses it, read once per distinct tuple of graders."""
+
+    __slots__ = ("advisory", "entry", "final", "grade", "seconds", "weight", "well_formed")
+
+    def __init__(self, entry: GraderEntry, settings: Settings) -> None:
+        self.entry: Final = entry
+        self.grade: Final[Callable[[Sample], Any]] = entry.grader.grade
+        self.seconds: Final = settings.timeout_of(entry)
+        self.well_formed: Final = has_well_formed_results(entry)
+        self.final: Final = is_final(entry, self.well_formed)
+        """What the grader returns is the result as it is (`finish` would not change it)."""
+        self.advisory: Final = entry.advisory
+        self.weight: Final = entry.weight
 
 
-_Step = tuple[GraderEntry, Callable[[Sample], Any], float, float | None, bool, float, bool, bool]
-"""An entry as the batch loop uses it: (entry, its grader's `grade`, timeout, threshold,
-advisory, weight, fail_on_error, whether its results are well-formed by construction: see
-`gradekit._types.well_formed`)."""
-
-
-def _steps(
-    entries: Sequence[GraderEntry], settings: Settings, summary: SummaryBuilder
-) -> tuple[list[_Step], list[list[Any]]]:
-    """The steps of `entries`, and their counts in `summary` (see `SummaryBuilder.slot`)."""
-    steps: list[_Step] = [
-        (
-            entry,
-            entry.grader.grade,
-            settings.timeout_of(entry),
-            entry.threshold,
-            entry.advisory,
-            entry.weight,
-            entry.fail_on_error,
-            is_well_formed(entry.grader.grade)
-            and entry.kind == entry.grader.kind
-            and entry.name == entry.grader.name,
-        )
-        for entry in entries
-    ]
-    # Results always carry their entry's name.
-    return steps, [summary.slot(entry.name) for entry in entries]
+def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
+    """The same entry objects (a dataset's lines reuse them, each in a tuple of its own)."""
+    return len(entries) == len(others) and all(
+        entry is other
+        for entry, other in zip(entries, others)  # noqa: B905 - lengths checked
+    )
 
 
 def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     items: Sequence[tuple[int, Case]],
-    progress: Progress,
-    preset: Mapping[GradeKey, GradeResult],
+    state: BatchState,
+    preset: Mapping[GradeKey, ResultRecord],
     settings: Settings,
     default_policy: Policy,
-) -> Progress:
+) -> BatchState:
     """Grade cases whose graders are all inline, in this thread, one grade after another.
 
-    Fills `progress` (see `Progress`) and returns it. Reports are built only when
-    `progress.keep`; otherwise each case is only counted (a run that keeps no report and
-    streams none need not build them). `preset` holds results decided already (the timeout of
+    Fills `state` (see `BatchState`) and returns it. Reports are built only when
+    `state.keep`; otherwise each case is only counted (a run that keeps no report and
+    streams none need not build them). `preset` holds grades decided already (the timeout of
     a grade that hung in an earlier attempt at this batch); those grades are not run again.
-
-    What a grader returned is checked by `finish`, the rules of every run; a result that needs
-    no change (the usual case) is accepted here without a call, its duration set in place.
     """
     clock = time.perf_counter
-    keep, done, summary = progress.keep, progress.done, progress.summary
-    last_graders: tuple[GraderEntry, ...] | None = None
-    # Fast graders' turns come in few distinct tallies (scores of 0 and 1): each one's verdict
-    # is decided once per batch and policy.
-    known_verdicts: dict[Policy, dict[Tally, tuple[bool, float, bool]]] = {}
-    verdicts: dict[Tally, tuple[bool, float, bool]] = {}
-    last_policy: Policy | None = None
+    keep, done, summary = state.keep, state.done, state.summary
+    alikes = Alikes(summary)
+    # Most turns share their graders' tuple with the turn before, and their case's policy.
+    entries: tuple[GraderEntry, ...] = ()
     steps: list[_Step] = []
-    slots: list[list[Any]] = []
-    records: list[ResultRecord] = []
+    last_policy: Policy | None = None
+    alike: TurnsAlike | None = None
     turns: list[TurnReport] = []
-    for position, case in items:
-        started = now = clock()
-        policy = case.policy or default_policy
-        if policy is not last_policy:
-            verdicts = known_verdicts.setdefault(policy, {})
-            last_policy = policy
-        if keep:
-            turns = []
-        case_passed, case_errored, case_score, ran = True, False, 0.0, 0
-        ended = False
-        for index, turn in enumerate(case.turns):
-            if ended:
-                if keep:
-                    turns.append(_skipped(index))
-                continue
-            graders = turn.graders
-            # Most turns share their graders' tuple with the turn before.
-            if graders is not last_graders:
-                (steps, slots), last_graders = _steps(graders, settings, summary), graders
-            sample = turn.sample
+    records: list[ResultRecord] = []
+    try:
+        for position, case in items:
+            started = now = clock()
+            policy = case.policy or default_policy
             if keep:
-                records = []
-            # The tally of `turn_verdict`, kept as the grades come in.
-            passes = fails = errored = 0
-            weight_sum = weighted_sum = plain_sum = errored_weight = last = 0.0
-            for number, step in enumerate(steps):
-                entry, grade, seconds, threshold, advisory, weight, ends, trusted = step
-                result: Any = preset.get((position, index, number)) if preset else None
-                if result is None:
-                    progress.mark = (now, seconds, position, index, number)
-                    try:
-                        value = grade(sample)
-                        if trusted:
-                            fine = (
-                                threshold is None
-                                or value.error is not None
-                                or (value.score >= threshold) is value.passed
-                            )
-                        else:
-                            passed = value.passed if type(value) is GradeResult else None
-                            fine = (
-                                passed is not None
-                                and (passed is True or passed is False)
-                                and (value.details is None or plain_json(value.details))
-                                and (
-                                    threshold is None
-                                    or value.error is not None
-                                    or (value.score >= threshold) is passed
-                                )
-                                and value.name == entry.name
-                                and value.kind == entry.kind
-                            )
-                        if fine and getrefcount(value) <= FRESH_REFS:
-                            # Nothing to change but the duration (`finish` would agree).
-                            result = value
-                            later = clock()
-                            result.__dict__["duration_ms"] = (later - now) * 1000.0
-                            now = later
-                        else:
-                            result = finish(entry, value, now)
-                            now = clock()
-                    except GRADER_RAISES as error:
-                        if is_ctrl_c(error):
-                            raise
-                        result = error_result(entry, error_text(error), now)
-                        now = clock()
+                turns = []
+            ran: list[Decision] = []
+            ended = False
+            for index, turn in enumerate(case.turns):
+                if ended:
+                    if keep:
+                        turns.append(skipped_turn(index))
+                    continue
+                graders = turn.graders
+                if graders is not entries and not _same(graders, entries):
+                    entries, alike = graders, None
+                    steps = [_Step(entry, settings) for entry in entries]
+                if alike is None or policy is not last_policy:
+                    alike, last_policy = alikes.of(entries, policy), policy
+                sample = turn.sample
+                results: list[GradeResult] = []
                 if keep:
-                    records.append(result_record(result, advisory, weight))
-                # `count_result` into the entry's slot, and the tally: inline, once per grade.
-                slot = slots[number]
-                if result.error is not None:
-                    slot[2] += 1
-                    if ends:
-                        ended = True
-                    if not advisory:
-                        errored += 1
-                        errored_weight += weight
-                else:
-                    score = result.score
-                    slot[3] += score
-                    if result.passed:
-                        slot[0] += 1
-                        passes += not advisory
+                    records = []
+                for number, step in enumerate(steps):
+                    known = preset.get(GradeKey(position, index, number)) if preset else None
+                    if known is None:
+                        state.grading = GradeInProgress(now, step.seconds, position, index, number)
+                        try:
+                            result = step.grade(sample)
+                            if not step.final:
+                                result = finish(step.entry, result, step.well_formed)
+                        except GRADER_RAISES as error:
+                            if is_ctrl_c(error):
+                                raise
+                            result = error_result(step.entry, error_text(error))
+                        later = clock()
+                        if keep:
+                            duration = (later - now) * 1000.0
+                            records.append(
+                                result_record(result, step.advisory, step.weight, duration)
+                            )
+                        now = later
                     else:
-                        slot[1] += 1
-                        fails += not advisory
-                    if not advisory:
-                        weight_sum += weight
-                        weighted_sum += weight * score
-                        plain_sum += score
-                        last = score
-            tally: Tally = (
-                passes,
-                fails,
-                errored,
-                weight_sum,
-                weighted_sum,
-                plain_sum,
-                errored_weight,
-                last,
-            )
-            verdict = verdicts.get(tally)
-            if verdict is None:
-                verdict = turn_outcome(policy, tally)
-                if len(verdicts) < _REMEMBERED_VERDICTS:
-                    verdicts[tally] = verdict
-            turn_passed, turn_score, turn_errored = verdict
+                        result = known.result
+                        if keep:
+                            records.append(known)
+                    results.append(result)
+                decision = alike.decide(results, entries)
+                ran.append(decision)
+                if keep:
+                    turns.append(
+                        turn_report(
+                            index,
+                            decision.passed,
+                            decision.score,
+                            tuple(records),
+                            decision.errored,
+                            False,
+                        )
+                    )
+                ended = decision.ended
+            passed, score, errored, _ = case_decision(ran)
             if keep:
-                turns.append(
-                    turn_report(index, turn_passed, turn_score, tuple(records), turn_errored)
+                duration = (clock() - started) * 1000.0
+                report = case_report(
+                    case.name, passed, score, tuple(turns), errored, None, duration
                 )
-            case_passed = case_passed and turn_passed
-            case_errored = case_errored or turn_errored
-            case_score += turn_score
-            ran += 1
-        if ran != 1 or ended:  # one turn that ran is the case's verdict as it is
-            case_passed, case_score, case_errored = case_outcome(
-                case_passed, case_errored, case_score, ran, ended=ended
-            )
-        if keep:
-            duration = (clock() - started) * 1000.0
-            report = case_report(
-                case.name, case_passed, case_score, turns, case_errored, None, duration
-            )
-            # No report once abandoned: the runner copied `done` (a case left out is graded
-            # again by the batch's next attempt).
-            if progress.abandoned:
+                # No report once abandoned: the runner copied `done` (a case left out is graded
+                # again by the batch's next attempt).
+                if state.abandoned:
+                    break
+                done.append((position, report))
+            summary.count_case(passed, errored)
+            state.finished += 1
+            if state.abandoned:
                 break
-            done.append((position, report))
-        summary.count_case("error" if case_errored else "pass" if case_passed else "fail")
-        progress.finished += 1
-        if progress.abandoned:
-            break
-    progress.stopped.set()
-    return progress
+    finally:
+        alikes.flush()
+        state.stopped.set()
+    return state

@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
 
-from gradekit._types import GradeResult
-from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import (
-    CaseReport,
-    ResultRecord,
-    TurnReport,
-    case_report,
-    result_record,
-    turn_report,
-)
+from gradekit.report.model import CaseReport, TurnReport
 from gradekit.run.dispatch import run_entry
 from gradekit.run.settings import Context
-from gradekit.run.verdict import case_verdict, turn_verdict
+from gradekit.run.verdict import Decision, case_decision, tally
 from gradekit.suite.model import Case, Policy
 
-__all__ = ["grade_case", "unloadable"]
+__all__ = ["grade_case", "skipped_turn", "unloadable"]
 
 
 def unloadable(case: Case) -> CaseReport:
@@ -29,23 +19,9 @@ def unloadable(case: Case) -> CaseReport:
     return CaseReport(case.name, False, 0.0, (), errored=True, error=case.error)
 
 
-def _skipped(index: int) -> TurnReport:
-    return turn_report(index, False, 0.0, (), False, True)
-
-
-def _turn(index: int, records: Sequence[ResultRecord], policy: Policy) -> TurnReport:
-    passed, score, errored = turn_verdict(records, policy)
-    return turn_report(index, passed, score, tuple(records), errored)
-
-
-def _case(case: Case, turns: Sequence[TurnReport], ended: bool, started: float) -> CaseReport:
-    passed, score, errored = case_verdict(turns, ended=ended)
-    duration = (time.perf_counter() - started) * 1000.0
-    return case_report(case.name, passed, score, turns, errored, None, duration)
-
-
-def _ends_case(entry: GraderEntry, result: GradeResult) -> bool:
-    return entry.fail_on_error and result.error is not None
+def skipped_turn(index: int) -> TurnReport:
+    """The report of a turn not graded because an error ended its case (`fail_on_error`)."""
+    return TurnReport(index, False, 0.0, (), False, True)
 
 
 async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport:
@@ -55,24 +31,25 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
     """
     started = time.perf_counter()
     turns: list[TurnReport] = []
+    ran: list[Decision] = []
     ended = False
     for index, turn in enumerate(case.turns):
         if ended:
-            turns.append(_skipped(index))
+            turns.append(skipped_turn(index))
             continue
         entries = turn.graders
         if len(entries) == 1:
-            results = [await run_entry(entries[0], turn.sample, context)]
+            records = [await run_entry(entries[0], turn.sample, context)]
         else:
-            results = await asyncio.gather(
+            records = await asyncio.gather(
                 *(run_entry(entry, turn.sample, context) for entry in entries)
             )
-        records = [
-            result_record(result, entry.advisory, entry.weight)
-            for entry, result in zip(entries, results, strict=True)
-        ]
-        ended = any(
-            _ends_case(entry, result) for entry, result in zip(entries, results, strict=True)
+        decision = tally([record.result for record in records], entries).turn_decision(policy)
+        ran.append(decision)
+        turns.append(
+            TurnReport(index, decision.passed, decision.score, tuple(records), decision.errored)
         )
-        turns.append(_turn(index, records, policy))
-    return _case(case, turns, ended, started)
+        ended = decision.ended
+    passed, score, errored, _ = case_decision(ran)
+    duration = (time.perf_counter() - started) * 1000.0
+    return CaseReport(case.name, passed, score, tuple(turns), errored, None, duration)

@@ -19,13 +19,14 @@ from gradekit._errors import ConfigError, Problem
 from gradekit._hints import hint_suffix
 from gradekit._numbers import fraction_problem
 from gradekit._types import Grader, GradeResult, Sample
+from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.results import call_sync
 from gradekit.run.settings import current_context
-from gradekit.run.verdict import Verdict, combine, negate, votes_of
+from gradekit.run.verdict import Verdict, combine, negate
 
 __all__ = ["AllOf", "AnyOf", "AtLeast", "Not", "Weighted"]
 
@@ -66,18 +67,15 @@ class _Composite:
         self._configure(config, problems)
         if problems:
             raise ConfigError(f"invalid options for kind '{self.kind}'", problems)
-        self.inline = all(
-            getattr(child.grader, "inline", False) is True
-            and child.isolation != "process"
-            and child.timeout is None
-            for child in self.children
-        )
+        # Inline when every child is: then `grade` calls them right here, under the timeout
+        # of whoever calls the composite (see `is_inline`).
+        self.inline = all(is_inline(child) for child in self.children)
 
     def _configure(self, config: Mapping[str, Any], problems: list[Problem]) -> None:
         """Read the kind's own options (none by default)."""
 
     def _verdict(self, records: Sequence[ResultRecord]) -> Verdict:
-        return combine(votes_of(records), self.mode)
+        return combine(_results(records), self.children, self.mode)
 
     def _summary(self, records: Sequence[ResultRecord], verdict: Verdict) -> str:
         counted = [r for r in records if not r.advisory]
@@ -91,7 +89,7 @@ class _Composite:
     def grade(self, sample: Sample) -> GradeResult:
         """Grade with every child; inline children are called right here."""
         if self.inline:
-            return self._result([call_sync(child, sample) for child in self.children])
+            return self._combined([call_sync(child, sample) for child in self.children])
         return run_sync(lambda: self.agrade(sample))
 
     async def agrade(self, sample: Sample) -> GradeResult:
@@ -99,16 +97,13 @@ class _Composite:
         import asyncio
 
         context = current_context()
-        results = await asyncio.gather(
+        records = await asyncio.gather(
             *(run_entry(child, sample, context) for child in self.children)
         )
-        return self._result(results)
+        return self._combined(records)
 
-    def _result(self, results: Sequence[GradeResult]) -> GradeResult:
-        records = [
-            ResultRecord(result, child.advisory, child.weight)
-            for child, result in zip(self.children, results, strict=True)
-        ]
+    def _combined(self, records: Sequence[ResultRecord]) -> GradeResult:
+        """The composite's result from its children's records (in the children's order)."""
         verdict = self._verdict(records)
         details = {"results": [record.to_dict() for record in records]}
         if verdict.outcome == "error":
@@ -152,6 +147,10 @@ def _children(raw: Any, registry: Registry, problems: list[Problem]) -> tuple[Gr
     if not children and not problems:
         problems.append(Problem(("graders",), empty))
     return tuple(children)
+
+
+def _results(records: Sequence[ResultRecord]) -> list[GradeResult]:
+    return [record.result for record in records]
 
 
 def _counted(children: Sequence[GraderEntry]) -> int:
@@ -200,7 +199,7 @@ class AtLeast(_Composite):
             self.count = count
 
     def _verdict(self, records: Sequence[ResultRecord]) -> Verdict:
-        return combine(votes_of(records), "at_least", count=self.count)
+        return combine(_results(records), self.children, "at_least", count=self.count)
 
     def _summary(self, records: Sequence[ResultRecord], verdict: Verdict) -> str:
         counted = [r for r in records if not r.advisory]
@@ -234,7 +233,7 @@ class Weighted(_Composite):
             self.threshold = float(threshold)
 
     def _verdict(self, records: Sequence[ResultRecord]) -> Verdict:
-        return combine(votes_of(records), "weighted", threshold=self.threshold)
+        return combine(_results(records), self.children, "weighted", threshold=self.threshold)
 
     def _summary(self, records: Sequence[ResultRecord], verdict: Verdict) -> str:
         score = verdict.score_or_default()
@@ -264,7 +263,7 @@ class Not(_Composite):
             )
 
     def _verdict(self, records: Sequence[ResultRecord]) -> Verdict:
-        return negate(combine(votes_of(records), "all"))
+        return negate(combine(_results(records), self.children, "all"))
 
     def _summary(self, records: Sequence[ResultRecord], verdict: Verdict) -> str:
         child = records[0].result

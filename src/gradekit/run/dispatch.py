@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any, Final, TypeVar
 
 from gradekit._interrupts import Raised, contained
 from gradekit._types import Grader, GradeResult, Sample, error_text
+from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
+from gradekit.report.model import ResultRecord
 from gradekit.run.pool import DaemonPool, Ticket
-from gradekit.run.results import call_sync, error_result, finish, timeout_result
+from gradekit.run.results import call_sync, error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, Settings
 
-__all__ = ["PROCESS_GRACE", "entry_of", "is_inline", "run_entry"]
+__all__ = ["PROCESS_GRACE", "entry_of", "run_entry"]
 
 
 T = TypeVar("T")
@@ -40,16 +41,9 @@ def entry_of(grader: Grader | GraderEntry) -> GraderEntry:
     return GraderEntry(grader=grader, kind=grader.kind, name=grader.name)
 
 
-def is_inline(entry: GraderEntry, settings: Settings) -> bool:
-    """True for a grader that may be called directly in a batch (pure, fast, in-thread)."""
-    return (
-        getattr(entry.grader, "inline", False) is True
-        and (entry.isolation or settings.isolation) != "process"
-    )
-
-
-async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> GradeResult:
-    """Grade `sample` with `entry`, never raising and never outliving the entry's timeout.
+async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> ResultRecord:
+    """Grade `sample` with `entry`, never raising and never outliving the entry's timeout:
+    the record of the checked result and of how long the grade took.
 
     Process isolation runs it in a child process killed at the timeout; an async grader is
     awaited on this loop and cancelled at the timeout; a sync grader runs on the worker pool
@@ -60,34 +54,34 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Gra
     if settings.isolation_of(entry) == "process":
         started = time.perf_counter()
         ticket = context.pool.submit(_grade_in_a_child, entry, sample, seconds, settings)
-        value = await _watch(context.pool, ticket, seconds + PROCESS_GRACE)
+        value = await _await_ticket(context.pool, ticket, seconds + PROCESS_GRACE)
         if value is _TIMED_OUT:
-            return timeout_result(entry, seconds)
-        return finish(entry, value, started)
-    agrade: Callable[[Sample], Awaitable[Any]] | None = getattr(entry.grader, "agrade", None)
+            return timed_out(entry, seconds)
+        return record_of(entry, finish(entry, value), started)
+    agrade = agrade_of(entry.grader)
     if agrade is not None:
         started = time.perf_counter()
         try:
             value = await asyncio.wait_for(contained(agrade(sample)), seconds)
         except asyncio.TimeoutError:
-            return timeout_result(entry, seconds)
+            return timed_out(entry, seconds)
         except Exception as error:
-            return error_result(entry, error_text(error), started)
+            return record_of(entry, error_result(entry, error_text(error)), started)
         if isinstance(value, Raised):
-            return error_result(entry, error_text(value.error), started)
-        return finish(entry, value, started)
+            return record_of(entry, error_result(entry, error_text(value.error)), started)
+        return record_of(entry, finish(entry, value), started)
     ticket = context.pool.submit(call_sync, entry, sample)
-    value = await _watch(context.pool, ticket, seconds)
+    value = await _await_ticket(context.pool, ticket, seconds)
     if value is _TIMED_OUT:
-        return timeout_result(entry, seconds)
-    result: GradeResult = value
-    return result
+        return timed_out(entry, seconds)
+    record: ResultRecord = value
+    return record
 
 
 _TIMED_OUT: Final = object()
 
 
-async def _watch(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
+async def _await_ticket(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
     """The ticket's result, or _TIMED_OUT once it has *run* (not queued) for `seconds`."""
     future = asyncio.wrap_future(ticket.future)
     try:

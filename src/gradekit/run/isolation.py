@@ -31,6 +31,7 @@ from typing import Any, Final
 from gradekit import _children
 from gradekit._interrupts import GRADER_RAISES
 from gradekit._types import GradeResult, Sample, error_text
+from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
@@ -213,7 +214,6 @@ def _names(payload: tuple[str, Any]) -> tuple[str, str]:
 
 def _grade(payload: tuple[str, Any], sample: Sample) -> GradeResult:
     import asyncio
-    import time
 
     from gradekit._load_context import suite_dir
 
@@ -241,17 +241,16 @@ def _grade(payload: tuple[str, Any], sample: Sample) -> GradeResult:
         text = f"{error_text(error)} (loading the grader in its child process)"
         return GradeResult.of_error("?", "?", text)
     entry = GraderEntry(grader=grader, kind=grader.kind, name=grader.name)
-    agrade = getattr(grader, "agrade", None)
+    agrade = agrade_of(grader)
     if agrade is None:
-        return call_sync(entry, sample)
-    started = time.perf_counter()
+        return call_sync(entry, sample).result
     try:
         value = asyncio.run(_await(agrade, sample))
     except MemoryError:
         raise
     except GRADER_RAISES as error:  # SIGINT is ignored here: a KeyboardInterrupt is the grader's
         return GradeResult.of_error(entry.kind, entry.name, error)
-    return finish(entry, value, started)
+    return finish(entry, value)
 
 
 async def _await(agrade: Any, sample: Sample) -> Any:

@@ -14,14 +14,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from gradekit._types import GradeResult
+from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import CaseReport, SummaryBuilder
-from gradekit.run.batch import GradeKey, Progress, grade_batch
+from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder
+from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.case import grade_case, unloadable
-from gradekit.run.dispatch import is_inline
 from gradekit.run.pool import DaemonPool, Ticket
-from gradekit.run.results import timeout_result
+from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
 
@@ -80,7 +79,7 @@ class _Run:
         self.in_flight = 0
         self.room: asyncio.Event | None = None
         self._last_graders: tuple[GraderEntry, ...] | None = None
-        self._last_fast = False
+        self._last_inline = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -183,7 +182,7 @@ class _Run:
                 self.in_flight += 1
                 if case.error is not None:
                     self._emit([(position, unloadable(case))])
-                elif self._is_fast(case):
+                elif self._all_inline(case):
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
@@ -191,7 +190,7 @@ class _Run:
                     if slots.locked():
                         flush()
                     await slots.acquire()
-                    spawn(self._slow(position, case, slots))
+                    spawn(self._one_case(position, case, slots))
             flush()
             while tasks:
                 done, _ = await asyncio.wait(set(tasks))
@@ -203,22 +202,22 @@ class _Run:
             if tasks:
                 await asyncio.wait(set(tasks))
 
-    def _is_fast(self, case: Case) -> bool:
+    def _all_inline(self, case: Case) -> bool:
         settings = self.settings
         for turn in case.turns:
             graders = turn.graders
             # Most turns share their graders' tuple with the turn before: remember the last.
             if graders is self._last_graders:
-                if not self._last_fast:
+                if not self._last_inline:
                     return False
                 continue
-            fast = all(is_inline(entry, settings) for entry in graders)
-            self._last_graders, self._last_fast = graders, fast
-            if not fast:
+            inline = all(is_inline(entry, settings) for entry in graders)
+            self._last_graders, self._last_inline = graders, inline
+            if not inline:
                 return False
         return True
 
-    async def _slow(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
+    async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         try:
             report = await grade_case(case, case.policy or self.suite.policy, self.context)
             self._emit([(position, report)])
@@ -228,27 +227,28 @@ class _Run:
     async def _batch(self, items: list[tuple[int, Case]]) -> None:
         """Grade a batch on the inline lane; a grade that outlives its timeout gets the timeout
         error, its worker is abandoned, and the rest of the batch goes on in a new one."""
-        preset: dict[GradeKey, GradeResult] = {}
+        preset: dict[GradeKey, ResultRecord] = {}
         lane = self.lane
         while items:
-            progress = Progress(keep=self.keep)
+            state = BatchState(keep=self.keep)
             ticket = lane.submit(
-                grade_batch, items, progress, preset, self.settings, self.suite.policy
+                grade_batch, items, state, preset, self.settings, self.suite.policy
             )
             future = asyncio.wrap_future(ticket.future)
             try:
                 while True:
-                    mark = progress.mark
-                    if mark is None:
+                    grading = state.grading
+                    if grading is None:
                         wait = 0.5
                     else:
-                        started, seconds, position, index, number = mark
+                        started, seconds = grading.started, grading.seconds
                         now = time.perf_counter()
                         wait = started + seconds - now
                         if wait <= 0:
-                            finished = self._abandon(progress, ticket, future)
-                            entry = dict(items)[position].turns[index].graders[number]
-                            preset[position, index, number] = timeout_result(entry, seconds)
+                            finished = self._abandon(state, ticket, future)
+                            key = grading.key()
+                            entry = dict(items)[key.case].turns[key.turn].graders[key.grader]
+                            preset[key] = timed_out(entry, seconds)
                             items = items[finished:]
                             break
                         if not ticket.detached:
@@ -260,16 +260,16 @@ class _Run:
                     completed, _ = await asyncio.wait((future,), timeout=wait)
                     if completed:
                         future.result()  # raises what the worker raised
-                        self._emit(progress.done, progress.summary, progress.finished)
+                        self._emit(state.done, state.summary, state.finished)
                         items = []
                         break
             except asyncio.CancelledError:
                 # Cases finished before the stop belong in the partial report.
-                self._abandon(progress, ticket, future, wait=STOP_WAIT_SECONDS)
+                self._abandon(state, ticket, future, wait=STOP_WAIT_SECONDS)
                 raise
 
     def _abandon(
-        self, progress: Progress, ticket: Ticket, future: asyncio.Future[Any], *, wait: float = 0.0
+        self, state: BatchState, ticket: Ticket, future: asyncio.Future[Any], *, wait: float = 0.0
     ) -> int:
         """Give up on a batch's worker; emit the cases it finished and return their count.
 
@@ -278,14 +278,14 @@ class _Run:
         case in progress); a worker that does not (hung in a grade) has its whole batch graded
         again, and counted once, by the next attempt (inline graders are pure).
         """
-        progress.abandoned = True
-        if progress.keep:
-            done = list(progress.done)
+        state.abandoned = True
+        if state.keep:
+            done = list(state.done)
             self._emit(done)
             finished = len(done)
-        elif wait and progress.stopped.wait(wait):
-            finished = progress.finished
-            self._emit([], progress.summary, finished)
+        elif wait and state.stopped.wait(wait):
+            finished = state.finished
+            self._emit([], state.summary, finished)
         else:
             finished = 0
         self.lane.abandon(ticket)

@@ -14,11 +14,13 @@ import os
 import signal
 from collections.abc import Callable, Iterable
 
+import attrs
+
 from gradekit._coroutines import run_sync
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
-from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor
@@ -44,12 +46,13 @@ def grade(
     entries = [entry_of(grader) for grader in graders]
     settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
 
-    async def main() -> list[GradeResult]:
+    async def main() -> list[ResultRecord]:
         context = Context(settings, current_context().pool)
         set_context(context)
         return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
 
-    return tuple(run_sync(main))
+    # Each result with the duration the runner measured, on a copy: the grader's is its own.
+    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in run_sync(main))
 
 
 def run_suite(

@@ -1,5 +1,6 @@
 """The verdict rules, implemented once: how results combine into a turn's, a case's or a
-composite grader's verdict.
+composite grader's verdict. Every way of grading calls them: one case at a time
+(`gradekit.run.case`), batches of inline cases (`gradekit.run.batch`) and the composite kinds.
 
 Results are tri-state (pass, fail, error). An error is never counted as a failure, and no
 negation or threshold turns it into a pass. An errored result makes a combination an error only
@@ -10,41 +11,55 @@ results would have been. Advisory results are reported but take no part in any v
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final, Literal, NamedTuple
+from typing import Final, NamedTuple, Protocol, TypeAlias
 
-from gradekit.report.model import ResultRecord, TurnReport
+from gradekit._types import GradeResult
+from gradekit.report.model import Outcome
 from gradekit.suite.model import Policy
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "Decision",
+    "EntryKeys",
+    "Likeness",
     "Tally",
+    "TurnDecisions",
     "Verdict",
-    "Vote",
-    "case_outcome",
-    "case_verdict",
+    "case_decision",
     "combine",
+    "likeness",
     "negate",
-    "turn_outcome",
-    "turn_verdict",
-    "votes_of",
+    "tally",
 ]
-
-Outcome = Literal["pass", "fail", "error"]
-Mode = Literal["all", "any", "weighted", "at_least"]
 
 DEFAULT_THRESHOLD: Final = 0.5
 """The threshold of `weighted` when none is given."""
 
-Vote = tuple[str, float, float, bool]
-"""One result as the rules see it: (outcome, score, weight, advisory)."""
+
+class EntryKeys(Protocol):
+    """What the rules read of a result's entry (a `GraderEntry`)."""
+
+    @property
+    def advisory(self) -> bool:
+        """Reported only: no part in any verdict."""
+        ...
+
+    @property
+    def weight(self) -> float:
+        """The result's relative weight in a mean."""
+        ...
+
+    @property
+    def fail_on_error(self) -> bool:
+        """An error of this entry ends its case."""
+        ...
 
 
 class Verdict(NamedTuple):
     """The outcome of a combination and its score.
 
     `score` is the weighted mean of the non-advisory, non-errored scores (errored results have
-    no score to average), or None when there is no such score. (A named tuple: the runner
-    makes one per turn, so it must be cheap.)
+    no score to average), or None when there is no such score.
     """
 
     outcome: Outcome
@@ -62,93 +77,91 @@ class Verdict(NamedTuple):
         return 1.0 if self.outcome == "pass" else 0.0
 
 
-def combine(
-    votes: Iterable[Vote],
-    mode: str,
-    *,
-    threshold: float | None = None,
-    count: int | None = None,
-) -> Verdict:
-    """Combine votes under `mode`: `all`, `any`, `weighted` (mean >= threshold) or `at_least`
-    (at least `count` pass).
+class Decision(NamedTuple):
+    """What a turn or a case is decided to be: the `passed`, `score` and `errored` of its
+    report. `errored` is set when a non-advisory result errored (or an error ended the case),
+    even when the policy passed anyway: the error is always reported. `ended`: an error of a
+    `fail_on_error` entry ended the case there (its later turns are skipped)."""
 
-    Advisory votes are ignored. With no non-advisory vote the combination passes (a turn with
-    only advisory results passes). Weights are relative; when they are all zero, every vote
-    counts equally.
-    """
-    passes = fails = errored = 0
-    weight_sum = weighted_sum = plain_sum = errored_weight = 0.0
-    last = 0.0
-    for outcome, score, weight, advisory in votes:
-        if advisory:
-            continue
-        if outcome == "error":
-            errored += 1
-            errored_weight += weight
-            continue
-        if outcome == "pass":
-            passes += 1
+    passed: bool
+    score: float
+    errored: bool
+    ended: bool
+
+
+class Tally(NamedTuple):
+    """What the rules need of a combination's results, counted by `tally`."""
+
+    passes: int
+    fails: int
+    errors: int
+    decided_weight: float
+    """The weight sum of the passed and failed results."""
+    weighted_score_sum: float
+    score_sum: float
+    errored_weight: float
+    """The weight sum of the errored results."""
+    last_score: float
+    """The score of the last passed or failed result (exact when it is the only one)."""
+    ends_case: bool
+    """An entry with `fail_on_error` errored (advisory or not): later turns are skipped."""
+
+    def decide(
+        self, mode: str, threshold: float | None = None, count: int | None = None
+    ) -> Verdict:
+        """The verdict under `mode`: `all`, `any`, `weighted` (mean >= threshold) or
+        `at_least` (at least `count` pass).
+
+        With no non-advisory result the combination passes (a turn with only advisory results
+        passes), but a combination of errors only is an error. Weights are relative; when
+        they are all zero, every result counts equally.
+        """
+        passes, fails, errors = self.passes, self.fails, self.errors
+        decided = passes + fails
+        if not decided:
+            # Nothing scored: vacuously a pass with no results, but never a pass made of errors
+            # (a `weighted` with threshold 0 would otherwise pass on errors alone).
+            return Verdict("error" if errors else "pass", None)
+        weight_sum, weighted_sum = self.decided_weight, self.weighted_score_sum
+        errored_weight = self.errored_weight
+        if weight_sum + errored_weight <= 0.0:
+            # All weights zero: equal weights, so the mean is still defined.
+            weight_sum, weighted_sum = float(decided), self.score_sum
+            errored_weight = float(errors)
+        if decided == 1:
+            mean = self.last_score  # exact: `all` over one grader is that grader
+        elif weight_sum > 0.0:
+            mean = min(1.0, weighted_sum / weight_sum)
         else:
-            fails += 1
-        weight_sum += weight
-        weighted_sum += weight * score
-        plain_sum += score
-        last = score
-    outcome, mean = _conclude(
-        mode,
-        threshold,
-        count,
-        (passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last),
-    )
-    return Verdict(outcome, mean)
-
-
-Tally = tuple[int, int, int, float, float, float, float, float]
-"""What the rules need of the votes: (passes, fails, errored, weight sum of the decided votes,
-weighted score sum, plain score sum, weight sum of the errored votes, last decided score)."""
-
-
-def _conclude(
-    mode: str, threshold: float | None, count: int | None, tally: Tally
-) -> tuple[Outcome, float | None]:
-    """The verdict of tallied non-advisory votes: (outcome, mean score or None)."""
-    passes, fails, errored, weight_sum, weighted_sum, plain_sum, errored_weight, last = tally
-    decided = passes + fails
-    if not decided:
-        # Nothing scored: vacuously a pass with no results, but never a pass made of errors
-        # (a `weighted` with threshold 0 would otherwise pass on errors alone).
-        return ("error" if errored else "pass"), None
-    if weight_sum + errored_weight <= 0.0:
-        # All weights zero: equal weights, so the mean is still defined.
-        weight_sum, weighted_sum, errored_weight = float(decided), plain_sum, float(errored)
-    if decided == 1:
-        mean = last  # exact: `all` over one grader is that grader
-    elif weight_sum > 0.0:
-        mean = min(1.0, weighted_sum / weight_sum)
-    else:
-        mean = min(1.0, plain_sum / decided)
-    outcome: Outcome
-    if mode == "all":  # `_decide(not fails and not errored, not fails)`, inline: once per turn
-        outcome = "fail" if fails else "error" if errored else "pass"
-    elif mode == "any":
-        outcome = _decide(passes > 0, passes > 0 or errored > 0)
-    elif mode == "at_least":
-        need = 1 if count is None else count
-        outcome = _decide(passes >= need, passes + errored >= need)
-    elif mode == "weighted":
-        limit = DEFAULT_THRESHOLD if threshold is None else threshold
-        if errored == 0:
-            outcome = _decide(mean >= limit, False)
+            mean = min(1.0, self.score_sum / decided)
+        outcome: Outcome
+        if mode == "all":
+            outcome = "fail" if fails else "error" if errors else "pass"
+        elif mode == "any":
+            outcome = _decide(passes > 0, passes > 0 or errors > 0)
+        elif mode == "at_least":
+            need = 1 if count is None else count
+            outcome = _decide(passes >= need, passes + errors >= need)
+        elif mode == "weighted":
+            limit = DEFAULT_THRESHOLD if threshold is None else threshold
+            if errors == 0:
+                outcome = _decide(mean >= limit, False)
+            else:
+                # The errored results could score anything in [0, 1]: decided only if every
+                # value they could take gives the same verdict.
+                total = weight_sum + errored_weight
+                lowest = weighted_sum / total
+                highest = (weighted_sum + errored_weight) / total
+                outcome = _decide(lowest >= limit, highest >= limit)
         else:
-            # The errored results could score anything in [0, 1]: decided only if every
-            # value they could take gives the same verdict.
-            total = weight_sum + errored_weight
-            lowest = weighted_sum / total
-            highest = (weighted_sum + errored_weight) / total
-            outcome = _decide(lowest >= limit, highest >= limit)
-    else:
-        raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
-    return outcome, mean
+            raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
+        return Verdict(outcome, mean)
+
+    def turn_decision(self, policy: Policy) -> Decision:
+        """A turn's decision: its policy over its non-advisory results; errored when any of
+        them errored."""
+        verdict = self.decide(policy.mode, policy.threshold)
+        return Decision(verdict.passed, verdict.score_or_default(), self.errors > 0, self.ends_case)
 
 
 def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
@@ -157,58 +170,114 @@ def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
     return "error" if may_pass else "fail"
 
 
+def tally(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> Tally:
+    """Count results, each beside its entry (same order), for the rules: advisory results take
+    no part; errored ones are counted apart with their weight and no score; an error of a
+    `fail_on_error` entry ends the case. Reads of each result only what `likeness` holds."""
+    passes = fails = errors = 0
+    decided_weight = weighted_score_sum = score_sum = errored_weight = last_score = 0.0
+    ends_case = False
+    # Not `strict=True`: its check costs as much as this loop; the lengths match by design.
+    for result, entry in zip(results, entries):  # noqa: B905
+        if result.error is not None:
+            if entry.fail_on_error:
+                ends_case = True
+            if not entry.advisory:
+                errors += 1
+                errored_weight += entry.weight
+            continue
+        if entry.advisory:
+            continue
+        weight = entry.weight
+        if result.passed:
+            passes += 1
+        else:
+            fails += 1
+        last_score = result.score
+        decided_weight += weight
+        weighted_score_sum += weight * last_score
+        score_sum += last_score
+    return Tally(
+        passes,
+        fails,
+        errors,
+        decided_weight,
+        weighted_score_sum,
+        score_sum,
+        errored_weight,
+        last_score,
+        ends_case,
+    )
+
+
+Likeness: TypeAlias = tuple[tuple[bool, bool, float], ...]
+"""What the rules read of a turn's results, result by result (see `likeness`)."""
+
+
+def likeness(results: Iterable[GradeResult]) -> Likeness:
+    """Everything the verdict rules (`tally`) and the summary's counts
+    (`SummaryBuilder.count_results`) read of results: for each, whether it errored, whether it
+    passed, and its score. Turns graded by the same entries under the same policy whose
+    results are alike are decided alike and count alike."""
+    return tuple([(result.error is None, result.passed, result.score) for result in results])
+
+
+_REMEMBERED: Final = 256
+"""Distinct tallies whose decisions a `TurnDecisions` remembers."""
+
+
+class TurnDecisions:
+    """Turn decisions under one policy, each distinct tally decided once: fast graders' turns
+    come in few distinct tallies, so a batch of them decides few."""
+
+    __slots__ = ("_known", "policy")
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy: Final = policy
+        self._known: dict[Tally, Decision] = {}
+
+    def of(self, counted: Tally) -> Decision:
+        """`counted.turn_decision(policy)`, remembered."""
+        decision = self._known.get(counted)
+        if decision is None:
+            decision = counted.turn_decision(self.policy)
+            if len(self._known) < _REMEMBERED:
+                self._known[counted] = decision
+        return decision
+
+
+def case_decision(ran: Sequence[Decision]) -> Decision:
+    """A case's decision from the decisions of the turns that ran, in order (the turns after
+    one that `ended` the case are skipped, and left out).
+
+    It passes when every one passes; it is errored when any errored or an error ended it early.
+    The score is the mean of the scores of the turns that ran.
+    """
+    if not ran:
+        return Decision(True, 1.0, False, False)
+    ended = ran[-1].ended
+    if len(ran) == 1 and not ended:  # the common single-turn case: that turn's decision
+        return ran[0]
+    passed = not ended and all(turn.passed for turn in ran)
+    score = min(1.0, sum(turn.score for turn in ran) / len(ran))
+    return Decision(passed, score, ended or any(turn.errored for turn in ran), ended)
+
+
+def combine(
+    results: Sequence[GradeResult],
+    entries: Sequence[EntryKeys],
+    mode: str,
+    *,
+    threshold: float | None = None,
+    count: int | None = None,
+) -> Verdict:
+    """The verdict of results, each beside its entry, under `mode` (see `Tally.decide`)."""
+    return tally(results, entries).decide(mode, threshold, count)
+
+
 def negate(verdict: Verdict) -> Verdict:
     """`not`: a pass becomes a fail and a fail a pass; an error stays an error."""
     if verdict.outcome == "error":
         return verdict
     score = None if verdict.score is None else 1.0 - verdict.score
     return Verdict("fail" if verdict.outcome == "pass" else "pass", score)
-
-
-def votes_of(records: Iterable[ResultRecord]) -> list[Vote]:
-    """The votes of result records."""
-    return [(r.result.outcome, r.result.score, r.weight, r.advisory) for r in records]
-
-
-def turn_verdict(records: Sequence[ResultRecord], policy: Policy) -> tuple[bool, float, bool]:
-    """A turn's (passed, score, errored): the policy over its non-advisory results.
-
-    `errored` is true when any non-advisory result has an error (the case then counts as
-    errored, apart from passed and failed cases).
-    """
-    verdict = combine(votes_of(records), policy.mode, threshold=policy.threshold)
-    errored = any(not record.advisory and record.result.error is not None for record in records)
-    return verdict.passed, verdict.score_or_default(), errored
-
-
-def turn_outcome(policy: Policy, tally: Tally) -> tuple[bool, float, bool]:
-    """`turn_verdict` from the tally of the turn's results (see `Tally`), which the batch
-    runner keeps as it grades."""
-    verdict = Verdict(*_conclude(policy.mode, policy.threshold, None, tally))
-    return verdict.passed, verdict.score_or_default(), tally[2] > 0
-
-
-def case_verdict(turns: Sequence[TurnReport], *, ended: bool = False) -> tuple[bool, float, bool]:
-    """A case's (passed, score, errored) from its turn reports (see `case_outcome`)."""
-    if len(turns) == 1 and not ended:  # the common single-turn case, kept cheap
-        (turn,) = turns
-        return turn.passed, turn.score, turn.errored
-    ran = [turn for turn in turns if not turn.skipped]
-    return case_outcome(
-        all(turn.passed for turn in ran),
-        any(turn.errored for turn in ran),
-        sum(turn.score for turn in ran),
-        len(ran),
-        ended=ended,
-    )
-
-
-def case_outcome(
-    all_passed: bool, any_errored: bool, score_sum: float, ran: int, *, ended: bool
-) -> tuple[bool, float, bool]:
-    """A case's (passed, score, errored) from the turns that ran: it passes when every one
-    passes; it is errored when any errored or an error ended it early (`ended`, with later
-    turns skipped). The score is the mean of the scores of the turns that ran."""
-    passed = not ended and all_passed
-    score = min(1.0, score_sum / ran) if ran else float(passed)
-    return passed, score, ended or any_errored

@@ -226,8 +226,10 @@ def test_a_grade_result_from_a_worker_is_rebuilt_exactly() -> None:
     from gradekit.report.model import CaseReport, ResultRecord, TurnReport
     from gradekit.run.dask._pack import pack_reports, unpack_reports
 
-    result = GradeResult("k", "n", True, 0.25, "m", {"a": [1, "x", None]}, None, 1.5)
-    case = CaseReport("c", True, 0.25, (TurnReport(0, True, 0.25, (ResultRecord(result),)),))
+    # As the runner records it: the duration it measured is the record's, not the result's.
+    result = GradeResult("k", "n", True, 0.25, "m", {"a": [1, "x", None]}, None)
+    record = ResultRecord(result, duration_ms=1.5)
+    case = CaseReport("c", True, 0.25, (TurnReport(0, True, 0.25, (record,)),))
     assert unpack_reports(pack_reports([case, case])) == [case, case]
 
 

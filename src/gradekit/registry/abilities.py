@@ -1,0 +1,118 @@
+"""The optional abilities of graders and factories, detected in one place.
+
+Each ability is a small protocol declared beside `Grader` in `gradekit._types`: `AsyncGrader`
+(`async def agrade`), `InlineGrader` (`inline = True`), `well_formed` results, and
+`DeclaresOptions` (a factory's `options_class`). The runner, the composite kinds and the
+registry ask these functions, never the attributes themselves, so each rule reads the same
+everywhere.
+
+Imports only the core types (the registry imports this module): an entry is what
+`gradekit.registry.entries.GraderEntry` provides, read through the `Entry` protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import attrs
+
+from gradekit._types import Grader, Sample, is_well_formed
+
+__all__ = [
+    "Entry",
+    "RunDefaults",
+    "agrade_of",
+    "declares_inline",
+    "has_well_formed_results",
+    "is_async",
+    "is_inline",
+    "options_class_of",
+]
+
+
+def agrade_of(grader: Grader) -> Callable[[Sample], Awaitable[Any]] | None:
+    """The grader's `agrade`, or None when it has none (it is then graded with `grade`)."""
+    agrade: Callable[[Sample], Awaitable[Any]] | None = getattr(grader, "agrade", None)
+    return agrade
+
+
+def is_async(grader: Grader) -> bool:
+    """True for a grader that can be awaited (`AsyncGrader`): the runner prefers `agrade`."""
+    return agrade_of(grader) is not None
+
+
+def declares_inline(grader: Grader) -> bool:
+    """True for a grader whose class says it is pure, CPU-only and always fast
+    (`InlineGrader`: `inline = True`, exactly True)."""
+    return getattr(grader, "inline", False) is True
+
+
+class Entry(Protocol):
+    """What these rules read of a grader entry (`GraderEntry`)."""
+
+    @property
+    def grader(self) -> Grader:
+        """The entry's grader."""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """The kind the entry names."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The entry's name, which its results carry."""
+        ...
+
+    @property
+    def timeout(self) -> float | None:
+        """The entry's own timeout, if it sets one."""
+        ...
+
+    @property
+    def isolation(self) -> str | None:
+        """The entry's own isolation, if it sets one."""
+        ...
+
+
+class RunDefaults(Protocol):
+    """What `is_inline` needs of a run: which isolation an entry runs under (an entry's own,
+    else the run's; see `gradekit.run.settings.Settings`)."""
+
+    def isolation_of(self, entry: Any) -> str:
+        """The isolation `entry` runs under."""
+        ...
+
+
+def is_inline(entry: Entry, run: RunDefaults | None = None) -> bool:
+    """True when `entry` is graded by calling it directly in the thread that grades its
+    neighbours, without a thread or a task of its own.
+
+    That is when its grader declares `inline`, it runs in this process (its isolation under
+    `run`, or its own when no run is known, is not `process`), and it has no timeout of its
+    own. Whoever calls inline graders watches them under one timeout (the runner's batches,
+    the run's; a composite, its own), so an entry with a timeout of its own is graded like
+    any sync grader, watched on its own.
+    """
+    if not declares_inline(entry.grader) or entry.timeout is not None:
+        return False
+    isolation = entry.isolation if run is None else run.isolation_of(entry)
+    return isolation != "process"
+
+
+def has_well_formed_results(entry: Entry) -> bool:
+    """True when the entry's results need no check but its threshold: its grader's `grade`
+    is marked `well_formed` and the entry keeps the grader's kind and name."""
+    grader = entry.grader
+    return is_well_formed(grader.grade) and entry.kind == grader.kind and entry.name == grader.name
+
+
+def options_class_of(factory: Any) -> type | None:
+    """The attrs class whose fields are a kind's options: the factory itself when it is one,
+    else the `options_class` it declares (`DeclaresOptions`), else None."""
+    if isinstance(factory, type) and attrs.has(factory):
+        return factory
+    options = getattr(factory, "options_class", None)
+    return options if isinstance(options, type) and attrs.has(options) else None
