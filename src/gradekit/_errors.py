@@ -18,6 +18,11 @@ __all__ = [
     "DuplicateKindError",
     "ExecutorError",
     "GradekitError",
+    "JudgeConnectionError",
+    "JudgeError",
+    "JudgeHTTPError",
+    "JudgeReplyError",
+    "JudgeTimeoutError",
     "OptionError",
     "PluginLoadError",
     "Problem",
@@ -238,3 +243,36 @@ class ExecutorError(GradekitError, RuntimeError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class JudgeError(GradekitError, RuntimeError):
+    """A judge call of the `prompt` kind gave no usable judgement; it becomes the `error`
+    of that grade's result, never a raise out of a grade."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class JudgeHTTPError(JudgeError):
+    """The judge's server answered with an HTTP error (after any retries). `status` is the
+    HTTP status code."""
+
+    def __init__(self, message: str, status: int) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+class JudgeTimeoutError(JudgeError, TimeoutError):
+    """No reply within the grader's `timeout` (or `request_timeout`, after the retries)."""
+
+
+class JudgeConnectionError(JudgeError, ConnectionError):
+    """The judge's server could not be reached, or dropped the connection (after retries)."""
+
+
+class JudgeReplyError(JudgeError, ValueError):
+    """The judge answered, but its reply holds no usable score (or no logprobs, when asked)."""

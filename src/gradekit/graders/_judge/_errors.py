@@ -1,4 +1,5 @@
-"""The errors of a judge call. Each becomes the `error` of a result, never a raise out of a
+"""Keeping the API key out of a judge call's errors; the errors themselves (in
+`gradekit._errors`, re-exported here) each become the `error` of a result, never a raise out of a
 grade: `JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
 
 Messages never hold the API key: every text that came from the server or from the transport
@@ -7,7 +8,13 @@ passes through `redact` first (see _client.py).
 
 from __future__ import annotations
 
-from gradekit import GradekitError
+from gradekit._errors import (
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeReplyError,
+    JudgeTimeoutError,
+)
 
 __all__ = [
     "JudgeConnectionError",
@@ -19,38 +26,6 @@ __all__ = [
 ]
 
 REDACTED = "[redacted]"
-
-
-class JudgeError(GradekitError, RuntimeError):
-    """A judge call that gave no usable judgement."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class JudgeHTTPError(JudgeError):
-    """The judge's server answered with an HTTP error (after any retries). `status` is the
-    HTTP status code."""
-
-    def __init__(self, message: str, status: int) -> None:
-        self.status = status
-        super().__init__(message)
-
-
-class JudgeTimeoutError(JudgeError, TimeoutError):
-    """No reply within the grader's `timeout` (or `request_timeout`, after the retries)."""
-
-
-class JudgeConnectionError(JudgeError, ConnectionError):
-    """The judge's server could not be reached, or dropped the connection (after retries)."""
-
-
-class JudgeReplyError(JudgeError, ValueError):
-    """The judge answered, but its reply holds no usable score (or no logprobs, when asked)."""
 
 
 def redact(text: str, secret: str | None) -> str:
