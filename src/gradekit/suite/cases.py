@@ -77,6 +77,7 @@ class _Spec:
     entries: tuple[GraderEntry, ...] = ()
     calls: tuple[ToolCall, ...] | None = None
     own: Mapping[str, Any] | None = None
+    messages: list[Any] | None = None
 
     def origin(self, key: str) -> KeyPath:
         """The path of the mapping that wrote `key` for this turn: the turn's, or the case's."""
@@ -168,14 +169,17 @@ class CaseBuilder:
                 metadata={**extra, **spec.metadata},
             )
             samples.append(sample)
-            turns.append(Turn(sample, self.suite_entries + case_entries + spec.entries))
+            turns.append(
+                Turn(sample, self.suite_entries + case_entries + spec.entries, spec.messages)
+            )
         if not (problems or self.suite_failed or any(turn.graders for turn in turns)):
             problems.append(Problem(base, _ungraded(name, peers)))
         if warnings is not None:
             warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
-        return Case(name, tuple(turns), policy=policy, location=location), problems
+        case = Case(name, tuple(turns), policy=policy, location=location, metadata=extra)
+        return case, problems
 
     def _extra(
         self,
@@ -243,6 +247,7 @@ class CaseBuilder:
                     metadata={} if turn.system is None else {"system": turn.system},
                     calls=turn.tool_calls(index),
                     own={},
+                    messages=turn.messages,
                 )
                 for index, turn in enumerate(derived)
             ]
