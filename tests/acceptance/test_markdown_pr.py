@@ -37,7 +37,7 @@ def _blocks(page: html.HtmlElement) -> list[html.HtmlElement]:
 def test_each_failing_case_in_a_details_block_with_its_sample(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    text = render_markdown(report, sample_reports.with_samples(report, suite))
+    text = render_markdown(report, sample_reports.with_tags(report))
     page = _render(text)
     blocks = _blocks(page)
     summaries = [block.find(".//summary").text_content() for block in blocks]
