@@ -63,9 +63,7 @@ turns = st.lists(st.builds(TurnReport, st.integers(0, 9), flags, scores, record_
 
 
 @given(
-    st.tuples(
-        texts, flags, scores, turns.map(tuple), flags, st.none() | texts, durations, metadata
-    )
+    st.tuples(texts, flags, scores, turns.map(tuple), flags, st.none() | texts, durations, metadata)
 )
 def test_case_report_is_the_constructed_case(values):
     same(case_report(*values), CaseReport(*values))

@@ -39,9 +39,7 @@ def _setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
 
 
 _RECORD = _setters(ResultRecord, "result", "advisory", "weight", "duration_ms")
-_TURN = _setters(
-    TurnReport, "index", "passed", "score", "results", "errored", "skipped", "sample"
-)
+_TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped", "sample")
 _CASE = _setters(
     CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms", "metadata"
 )
@@ -96,8 +94,16 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata)`, cheaper
     (see the module)."""
     case: CaseReport = _new(CaseReport)
-    (set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration,
-     set_metadata) = _CASE
+    (
+        set_name,
+        set_passed,
+        set_score,
+        set_turns,
+        set_errored,
+        set_error,
+        set_duration,
+        set_metadata,
+    ) = _CASE
     set_name(case, name)
     set_passed(case, passed)
     set_score(case, score)

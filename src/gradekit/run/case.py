@@ -51,7 +51,12 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
         sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
         turns.append(
             TurnReport(
-                index, decision.passed, decision.score, tuple(records), decision.errored, False,
+                index,
+                decision.passed,
+                decision.score,
+                tuple(records),
+                decision.errored,
+                False,
                 sample,
             )
         )
