@@ -80,8 +80,12 @@ def test_valid_for_ci_and_the_counts_agree(agent_run: tuple[Path, dict]) -> None
     )
 
 
-def test_without_samples_system_out_has_the_failing_messages(agent_run: tuple[Path, dict]) -> None:
-    (suite,) = list(junitparser.JUnitXml.fromfile(str(agent_run[0])))
+def test_without_samples_system_out_has_the_failing_messages(
+    agent_run: tuple[Path, dict], gradekit: Run, tmp_path: Path
+) -> None:
+    done = gradekit("run", "suite.yaml", "--junit", "bare.xml", "--no-samples", "--quiet")
+    assert done.returncode == 1, done.stderr
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "bare.xml")))
     cases = {case.name: case for case in suite}
     assert cases["weather"].system_out is None
     assert cases["refund"].system_out == (
