@@ -16,6 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
+from gradekit._frozen import EMPTY
 from gradekit._hints import close_matches
 from gradekit._peers import peer_field, peer_note, strict_note
 from gradekit._types import Sample, ToolCall
@@ -178,7 +179,8 @@ class CaseBuilder:
             warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
-        case = Case(name, tuple(turns), policy=policy, location=location, metadata=extra)
+        metadata = extra or EMPTY  # most cases have none: no mapping of their own
+        case = Case(name, tuple(turns), policy=policy, location=location, metadata=metadata)
         return case, problems
 
     def _extra(
