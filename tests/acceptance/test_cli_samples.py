@@ -5,6 +5,7 @@ transcript's messages) and each case's metadata once; long texts cut with a mark
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -58,8 +59,13 @@ LONG = "é" * 3000 + "x" * 10_000  # 6,000 bytes of é, then ASCII
 
 
 def _suite(write: Write) -> None:
-    write("graders.py", GRADERS)
-    write("suite.yaml", SUITE.replace("LONG", LONG))
+    # One module name per folder: code graders' modules are shared by a whole process.
+    module = "sample_graders_" + hashlib.sha1(str(write("x", "")).encode()).hexdigest()[:12]
+    write(f"{module}.py", GRADERS)
+    write(
+        "suite.yaml",
+        SUITE.replace("LONG", LONG).replace("graders:has_refund", module + ":has_refund"),
+    )
 
 
 def _strict(text: str) -> Any:
