@@ -138,6 +138,21 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
             "help": "LLM judge calls in flight at once, over the whole run (default 8)",
         },
     ),
+    (
+        ("--max-text",),
+        {
+            "type": _positive_int,
+            "metavar": "BYTES",
+            "help": "cut each text of the samples in the reports at BYTES (default 4096)",
+        },
+    ),
+    (
+        ("--no-samples",),
+        {
+            "action": "store_true",
+            "help": "reports carry the verdicts alone, not the samples graded",
+        },
+    ),
     (("-q", "--quiet"), {"action": "store_true", "help": "no progress and no summary"}),
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
@@ -186,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
     )
+    if args.no_samples and args.max_text is not None:
+        raise Invalid("gradekit: --max-text bounds the samples --no-samples leaves out; give one")
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)
@@ -256,6 +273,8 @@ def _grade(
                 executor=executor,
                 select=selection,
                 resume=log,
+                samples=not args.no_samples,
+                max_text=4096 if args.max_text is None else args.max_text,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
             )

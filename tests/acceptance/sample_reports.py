@@ -1,11 +1,7 @@
-"""Reports made by real runs for the report writers' tests, and their cases in the JSON form
-DESIGN.md gives the report once it records samples.
-
-DESIGN.md: "Each turn also carries the sample it graded (`input`, `output`, `expected`,
-`tool_calls`, `messages` for transcripts) ...; each case its `tags` and `metadata`." Until the
-report model records them, `with_samples` builds that form: a real run's
-`CaseReport.to_dict()` plus the sample keys of the very turns the run graded (read from the
-loaded suite), so the writers can be tested on what they will be given.
+"""Reports made by real runs for the report writers' tests: each turn's JSON form carries
+the sample it graded (`input`, `output`, `expected`, `tool_calls`, `messages` for
+transcripts) and each case its `metadata` (DESIGN.md). Cases have no `tags` of their own yet:
+`with_tags` moves those the suite writes as metadata to the case's `tags` key.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import gradekit
-from gradekit._frozen import thaw
 from gradekit.report.model import SuiteReport
 
 NASTY = (
@@ -123,52 +118,15 @@ def run(suite_path: Path) -> SuiteReport:
     return gradekit.run_suite(gradekit.load_suite(suite_path))
 
 
-def turn_messages(transcript: list[Any], index: int) -> list[Any]:
-    """The messages of turn `index` of a transcript: from its user message to the next one
-    (the first turn also takes the system messages before it)."""
-    starts = [i for i, message in enumerate(transcript) if message["role"] == "user"]
-    begin = 0 if index == 0 else starts[index]
-    end = starts[index + 1] if index + 1 < len(starts) else len(transcript)
-    return transcript[begin:end]
-
-
-def with_samples(
-    report: SuiteReport, suite_path: Path, messages: dict[str, list[Any]] | None = None
-) -> list[dict[str, Any]]:
-    """The report's cases in DESIGN.md's form with samples: each turn gains the `input`,
-    `output`, `expected` and `tool_calls` it was graded on (and `messages`, given per case
-    name, for transcripts); each case its `tags` and `metadata` (from the sample's metadata)."""
-    messages = {"transcript-refund": TRANSCRIPT, **(messages or {})}
-    loaded = {case.name: case for case in gradekit.load_suite(suite_path).cases()}
+def with_tags(report: SuiteReport) -> list[dict[str, Any]]:
+    """The report's cases in their JSON form (which carries each turn's sample and each case's
+    metadata), with the `tags` the suite writes among a case's metadata moved to the case's
+    `tags` key: cases have no tags of their own yet, and the writers show a `tags` key."""
     cases = []
     for case in report.cases:
         data = case.to_dict()
-        turns = loaded[case.name].turns
-        for turn_data in data["turns"]:
-            sample = turns[turn_data["index"]].sample
-            for key in ("input", "output", "expected"):
-                value = thaw(getattr(sample, key))
-                if value is not None:
-                    turn_data[key] = value
-            if sample.tool_calls:
-                turn_data["tool_calls"] = [
-                    {
-                        "name": call.name,
-                        "arguments": thaw(call.arguments),
-                        "result": thaw(call.result),
-                        "error": call.error,
-                        "turn": call.turn,
-                    }
-                    for call in sample.tool_calls
-                ]
-            if case.name in messages:
-                turn_data["messages"] = turn_messages(messages[case.name], turn_data["index"])
-        metadata = dict(thaw(turns[0].sample.metadata)) if turns else {}
-        nested = metadata.pop("metadata", None)
-        if isinstance(nested, dict):
-            metadata.update(nested)
-        tags = metadata.pop("tags", [])
-        data["tags"] = tags
+        metadata = dict(data.get("metadata") or {})
+        data["tags"] = metadata.pop("tags", [])
         data["metadata"] = metadata
         cases.append(data)
     return cases

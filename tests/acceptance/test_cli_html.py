@@ -151,8 +151,11 @@ def test_opening_a_case_shows_its_turns_and_results(report: Path, browser: Brows
     text = browser.evaluate(f"{detail}.innerText")
     assert "polite" in text and "advisory" in text
     assert "missing 'please' in 'Lyon'" in text
-    # This run's report carries no samples: the page says so rather than showing nothing.
-    assert "This report carries no sample for this turn." in text
+    # Each turn beside the sample the run graded.
+    outputs = browser.evaluate(
+        f"Array.from({detail}.querySelectorAll('.field-output pre')).map(e => e.textContent)"
+    )
+    assert outputs == ["Paris", "Lyon"]
     # The arrows move through the list as it is shown (failures and errors first).
     for key, name in [("ArrowUp", "good"), ("ArrowUp", "broken"), ("ArrowDown", "good")]:
         browser.evaluate(

@@ -101,7 +101,8 @@ def test_junit_is_valid_against_the_schema(
     (error, out) = cases["broken"]
     assert (error.tag, error.get("type")) == ("error", "ValueError")
     assert error.get("message") == "turn 0: explode: ValueError: no luck"
-    assert out.text == "turn 0: explode error: ValueError: no luck"
+    # The sample the turn graded, then the results that did not pass.
+    assert out.text == "turn 0:\n  output: x\n\nturn 0: explode error: ValueError: no luck"
 
 
 def test_junit_skipped_turns(gradekit: Run, write, tmp_path: Path) -> None:
@@ -151,9 +152,11 @@ def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> N
         "### Cases that did not pass\n\n"
         "<details><summary>❌ <b>bad</b>: failed</summary>\n\n"
         "- ` turn 0: numeric failed: expected '42', got '41' (off by 1; allowed 0.000001) `\n\n"
+        "**turn 0**\n\noutput:\n```text\n41\n```\n\nexpected:\n```text\n42\n```\n\n"
         "</details>\n\n"
         "<details><summary>⚠️ <b>broken</b>: errored</summary>\n\n"
         "- ` turn 0: explode error: ValueError: no luck `\n\n"
+        "**turn 0**\n\noutput:\n```text\nx\n```\n\n"
         "</details>\n"
     )
 

@@ -69,7 +69,7 @@ def test_the_page_embeds_every_case_as_given(tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setattr(_html_data, "CHUNK_CASES", 4)  # several chunks from six cases
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    given = sample_reports.with_samples(report, suite)
+    given = sample_reports.with_tags(report)
     given[1]["turns"][0]["output"] = "lone surrogate \ud800 and " + sample_reports.NASTY
     write_html(report, tmp_path / "r.html", cases=given)
     index, cases, code = _read(tmp_path / "r.html")

@@ -1,7 +1,7 @@
-"""The HTML viewer on reports whose turns carry their samples (DESIGN.md's form, built by
-`sample_reports.with_samples` from a real run), in a real headless Chromium: each grader's
-verdict beside the sample it judged, tool calls as a timeline, transcripts as chat bubbles,
-tags, errored cases without a score, hostile text shown as text; screenshots of each."""
+"""The HTML viewer on a real run's report, whose turns carry their samples (tags moved from
+the metadata by `sample_reports.with_tags`), in a real headless Chromium: each grader's verdict
+beside the sample it judged, tool calls as a timeline, transcripts as chat bubbles, tags,
+errored cases without a score, hostile text shown as text; screenshots of each."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "fail",
         "fail",
     ]
-    write_html(report, folder / "report.html", cases=sample_reports.with_samples(report, suite))
+    write_html(report, folder / "report.html", cases=sample_reports.with_tags(report))
     return folder / "report.html"
 
 

@@ -80,8 +80,12 @@ def test_valid_for_ci_and_the_counts_agree(agent_run: tuple[Path, dict]) -> None
     )
 
 
-def test_without_samples_system_out_has_the_failing_messages(agent_run: tuple[Path, dict]) -> None:
-    (suite,) = list(junitparser.JUnitXml.fromfile(str(agent_run[0])))
+def test_without_samples_system_out_has_the_failing_messages(
+    agent_run: tuple[Path, dict], gradekit: Run, tmp_path: Path
+) -> None:
+    done = gradekit("run", "suite.yaml", "--junit", "bare.xml", "--no-samples", "--quiet")
+    assert done.returncode == 1, done.stderr
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "bare.xml")))
     cases = {case.name: case for case in suite}
     assert cases["weather"].system_out is None
     assert cases["refund"].system_out == (
@@ -97,7 +101,7 @@ def test_without_samples_system_out_has_the_failing_messages(agent_run: tuple[Pa
 def test_failing_cases_carry_their_sample_in_system_out(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    write_junit(report, tmp_path / "r.xml", cases=sample_reports.with_samples(report, suite))
+    write_junit(report, tmp_path / "r.xml", cases=sample_reports.with_tags(report))
     document = etree.parse(str(tmp_path / "r.xml"))
     assert JENKINS.validate(document), JENKINS.error_log
     (suite_element,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml")))
@@ -133,7 +137,7 @@ def test_failing_cases_carry_their_sample_in_system_out(tmp_path: Path) -> None:
 def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    cases = sample_reports.with_samples(report, suite)
+    cases = sample_reports.with_tags(report)
     cases[0]["name"] = "bell\x07 cr\r <&> \ud800"
     cases[1]["turns"][0]["output"] = "line\r\nnext \ud800"
     write_junit(report, tmp_path / "r.xml", cases=cases)

@@ -37,7 +37,7 @@ def _blocks(page: html.HtmlElement) -> list[html.HtmlElement]:
 def test_each_failing_case_in_a_details_block_with_its_sample(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    text = render_markdown(report, sample_reports.with_samples(report, suite))
+    text = render_markdown(report, sample_reports.with_tags(report))
     page = _render(text)
     blocks = _blocks(page)
     summaries = [block.find(".//summary").text_content() for block in blocks]
@@ -102,7 +102,13 @@ def test_backticks_and_stars_in_names_and_messages_survive(
     assert block.find(".//summary").text_content() == f"❌ {name}: failed"
     (message,) = block.xpath(".//li/code")
     assert message.text_content() == "turn 0: eq *1* `g` failed: expected 'x', got '`a` *b* | <i>'"
-    assert not page.xpath("//em | //strong | //i | //table[3]")
+    # No emphasis from the data: the one bold text is the writer's head of the turn's sample.
+    assert not page.xpath("//em | //i | //table[3]")
+    assert [bold.text_content() for bold in page.xpath("//strong")] == ["turn 0"]
+    assert [code.text_content() for code in block.xpath(".//pre/code")] == [
+        "`a` *b* | <i>\n",
+        "x\n",
+    ]
 
 
 def test_the_summary_stays_under_the_limit_for_any_run(

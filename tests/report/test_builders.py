@@ -9,10 +9,11 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradekit import GradeResult
+from gradekit import GradeResult, Sample
 from gradekit._types import checked_result
 from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.samples import SampleForm
 
 texts = st.text(max_size=8)
 scores = st.floats(0.0, 1.0)
@@ -49,9 +50,11 @@ def test_result_record_is_the_constructed_record(values):
 records = st.builds(ResultRecord, results, st.booleans(), st.floats(0.0, 5.0), durations)
 record_tuples = st.lists(records, max_size=3).map(tuple)
 flags = st.booleans()
+samples = st.none() | st.builds(lambda text: SampleForm(Sample(output=text)), texts)
+metadata = st.none() | st.builds(SampleForm, st.dictionaries(texts, texts, max_size=2))
 
 
-@given(st.tuples(st.integers(0, 9), flags, scores, record_tuples, flags, flags))
+@given(st.tuples(st.integers(0, 9), flags, scores, record_tuples, flags, flags, samples))
 def test_turn_report_is_the_constructed_turn(values):
     same(turn_report(*values), TurnReport(*values))
 
@@ -59,6 +62,8 @@ def test_turn_report_is_the_constructed_turn(values):
 turns = st.lists(st.builds(TurnReport, st.integers(0, 9), flags, scores, record_tuples))
 
 
-@given(st.tuples(texts, flags, scores, turns.map(tuple), flags, st.none() | texts, durations))
+@given(
+    st.tuples(texts, flags, scores, turns.map(tuple), flags, st.none() | texts, durations, metadata)
+)
 def test_case_report_is_the_constructed_case(values):
     same(case_report(*values), CaseReport(*values))

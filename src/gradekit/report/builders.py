@@ -17,6 +17,7 @@ import attrs
 
 from gradekit._types import GradeResult
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.samples import SampleForm
 
 __all__ = ["case_report", "result_record", "turn_report"]
 
@@ -38,8 +39,10 @@ def _setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
 
 
 _RECORD = _setters(ResultRecord, "result", "advisory", "weight", "duration_ms")
-_TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped")
-_CASE = _setters(CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms")
+_TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped", "sample")
+_CASE = _setters(
+    CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms", "metadata"
+)
 
 
 def result_record(
@@ -62,16 +65,19 @@ def turn_report(  # noqa: PLR0917 - positional like the class: called once per t
     results: tuple[ResultRecord, ...],
     errored: bool,
     skipped: bool,
+    sample: SampleForm | None,
 ) -> TurnReport:
-    """`TurnReport(index, passed, score, results, errored, skipped)`, cheaper (see the module)."""
+    """`TurnReport(index, passed, score, results, errored, skipped, sample)`, cheaper (see the
+    module)."""
     turn: TurnReport = _new(TurnReport)
-    set_index, set_passed, set_score, set_results, set_errored, set_skipped = _TURN
+    set_index, set_passed, set_score, set_results, set_errored, set_skipped, set_sample = _TURN
     set_index(turn, index)
     set_passed(turn, passed)
     set_score(turn, score)
     set_results(turn, results)
     set_errored(turn, errored)
     set_skipped(turn, skipped)
+    set_sample(turn, sample)
     return turn
 
 
@@ -83,11 +89,21 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     errored: bool,
     error: str | None,
     duration_ms: float,
+    metadata: SampleForm | None,
 ) -> CaseReport:
-    """`CaseReport(name, passed, score, turns, errored, error, duration_ms)`, cheaper (see the
-    module)."""
+    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata)`, cheaper
+    (see the module)."""
     case: CaseReport = _new(CaseReport)
-    set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration = _CASE
+    (
+        set_name,
+        set_passed,
+        set_score,
+        set_turns,
+        set_errored,
+        set_error,
+        set_duration,
+        set_metadata,
+    ) = _CASE
     set_name(case, name)
     set_passed(case, passed)
     set_score(case, score)
@@ -95,4 +111,5 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     set_errored(case, errored)
     set_error(case, error)
     set_duration(case, duration_ms)
+    set_metadata(case, metadata)
     return case

@@ -12,6 +12,7 @@ import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
+from gradekit.report.samples import SampleForm
 
 __all__ = [
     "CaseReport",
@@ -88,7 +89,9 @@ class ResultRecord:
 @attrs.frozen
 class TurnReport:
     """A graded turn. `errored` when a non-advisory result has an error; `skipped` when an
-    earlier error ended the case (`fail_on_error`) before this turn ran."""
+    earlier error ended the case (`fail_on_error`) before this turn ran. `sample`: what the
+    turn graded, shown in its JSON form (`input`, `output`, `expected`, `tool_calls`,
+    `messages`); None when the run records no samples."""
 
     index: int
     passed: bool
@@ -96,6 +99,7 @@ class TurnReport:
     results: tuple[ResultRecord, ...] = ()
     errored: bool = False
     skipped: bool = False
+    sample: SampleForm | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports."""
@@ -108,6 +112,8 @@ class TurnReport:
         }
         if self.skipped:
             data["skipped"] = True
+        if self.sample is not None:
+            data.update(self.sample.to_dict())
         return data
 
     @classmethod
@@ -120,12 +126,23 @@ class TurnReport:
             results=tuple(ResultRecord.from_dict(item) for item in data.get("results", ())),
             errored=data.get("errored", False),
             skipped=data.get("skipped", False),
+            sample=_read_sample(data),
         )
+
+
+_SAMPLE_KEYS = ("input", "output", "expected", "tool_calls", "messages")
+
+
+def _read_sample(data: Mapping[str, Any]) -> SampleForm | None:
+    """The sample keys of a turn's JSON form, if it carries any."""
+    found = {key: data[key] for key in _SAMPLE_KEYS if key in data}
+    return SampleForm.read(found) if found else None
 
 
 @attrs.frozen
 class CaseReport:
-    """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint."""
+    """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint.
+    `metadata`: the case's metadata in its JSON form; None when the run records no samples."""
 
     name: str
     passed: bool
@@ -134,6 +151,7 @@ class CaseReport:
     errored: bool = False
     error: str | None = None
     duration_ms: float = 0.0
+    metadata: SampleForm | None = None
 
     @property
     def outcome(self) -> str:
@@ -152,6 +170,8 @@ class CaseReport:
         }
         if self.error is not None:
             data["error"] = self.error
+        if self.metadata is not None:
+            data["metadata"] = self.metadata.to_dict()
         return data
 
     @classmethod
@@ -165,6 +185,9 @@ class CaseReport:
             errored=data.get("errored", False),
             error=data.get("error"),
             duration_ms=data.get("duration_ms", 0.0),
+            metadata=SampleForm.read(data["metadata"])
+            if isinstance(data.get("metadata"), Mapping)
+            else None,
         )
 
 

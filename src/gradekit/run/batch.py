@@ -22,6 +22,7 @@ from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder, TurnReport
+from gradekit.report.samples import SampleForm
 from gradekit.run.alike import Alikes, TurnsAlike
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final
@@ -124,6 +125,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
+    max_text = settings.max_text
+    samples = keep and max_text is not None
     alikes = Alikes(summary)
     # Most turns share their graders' tuple with the turn before, and their case's policy.
     entries: tuple[GraderEntry, ...] = ()
@@ -190,14 +193,16 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             tuple(records),
                             decision.errored,
                             False,
+                            SampleForm(sample, turn.messages, max_text) if samples else None,
                         )
                     )
                 ended = decision.ended
             passed, score, errored, _ = case_decision(ran)
             if keep:
                 duration = (clock() - started) * 1000.0
+                metadata = SampleForm(case.metadata, None, max_text) if samples else None
                 report = case_report(
-                    case.name, passed, score, tuple(turns), errored, None, duration
+                    case.name, passed, score, tuple(turns), errored, None, duration, metadata
                 )
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from gradekit.report.model import CaseReport, TurnReport
+from gradekit.report.samples import SampleForm
 from gradekit.run.dispatch import run_entry
 from gradekit.run.settings import Context
 from gradekit.run.verdict import Decision, case_decision, tally
@@ -30,6 +31,7 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
     An error of a `fail_on_error` grader ends the case: later turns are reported skipped.
     """
     started = time.perf_counter()
+    max_text = context.settings.max_text
     turns: list[TurnReport] = []
     ran: list[Decision] = []
     ended = False
@@ -46,10 +48,20 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
             )
         decision = tally([record.result for record in records], entries).turn_decision(policy)
         ran.append(decision)
+        sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
         turns.append(
-            TurnReport(index, decision.passed, decision.score, tuple(records), decision.errored)
+            TurnReport(
+                index,
+                decision.passed,
+                decision.score,
+                tuple(records),
+                decision.errored,
+                False,
+                sample,
+            )
         )
         ended = decision.ended
     passed, score, errored, _ = case_decision(ran)
     duration = (time.perf_counter() - started) * 1000.0
-    return CaseReport(case.name, passed, score, tuple(turns), errored, None, duration)
+    metadata = None if max_text is None else SampleForm(case.metadata, None, max_text)
+    return CaseReport(case.name, passed, score, tuple(turns), errored, None, duration, metadata)

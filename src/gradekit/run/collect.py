@@ -71,6 +71,8 @@ class Collection:
         # Whether anyone will see the case reports (a run that keeps none, streams none and
         # logs none only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None
+        if not self.keep:  # nor builds their samples
+            self.settings = attrs.evolve(settings, max_text=None)
 
     def run(self, executor: Executor = "local", scheduler: str | None = None) -> SuiteReport:
         """Grade the cases, here or with `executor` (see `run_suite`); the report in suite

@@ -69,6 +69,8 @@ def run_suite(
     sandbox: str | None = None,
     executor: Executor = "local",
     scheduler: str | None = None,
+    samples: bool = True,
+    max_text: int = 4096,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -92,6 +94,9 @@ def run_suite(
     `executor="dask"` grades on a Dask cluster, at `scheduler` (default:
     $GRADEKIT_DASK_SCHEDULER, else a local cluster), or give a `gradekit.DaskExecutor`
     (docs/dask.md); reports, the results log and `on_case` stay in this process.
+    `samples`: each turn's report carries the sample it graded (input, output, expected, tool
+    calls, a transcript's messages) and each case's its metadata, each text cut at `max_text`
+    bytes with a marker saying how much was cut; False: the verdicts alone.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -103,6 +108,8 @@ def run_suite(
         raise ValueError(f"isolation must be 'thread' or 'process', got {isolation!r}")
     if memory_limit_mb is not None and memory_limit_mb <= 0:
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
+    if isinstance(max_text, bool) or not isinstance(max_text, int) or max_text < 1:
+        raise ValueError(f"max_text must be a whole number of bytes >= 1, got {max_text!r}")
     selection = as_selection(select)
     _check_sandbox(sandbox)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
@@ -112,6 +119,7 @@ def run_suite(
         memory_limit_mb=memory_limit_mb,
         suite_dir=folder,
         sandbox=suite.sandbox if sandbox is None else sandbox,
+        max_text=max_text if samples else None,
     )
     with contextlib.ExitStack() as stack:
         log = resume

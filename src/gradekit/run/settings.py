@@ -31,7 +31,8 @@ class Settings:
     `thread` for an entry without its own `isolation` (None: thread). `memory_limit_mb`: the
     address-space limit of a child process. `suite_dir`: put on a child's `sys.path`.
     `sandbox`: `auto`, `bwrap` or `none` for an entry (or a command) without its own (None:
-    auto).
+    auto). `max_text`: the bound of each text of the samples its reports carry, in bytes;
+    None: reports carry no sample (see `gradekit.report.samples`).
     """
 
     timeout: float = 60.0
@@ -39,6 +40,7 @@ class Settings:
     memory_limit_mb: int | None = None
     suite_dir: str | None = None
     sandbox: str | None = None
+    max_text: int | None = 4096
 
     def timeout_of(self, entry: GraderEntry) -> float:
         """The entry's timeout, else the run's."""

@@ -16,6 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
+from gradekit._frozen import EMPTY
 from gradekit._hints import close_matches
 from gradekit._peers import peer_field, peer_note, strict_note
 from gradekit._types import Sample, ToolCall
@@ -77,6 +78,7 @@ class _Spec:
     entries: tuple[GraderEntry, ...] = ()
     calls: tuple[ToolCall, ...] | None = None
     own: Mapping[str, Any] | None = None
+    messages: list[Any] | None = None
 
     def origin(self, key: str) -> KeyPath:
         """The path of the mapping that wrote `key` for this turn: the turn's, or the case's."""
@@ -168,14 +170,18 @@ class CaseBuilder:
                 metadata={**extra, **spec.metadata},
             )
             samples.append(sample)
-            turns.append(Turn(sample, self.suite_entries + case_entries + spec.entries))
+            turns.append(
+                Turn(sample, self.suite_entries + case_entries + spec.entries, spec.messages)
+            )
         if not (problems or self.suite_failed or any(turn.graders for turn in turns)):
             problems.append(Problem(base, _ungraded(name, peers)))
         if warnings is not None:
             warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
-        return Case(name, tuple(turns), policy=policy, location=location), problems
+        metadata = extra or EMPTY  # most cases have none: no mapping of their own
+        case = Case(name, tuple(turns), policy=policy, location=location, metadata=metadata)
+        return case, problems
 
     def _extra(
         self,
@@ -243,6 +249,7 @@ class CaseBuilder:
                     metadata={} if turn.system is None else {"system": turn.system},
                     calls=turn.tool_calls(index),
                     own={},
+                    messages=turn.messages,
                 )
                 for index, turn in enumerate(derived)
             ]

@@ -7,10 +7,11 @@ the loader and the runner."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
+from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import Sample
 from gradekit.registry.entries import GraderEntry
 
@@ -31,10 +32,13 @@ class Policy:
 @attrs.frozen
 class Turn:
     """One turn of a case: the sample to grade and every grader that applies to it
-    (suite-level, then case-level, then turn-level entries)."""
+    (suite-level, then case-level, then turn-level entries). `messages`: for a turn derived
+    from a transcript, its messages (from its user message to the next; the first turn's
+    start with the system messages before it), frozen; reports show them."""
 
     sample: Sample
     graders: tuple[GraderEntry, ...]
+    messages: tuple[Any, ...] | None = attrs.field(default=None, converter=freeze)
 
 
 @attrs.frozen
@@ -42,7 +46,8 @@ class Case:
     """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
 
     `error` is set for a case that could not be loaded (a malformed dataset line); such a case
-    has no turns and is reported as errored.
+    has no turns and is reported as errored. `metadata`: the case's own metadata (its other
+    keys and its `metadata:` mapping; each turn's sample also has its turn's), frozen.
     """
 
     name: str
@@ -50,6 +55,7 @@ class Case:
     policy: Policy | None = None
     location: str | None = None
     error: str | None = None
+    metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
 
 
 @attrs.frozen

@@ -28,13 +28,15 @@ ROLES: Final = ("system", "developer", "user", "assistant", "tool")
 
 @attrs.define
 class TranscriptTurn:
-    """One turn derived from a transcript; `path` is the path of the user message."""
+    """One turn derived from a transcript; `path` is the path of the user message, `messages`
+    the turn's messages as written (the first turn's start with those before it)."""
 
     path: Path
     input: Any
     output: Any = None
     system: str | None = None
     calls: list[dict[str, Any]] = attrs.field(factory=list)
+    messages: list[Any] = attrs.field(factory=list)
 
     def tool_calls(self, turn: int) -> tuple[ToolCall, ...]:
         """The turn's calls as ToolCalls with `turn` set."""
@@ -165,10 +167,15 @@ def transcript_turns(messages: Any, path: Path) -> tuple[list[TranscriptTurn], l
             )
             continue
         text = _text(message.get("content"), where, problems)
+        if role == "user":
+            before = [] if turns else list(messages[:index])
+            turns.append(TranscriptTurn(where, text, system=system, messages=before))
+        if turns:
+            turns[-1].messages.append(message)
         if role in ("system", "developer"):
             system = text
         elif role == "user":
-            turns.append(TranscriptTurn(where, text, system=system))
+            continue
         elif not turns:
             problems.append(
                 Problem(

@@ -36,6 +36,7 @@ from gradekit.suite.model import Case, Suite
 
 __all__ = [
     "FORMAT",
+    "MESSAGES",
     "OWN_GRADERS",
     "CannotSend",
     "CasePacker",
@@ -53,6 +54,10 @@ OWN_GRADERS: Final = "gradekit.own_graders"
 """Key of a case line whose turns list every entry (their lists do not start with the
 suite-level entries): the worker builds it without prepending the suite's. A dotted key,
 which no case field is; taken off the line before the case is built."""
+
+MESSAGES: Final = "gradekit.messages"
+"""Key of a case line's turn holding the transcript messages of that turn (`Turn.messages`),
+for its report; taken off the turn before the case is built."""
 
 _CHECKED: Final = 4096
 """Distinct entries whose spec the packer remembers."""
@@ -98,6 +103,7 @@ def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) 
         "timeout": settings.timeout,
         "isolation": settings.isolation,
         "memory_limit_mb": settings.memory_limit_mb,
+        "max_text": settings.max_text,
         "jobs": jobs,
         "graders": [packer.entry(entry) for entry in suite.graders],
     }
@@ -134,7 +140,12 @@ class CasePacker:
             self._turn(case, index, turn.sample, turn.graders[count:] if shared else turn.graders)
             for index, turn in enumerate(case.turns)
         ]
+        for data, turn in zip(turns, case.turns, strict=True):
+            if turn.messages is not None:
+                data[MESSAGES] = turn.messages
         line: dict[str, Any] = {"name": case.name, "turns": turns}
+        if case.metadata:
+            line["metadata"] = case.metadata
         if case.policy is not None:
             line["policy"] = {"mode": case.policy.mode, "threshold": case.policy.threshold}
         if not shared:

@@ -28,7 +28,7 @@ from gradekit._types import error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
 from gradekit.run.case import unloadable
-from gradekit.run.dask._pack import FORMAT, OWN_GRADERS, pack_reports, suite_folder
+from gradekit.run.dask._pack import FORMAT, MESSAGES, OWN_GRADERS, pack_reports, suite_folder
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text
 from gradekit.suite.model import Case, Policy
@@ -67,6 +67,7 @@ class _Built:
     jobs: int
     isolation: Any
     memory_limit_mb: int | None
+    max_text: int | None = 4096
 
 
 _suites: collections.OrderedDict[bytes, _Built] = collections.OrderedDict()
@@ -93,6 +94,8 @@ def grade_packed(spec: bytes, batch: bytes) -> bytes:
         jobs=built.jobs,
         isolation=built.isolation,
         memory_limit_mb=built.memory_limit_mb,
+        samples=built.max_text is not None,
+        max_text=built.max_text or 4096,
     )
     return pack_reports(report.cases)
 
@@ -119,11 +122,17 @@ def _case(built: _Built, line: bytes, address: str) -> Case:
     raw = json.loads(line)
     name = raw.get("name")
     builder = built.own if raw.pop(OWN_GRADERS, False) else built.shared
+    turns = raw.get("turns")
+    messages = [t.pop(MESSAGES, None) if isinstance(t, dict) else None for t in turns or ()]
     case, problems = builder.build(raw, name=name)
     if case is None:
         found = "; ".join(problem_text(problem) for problem in problems)
         text = f"case '{name}' cannot be built on Dask worker {address}: {found}"
         return Case(name, (), error=text)
+    if any(found is not None for found in messages):
+        with_messages = zip(case.turns, messages, strict=True)
+        turns = tuple(attrs.evolve(turn, messages=found) for turn, found in with_messages)
+        case = attrs.evolve(case, turns=turns)
     return case
 
 
@@ -164,6 +173,7 @@ def _build(data: Mapping[str, Any], address: str) -> _Built:
         jobs=data["jobs"],
         isolation=data["isolation"],
         memory_limit_mb=data["memory_limit_mb"],
+        max_text=data.get("max_text", 4096),
     )
 
 
