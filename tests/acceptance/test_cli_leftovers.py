@@ -58,7 +58,8 @@ def test_the_next_run_removes_what_a_killed_run_left_in_the_temp_folder(
 def test_a_temporary_report_left_by_a_kill_is_removed_by_the_next_write_there(
     gradekit: Run, write: Write, tmp_path: Path
 ) -> None:
-    rows = (json.dumps({"name": f"c{i}", "output": str(i), "expected": i}) for i in range(3000))
+    # Enough cases that writing the HTML page takes long enough to be caught in the middle.
+    rows = (json.dumps({"name": f"c{i}", "output": str(i), "expected": i}) for i in range(20000))
     write("data.jsonl", "\n".join(rows) + "\n")
     write("suite.yaml", "name: big\ngraders: [{kind: numeric}]\ndataset: data.jsonl\n")
     write("quick.yaml", QUICK_SUITE)
