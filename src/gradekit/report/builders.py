@@ -39,7 +39,9 @@ def _setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
 
 _RECORD = _setters(ResultRecord, "result", "advisory", "weight", "duration_ms")
 _TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped")
-_CASE = _setters(CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms")
+_CASE = _setters(
+    CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms", "tags"
+)
 
 
 def result_record(
@@ -83,11 +85,14 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     errored: bool,
     error: str | None,
     duration_ms: float,
+    tags: tuple[str, ...] = (),
 ) -> CaseReport:
-    """`CaseReport(name, passed, score, turns, errored, error, duration_ms)`, cheaper (see the
-    module)."""
+    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, tags)`, cheaper
+    (see the module)."""
     case: CaseReport = _new(CaseReport)
-    set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration = _CASE
+    set_name, set_passed, set_score, set_turns, set_errored, set_error, set_duration, set_tags = (
+        _CASE
+    )
     set_name(case, name)
     set_passed(case, passed)
     set_score(case, score)
@@ -95,4 +100,5 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     set_errored(case, errored)
     set_error(case, error)
     set_duration(case, duration_ms)
+    set_tags(case, tags)
     return case

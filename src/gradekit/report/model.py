@@ -125,7 +125,8 @@ class TurnReport:
 
 @attrs.frozen
 class CaseReport:
-    """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint."""
+    """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint.
+    `tags`: the case's tags (in the JSON form only when it has some)."""
 
     name: str
     passed: bool
@@ -134,6 +135,7 @@ class CaseReport:
     errored: bool = False
     error: str | None = None
     duration_ms: float = 0.0
+    tags: tuple[str, ...] = ()
 
     @property
     def outcome(self) -> str:
@@ -152,6 +154,8 @@ class CaseReport:
         }
         if self.error is not None:
             data["error"] = self.error
+        if self.tags:
+            data["tags"] = list(self.tags)
         return data
 
     @classmethod
@@ -165,6 +169,7 @@ class CaseReport:
             errored=data.get("errored", False),
             error=data.get("error"),
             duration_ms=data.get("duration_ms", 0.0),
+            tags=tuple(data.get("tags", ())),
         )
 
 

@@ -197,7 +197,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             if keep:
                 duration = (clock() - started) * 1000.0
                 report = case_report(
-                    case.name, passed, score, tuple(turns), errored, None, duration
+                    case.name, passed, score, tuple(turns), errored, None, duration, case.tags
                 )
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).

@@ -16,7 +16,7 @@ __all__ = ["grade_case", "skipped_turn", "unloadable"]
 
 def unloadable(case: Case) -> CaseReport:
     """The errored report of a case that could not be loaded."""
-    return CaseReport(case.name, False, 0.0, (), errored=True, error=case.error)
+    return CaseReport(case.name, False, 0.0, (), errored=True, error=case.error, tags=case.tags)
 
 
 def skipped_turn(index: int) -> TurnReport:
@@ -52,4 +52,4 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
         ended = decision.ended
     passed, score, errored, _ = case_decision(ran)
     duration = (time.perf_counter() - started) * 1000.0
-    return CaseReport(case.name, passed, score, tuple(turns), errored, None, duration)
+    return CaseReport(case.name, passed, score, tuple(turns), errored, None, duration, case.tags)

@@ -29,6 +29,7 @@ from gradekit.suite.parse import (
     parse_policy,
     parse_tool_calls,
 )
+from gradekit.suite.tags import parse_tags, with_tags
 from gradekit.suite.transcript import transcript_turns
 
 __all__ = ["CASE_FIELDS", "CaseBuilder", "case_name"]
@@ -43,7 +44,7 @@ TURN_FIELDS: Final = (
     "graders",
     "metadata",
 )
-CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages")
+CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages", "tags")
 CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
@@ -88,13 +89,15 @@ class CaseBuilder:
     """Builds Cases: `suite_entries` head every turn's graders, `make_entry` creates entries,
     `folder` is where relative `workspace` folders start. With `strict`, a peer framework's
     key (`ground_truth`, see `_peers`) is a problem rather than a warning. `suite_failed`: a
-    suite-level entry could not be created (reported already), so no case is called ungraded."""
+    suite-level entry could not be created (reported already), so no case is called ungraded.
+    `suite_tags` head every case's tags."""
 
     suite_entries: tuple[GraderEntry, ...]
     make_entry: EntryMaker
     folder: Path
     strict: bool = False
     suite_failed: bool = False
+    suite_tags: tuple[str, ...] = ()
 
     def build(
         self,
@@ -125,6 +128,7 @@ class CaseBuilder:
             )
         extra = self._extra(raw, base, CASE_FIELDS, problems, peers)
         policy = parse_policy(raw, problems, base)
+        tags = with_tags(self.suite_tags, parse_tags(raw.get("tags"), (*base, "tags"), problems))
         case_entries = build_entries(
             raw.get("graders"), (*base, "graders"), self.make_entry, problems
         )
@@ -175,7 +179,7 @@ class CaseBuilder:
             warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
-        return Case(name, tuple(turns), policy=policy, location=location), problems
+        return Case(name, tuple(turns), policy=policy, location=location, tags=tags), problems
 
     def _extra(
         self,

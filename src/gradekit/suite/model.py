@@ -42,7 +42,8 @@ class Case:
     """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
 
     `error` is set for a case that could not be loaded (a malformed dataset line); such a case
-    has no turns and is reported as errored.
+    has no turns and is reported as errored. `tags`: the suite's `tags:`, then the case's own
+    (what `--select tag:NAME` reads; the report carries them).
     """
 
     name: str
@@ -50,6 +51,7 @@ class Case:
     policy: Policy | None = None
     location: str | None = None
     error: str | None = None
+    tags: tuple[str, ...] = ()
 
 
 @attrs.frozen

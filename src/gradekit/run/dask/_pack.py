@@ -135,6 +135,8 @@ class CasePacker:
             for index, turn in enumerate(case.turns)
         ]
         line: dict[str, Any] = {"name": case.name, "turns": turns}
+        if case.tags:
+            line["tags"] = list(case.tags)
         if case.policy is not None:
             line["policy"] = {"mode": case.policy.mode, "threshold": case.policy.threshold}
         if not shared:
