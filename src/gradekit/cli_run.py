@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
-from gradekit.cli_select import SELECT_OPTIONS, Unusable, selection_of
+from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -181,10 +181,7 @@ def run(args: argparse.Namespace) -> int:
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
     )
-    try:
-        selection = selection_of(args)
-    except Unusable as error:
-        raise Invalid(str(error)) from error
+    selection = selection_of(args)
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from gradekit.run.selection import Selection
 
-__all__ = ["SELECT_OPTIONS", "Unusable", "selection_of"]
+__all__ = ["SELECT_OPTIONS", "selection_of"]
 
 SELECT_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
@@ -46,14 +46,11 @@ SELECT_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
 """The selection options of `gradekit run`, as argparse takes them."""
 
 
-class Unusable(Exception):
-    """The selection options cannot be used; the message says why (the caller exits 2)."""
-
-
 def selection_of(args: argparse.Namespace) -> Selection | None:
     """The cases the options pick (every option given must pick a case), None for every case;
-    Unusable when an expression or a report cannot be read."""
+    `Invalid` (exit 2) when an expression or a report cannot be read."""
     from gradekit._errors import ConfigError
+    from gradekit.cli_run import Invalid
     from gradekit.run.selection import Selection
 
     parts: list[Selection] = []
@@ -64,7 +61,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
         try:
             parts.append(Selection.expression(args.select, description=f"--select {args.select!r}"))
         except ConfigError as error:
-            raise Unusable(f"gradekit: --select: {error}; nothing was graded") from error
+            raise Invalid(f"gradekit: --select: {error}; nothing was graded") from error
     if args.rerun_failed is not None:
         parts.append(_failed_in(args.rerun_failed))
     if not parts:
@@ -78,13 +75,14 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
 def _failed_in(path: str) -> Selection:
     """The cases that failed or errored in the report or results log at `path`."""
     from gradekit._errors import ConfigError
+    from gradekit.cli_run import Invalid
     from gradekit.report.reading import read_run
     from gradekit.run.selection import Selection
 
     try:
         cases = read_run(path)
     except ConfigError as error:
-        raise Unusable(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
+        raise Invalid(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
     names = frozenset(case.name for case in cases if case.outcome != "pass")
     count = len(names)
     said = f"--rerun-failed {path!r} ({count} case{'s' if count != 1 else ''} failed or errored)"

@@ -64,7 +64,8 @@ def agent_suite(folder: Path) -> Path:
         {
             "name": "transcript-refund",
             "messages": TRANSCRIPT,
-            "metadata": {"tags": ["support", "transcript"], "ticket": 4411},
+            "tags": ["support", "transcript"],
+            "metadata": {"ticket": 4411},
             "graders": [{"kind": "not_contains", "name": "no-promises", "values": ["always"]}],
         },
         {
@@ -137,7 +138,7 @@ def with_samples(
 ) -> list[dict[str, Any]]:
     """The report's cases in DESIGN.md's form with samples: each turn gains the `input`,
     `output`, `expected` and `tool_calls` it was graded on (and `messages`, given per case
-    name, for transcripts); each case its `tags` and `metadata` (from the sample's metadata)."""
+    name, for transcripts); each case its `tags` (the report's) and `metadata` (from the sample's metadata)."""
     messages = {"transcript-refund": TRANSCRIPT, **(messages or {})}
     loaded = {case.name: case for case in gradekit.load_suite(suite_path).cases()}
     cases = []
@@ -167,8 +168,7 @@ def with_samples(
         nested = metadata.pop("metadata", None)
         if isinstance(nested, dict):
             metadata.update(nested)
-        tags = metadata.pop("tags", [])
-        data["tags"] = tags
+        data["tags"] = data.get("tags", [])  # the report's own, when the case has some
         data["metadata"] = metadata
         cases.append(data)
     return cases
