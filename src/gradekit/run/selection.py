@@ -68,15 +68,16 @@ class Selection:
         if not isinstance(text, str):
             raise TypeError(f"a selection expression is a str, got {type(text).__name__}")
         selector = parse_selection(text)
+        asks_graders = "grader:" in text  # else a case's entries need not be gathered
 
         def test(case: Case) -> bool:
-            graders = {
+            graders = frozenset(
                 word
-                for turn in case.turns
+                for turn in (case.turns if asks_graders else ())
                 for entry in turn.graders
                 for word in (entry.kind, entry.name)
-            }
-            return selector(CaseFacts(case.name, frozenset(case.tags), frozenset(graders)))
+            )
+            return selector(CaseFacts(case.name, frozenset(case.tags), graders))
 
         hint = "check the expression (tag:NAME, grader:KIND, name globs such as 'growth-*')"
         return cls(test, description or f"the selection {text!r}", hint)
