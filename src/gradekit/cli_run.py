@@ -171,7 +171,7 @@ def warn(suite: Suite, shown: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
     from gradekit import ResultsLog
-    from gradekit._errors import WriteError
+    from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
     from gradekit.report.console import Progress, one_line_summary, print_summary
@@ -181,7 +181,10 @@ def run(args: argparse.Namespace) -> int:
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
     )
-    selection = selection_of(args)
+    try:
+        selection = selection_of(args)
+    except ConfigError as error:
+        raise Invalid(str(error)) from error
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)

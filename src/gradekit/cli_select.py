@@ -48,9 +48,9 @@ SELECT_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
 
 def selection_of(args: argparse.Namespace) -> Selection | None:
     """The cases the options pick (every option given must pick a case), None for every case;
-    `Invalid` (exit 2) when an expression or a report cannot be read."""
+    ConfigError, its message the line to print (exit 2), when an expression or a report cannot
+    be read."""
     from gradekit._errors import ConfigError
-    from gradekit.cli_run import Invalid
     from gradekit.run.selection import Selection
 
     parts: list[Selection] = []
@@ -61,7 +61,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
         try:
             parts.append(Selection.expression(args.select, description=f"--select {args.select!r}"))
         except ConfigError as error:
-            raise Invalid(f"gradekit: --select: {error}; nothing was graded") from error
+            raise ConfigError(f"gradekit: --select: {error}; nothing was graded") from error
     if args.rerun_failed is not None:
         parts.append(_failed_in(args.rerun_failed))
     if not parts:
@@ -75,14 +75,13 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
 def _failed_in(path: str) -> Selection:
     """The cases that failed or errored in the report or results log at `path`."""
     from gradekit._errors import ConfigError
-    from gradekit.cli_run import Invalid
     from gradekit.report.reading import read_run
     from gradekit.run.selection import Selection
 
     try:
         cases = read_run(path)
     except ConfigError as error:
-        raise Invalid(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
+        raise ConfigError(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
     names = frozenset(case.name for case in cases if case.outcome != "pass")
     count = len(names)
     said = f"--rerun-failed {path!r} ({count} case{'s' if count != 1 else ''} failed or errored)"

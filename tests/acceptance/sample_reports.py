@@ -138,7 +138,8 @@ def with_samples(
 ) -> list[dict[str, Any]]:
     """The report's cases in DESIGN.md's form with samples: each turn gains the `input`,
     `output`, `expected` and `tool_calls` it was graded on (and `messages`, given per case
-    name, for transcripts); each case its `tags` (the report's) and `metadata` (from the sample's metadata)."""
+    name, for transcripts); each case its `tags` (the report's) and `metadata` (from the
+    sample's metadata)."""
     messages = {"transcript-refund": TRANSCRIPT, **(messages or {})}
     loaded = {case.name: case for case in gradekit.load_suite(suite_path).cases()}
     cases = []
