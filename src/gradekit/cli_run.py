@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
+from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -114,15 +116,6 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
         },
     ),
     (
-        ("--filter",),
-        {
-            "action": "append",
-            "metavar": "GLOB",
-            "default": [],
-            "help": "grade only cases whose name matches GLOB (repeat for several)",
-        },
-    ),
-    (
         ("--sandbox",),
         {
             "choices": ("auto", "bwrap", "none"),
@@ -154,6 +147,8 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
         },
     ),
     (("-q", "--quiet"), {"action": "store_true", "help": "no progress and no summary"}),
+    *SELECT_OPTIONS,
+    *GATE_OPTIONS,
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
 
@@ -190,8 +185,8 @@ def warn(suite: Suite, shown: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
-    from gradekit import ResultsLog, Selection
-    from gradekit._errors import WriteError
+    from gradekit import ResultsLog
+    from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
     from gradekit.report.console import Progress, one_line_summary, print_summary
@@ -203,6 +198,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.no_samples and args.max_text is not None:
         raise Invalid("gradekit: --max-text bounds the samples --no-samples leaves out; give one")
+    try:
+        selection = selection_of(args)
+    except ConfigError as error:
+        raise Invalid(str(error)) from error
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)
@@ -210,12 +209,8 @@ def run(args: argparse.Namespace) -> int:
     targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
     show = not args.quiet
     progress = Progress(
-        None if args.filter else suite.case_count, enabled=show and sys.stderr.isatty()
+        None if selection is not None else suite.case_count, enabled=show and sys.stderr.isatty()
     )
-    selection = None
-    if args.filter:
-        said = "--filter " + " or ".join(repr(p) for p in args.filter)
-        selection = Selection.names(*args.filter, description=said)
     with contextlib.ExitStack() as stack:
         try:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
@@ -240,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
                 print(one_line_summary(final), file=sys.stderr)
             print_summary(final, failing, sys.stdout)
             _judge.print_statistics(sys.stdout)
-    return _exit_code(final, failures)
+    return _exit_code(final, failures, args)
 
 
 def _grade(
@@ -336,7 +331,7 @@ def _with_judge(final: SuiteReport, stats: Any) -> SuiteReport:
     return attrs.evolve(final, stored_summary=summary)
 
 
-def _exit_code(final: SuiteReport, failures: list[WriteError]) -> int:
+def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Namespace) -> int:
     signum = first_signal()
     if signum is None and not final.complete and not failures:
         signum = signal.SIGINT  # stopped by a KeyboardInterrupt that no handler of ours saw
@@ -344,4 +339,6 @@ def _exit_code(final: SuiteReport, failures: list[WriteError]) -> int:
         return 128 + signum
     if failures:
         return EXIT_UNWRITTEN
+    if gates_given(args):  # the gates decide, not every case
+        return EXIT_FAILED if failed_gates(args, final.summary, sys.stderr) else EXIT_PASSED
     return EXIT_PASSED if final.passed else EXIT_FAILED

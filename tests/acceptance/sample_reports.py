@@ -59,7 +59,8 @@ def agent_suite(folder: Path) -> Path:
         {
             "name": "transcript-refund",
             "messages": TRANSCRIPT,
-            "metadata": {"tags": ["support", "transcript"], "ticket": 4411},
+            "tags": ["support", "transcript"],
+            "metadata": {"ticket": 4411},
             "graders": [{"kind": "not_contains", "name": "no-promises", "values": ["always"]}],
         },
         {
@@ -119,14 +120,6 @@ def run(suite_path: Path) -> SuiteReport:
 
 
 def with_tags(report: SuiteReport) -> list[dict[str, Any]]:
-    """The report's cases in their JSON form (which carries each turn's sample and each case's
-    metadata), with the `tags` the suite writes among a case's metadata moved to the case's
-    `tags` key: cases have no tags of their own yet, and the writers show a `tags` key."""
-    cases = []
-    for case in report.cases:
-        data = case.to_dict()
-        metadata = dict(data.get("metadata") or {})
-        data["tags"] = metadata.pop("tags", [])
-        data["metadata"] = metadata
-        cases.append(data)
-    return cases
+    """The report's cases in their JSON form: each turn's sample, each case's metadata and
+    tags, all from the real run."""
+    return [case.to_dict() for case in report.cases]

@@ -62,8 +62,21 @@ def test_turn_report_is_the_constructed_turn(values):
 turns = st.lists(st.builds(TurnReport, st.integers(0, 9), flags, scores, record_tuples))
 
 
+tag_tuples = st.lists(texts, max_size=3).map(tuple)
+
+
 @given(
-    st.tuples(texts, flags, scores, turns.map(tuple), flags, st.none() | texts, durations, metadata)
+    st.tuples(
+        texts,
+        flags,
+        scores,
+        turns.map(tuple),
+        flags,
+        st.none() | texts,
+        durations,
+        metadata,
+        tag_tuples,
+    )
 )
 def test_case_report_is_the_constructed_case(values):
     same(case_report(*values), CaseReport(*values))

@@ -47,7 +47,8 @@ def test_dataset_cases_follow_the_yaml_cases(write, registry, tmp_path):
     assert all(case.error is None for case in cases)
     d1, d2, d3 = cases[1:]
     assert d1.turns[0].sample.output == "4"
-    assert d1.turns[0].sample.metadata == {"tags": ("x",)}
+    assert d1.turns[0].sample.metadata == {}
+    assert d1.tags == ("x",)
     assert d1.location == "runs/out.jsonl:1"
     assert d2.turns[0].sample.workspace == str(tmp_path / "ws")
     assert [e.name for e in d3.turns[1].graders] == ["exact", "line"]

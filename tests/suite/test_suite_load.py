@@ -234,12 +234,12 @@ def test_cases_returns_a_fresh_iterator_each_time(write, registry):
 
 
 def test_samples_are_immutable(write, registry):
-    path = write("graders: [{kind: exact}]\ncases: [{input: {a: [1, 2]}, tags: [x]}]\n")
+    path = write("graders: [{kind: exact}]\ncases: [{input: {a: [1, 2]}, labels: [x]}]\n")
     (case,) = load_suite(path, registry=registry).cases()
     sample = case.turns[0].sample
     with pytest.raises(TypeError):
         sample.input["a"] = 3
-    assert sample.metadata["tags"] == ("x",)
+    assert sample.metadata["labels"] == ("x",)
 
 
 def test_yaml_anchors_and_merge_keys_work(write, registry):

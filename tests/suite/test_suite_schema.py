@@ -82,7 +82,8 @@ def test_valid_suite_validates(registry):
     cases:
       - name: a
         input: hi
-        tags: [free, metadata]
+        tags: [smoke, slow]
+        labels: [free, metadata]
         graders: [{kind: near, tolerance: 0.1, advisory: true}]
       - name: b
         turns: [{input: x, graders: [{kind: exact, mode: json}]}]

@@ -41,7 +41,16 @@ def _setters(cls: type, *names: str) -> tuple[Callable[[Any, Any], None], ...]:
 _RECORD = _setters(ResultRecord, "result", "advisory", "weight", "duration_ms")
 _TURN = _setters(TurnReport, "index", "passed", "score", "results", "errored", "skipped", "sample")
 _CASE = _setters(
-    CaseReport, "name", "passed", "score", "turns", "errored", "error", "duration_ms", "metadata"
+    CaseReport,
+    "name",
+    "passed",
+    "score",
+    "turns",
+    "errored",
+    "error",
+    "duration_ms",
+    "metadata",
+    "tags",
 )
 
 
@@ -90,9 +99,10 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     error: str | None,
     duration_ms: float,
     metadata: SampleForm | None,
+    tags: tuple[str, ...] = (),
 ) -> CaseReport:
-    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata)`, cheaper
-    (see the module)."""
+    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata, tags)`,
+    cheaper (see the module)."""
     case: CaseReport = _new(CaseReport)
     (
         set_name,
@@ -103,6 +113,7 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
         set_error,
         set_duration,
         set_metadata,
+        set_tags,
     ) = _CASE
     set_name(case, name)
     set_passed(case, passed)
@@ -112,4 +123,5 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     set_error(case, error)
     set_duration(case, duration_ms)
     set_metadata(case, metadata)
+    set_tags(case, tags)
     return case

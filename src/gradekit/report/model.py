@@ -126,23 +126,15 @@ class TurnReport:
             results=tuple(ResultRecord.from_dict(item) for item in data.get("results", ())),
             errored=data.get("errored", False),
             skipped=data.get("skipped", False),
-            sample=_read_sample(data),
+            sample=SampleForm.of_turn_data(data),
         )
-
-
-_SAMPLE_KEYS = ("input", "output", "expected", "tool_calls", "messages")
-
-
-def _read_sample(data: Mapping[str, Any]) -> SampleForm | None:
-    """The sample keys of a turn's JSON form, if it carries any."""
-    found = {key: data[key] for key in _SAMPLE_KEYS if key in data}
-    return SampleForm.read(found) if found else None
 
 
 @attrs.frozen
 class CaseReport:
     """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint.
-    `metadata`: the case's metadata in its JSON form; None when the run records no samples."""
+    `metadata`: the case's metadata in its JSON form; None when the run records no samples.
+    `tags`: the case's tags (in the JSON form only when it has some)."""
 
     name: str
     passed: bool
@@ -152,6 +144,7 @@ class CaseReport:
     error: str | None = None
     duration_ms: float = 0.0
     metadata: SampleForm | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def outcome(self) -> str:
@@ -172,6 +165,8 @@ class CaseReport:
             data["error"] = self.error
         if self.metadata is not None:
             data["metadata"] = self.metadata.to_dict()
+        if self.tags:
+            data["tags"] = list(self.tags)
         return data
 
     @classmethod
@@ -188,6 +183,7 @@ class CaseReport:
             metadata=SampleForm.read(data["metadata"])
             if isinstance(data.get("metadata"), Mapping)
             else None,
+            tags=tuple(data.get("tags", ())),
         )
 
 

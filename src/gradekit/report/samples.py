@@ -23,6 +23,8 @@ MAX_TEXT: Final = 4096
 """The default bound of each text, in bytes of UTF-8."""
 
 _SAMPLE_KEYS: Final = ("input", "output", "expected")
+SAMPLE_KEYS: Final = (*_SAMPLE_KEYS, "tool_calls", "messages")
+"""Every key of a turn's sample in its JSON form."""
 
 
 def cut_text(text: str, max_text: int) -> str:
@@ -85,6 +87,12 @@ class SampleForm:
         self._source = source
         self._messages = messages
         self._max_text = max_text
+
+    @classmethod
+    def of_turn_data(cls, data: Mapping[str, Any]) -> SampleForm | None:
+        """The sample keys of a turn's JSON form (read back from a report or log), if any."""
+        found = {key: data[key] for key in SAMPLE_KEYS if key in data}
+        return cls.read(found) if found else None
 
     @classmethod
     def read(cls, data: Mapping[str, Any]) -> SampleForm:

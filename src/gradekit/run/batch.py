@@ -202,7 +202,15 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                 duration = (clock() - started) * 1000.0
                 metadata = SampleForm(case.metadata, None, max_text) if samples else None
                 report = case_report(
-                    case.name, passed, score, tuple(turns), errored, None, duration, metadata
+                    case.name,
+                    passed,
+                    score,
+                    tuple(turns),
+                    errored,
+                    None,
+                    duration,
+                    metadata,
+                    case.tags,
                 )
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).

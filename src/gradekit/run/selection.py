@@ -2,8 +2,8 @@
 
 A `Selection` is a test on a case plus the words that describe it, so that a selection that
 matches nothing can be reported in the terms the user wrote. Selections combine with `&`, `|`
-and `~`; name globs are one way to build them, and others (tags, grader kinds) can be added as
-more constructors without changing how a run uses them.
+and `~`; name globs (`Selection.names`) and selection expressions over tags, grader kinds and
+names (`Selection.expression`, what `--select` takes) build them.
 """
 
 from __future__ import annotations
@@ -57,6 +57,31 @@ class Selection:
         said = "name " + " or ".join(repr(p) for p in patterns)
         return cls(test, description or said, "check the pattern (a glob such as 'growth-*')")
 
+    @classmethod
+    def expression(cls, text: str, *, description: str | None = None) -> Selection:
+        """The cases a selection expression picks (`tag:smoke and not tag:slow`, `grader:KIND`,
+        name globs; see `gradekit.suite.selection`). `grader:X` matches a case when any entry
+        of any of its turns has kind or name X. A syntax error is a ConfigError naming the
+        column."""
+        from gradekit.suite.selection import CaseFacts, parse_selection
+
+        if not isinstance(text, str):
+            raise TypeError(f"a selection expression is a str, got {type(text).__name__}")
+        selector = parse_selection(text)
+        asks_graders = "grader:" in text  # else a case's entries need not be gathered
+
+        def test(case: Case) -> bool:
+            graders = frozenset(
+                word
+                for turn in (case.turns if asks_graders else ())
+                for entry in turn.graders
+                for word in (entry.kind, entry.name)
+            )
+            return selector(CaseFacts(case.name, frozenset(case.tags), graders))
+
+        hint = "check the expression (tag:NAME, grader:KIND, name globs such as 'growth-*')"
+        return cls(test, description or f"the selection {text!r}", hint)
+
     def __call__(self, case: Case) -> bool:
         return bool(self._test(case))
 
@@ -65,6 +90,7 @@ class Selection:
         return Selection(
             lambda case: first(case) and second(case),
             f"{self.description} and {other.description}",
+            _hints(self, other),
         )
 
     def __or__(self, other: Selection) -> Selection:
@@ -72,6 +98,7 @@ class Selection:
         return Selection(
             lambda case: first(case) or second(case),
             f"{self.description} or {other.description}",
+            _hints(self, other),
         )
 
     def __invert__(self) -> Selection:
@@ -80,6 +107,11 @@ class Selection:
 
     def __repr__(self) -> str:
         return f"Selection({self.description})"
+
+
+def _hints(first: Selection, second: Selection) -> str:
+    """What to check when two selections combined match nothing."""
+    return first.hint if first.hint == second.hint else f"{first.hint}; {second.hint}"
 
 
 Select: TypeAlias = Selection | Callable[[Case], bool] | str | Iterable[str]

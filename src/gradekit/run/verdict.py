@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD: Final = 0.5
+_ROUNDING: Final = 1e-9
 """The threshold of `weighted` when none is given."""
 
 
@@ -152,7 +153,9 @@ class Tally(NamedTuple):
                 total = weight_sum + errored_weight
                 lowest = weighted_sum / total
                 highest = (weighted_sum + errored_weight) / total
-                outcome = _decide(lowest >= limit, highest >= limit)
+                # Within rounding of the threshold the errored results decide it: undecided.
+                # (The same sums added in another order differ in their last bits.)
+                outcome = _decide(lowest >= limit + _ROUNDING, highest >= limit - _ROUNDING)
         else:
             raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
         return Verdict(outcome, mean)

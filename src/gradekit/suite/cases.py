@@ -30,6 +30,7 @@ from gradekit.suite.parse import (
     parse_policy,
     parse_tool_calls,
 )
+from gradekit.suite.tags import parse_tags, with_tags
 from gradekit.suite.transcript import transcript_turns
 
 __all__ = ["CASE_FIELDS", "CaseBuilder", "case_name"]
@@ -44,7 +45,7 @@ TURN_FIELDS: Final = (
     "graders",
     "metadata",
 )
-CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages")
+CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages", "tags")
 CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
@@ -90,13 +91,15 @@ class CaseBuilder:
     """Builds Cases: `suite_entries` head every turn's graders, `make_entry` creates entries,
     `folder` is where relative `workspace` folders start. With `strict`, a peer framework's
     key (`ground_truth`, see `_peers`) is a problem rather than a warning. `suite_failed`: a
-    suite-level entry could not be created (reported already), so no case is called ungraded."""
+    suite-level entry could not be created (reported already), so no case is called ungraded.
+    `suite_tags` head every case's tags."""
 
     suite_entries: tuple[GraderEntry, ...]
     make_entry: EntryMaker
     folder: Path
     strict: bool = False
     suite_failed: bool = False
+    suite_tags: tuple[str, ...] = ()
 
     def build(
         self,
@@ -127,6 +130,7 @@ class CaseBuilder:
             )
         extra = self._extra(raw, base, CASE_FIELDS, problems, peers)
         policy = parse_policy(raw, problems, base)
+        tags = with_tags(self.suite_tags, parse_tags(raw.get("tags"), (*base, "tags"), problems))
         case_entries = build_entries(
             raw.get("graders"), (*base, "graders"), self.make_entry, problems
         )
@@ -180,7 +184,9 @@ class CaseBuilder:
         if problems:
             return None, problems
         metadata = extra or EMPTY  # most cases have none: no mapping of their own
-        case = Case(name, tuple(turns), policy=policy, location=location, metadata=metadata)
+        case = Case(
+            name, tuple(turns), policy=policy, location=location, metadata=metadata, tags=tags
+        )
         return case, problems
 
     def _extra(

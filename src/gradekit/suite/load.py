@@ -30,6 +30,7 @@ from gradekit.suite.dataset import Dataset, EntryCache, survey
 from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
+from gradekit.suite.tags import parse_tags
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
 
@@ -43,6 +44,7 @@ TOP_LEVEL_KEYS: Final = (
     "cases",
     "dataset",
     "sandbox",
+    "tags",
 )
 DEFAULT_TIMEOUT: Final = 60.0
 
@@ -160,7 +162,10 @@ class _Loader:
                     "'cases' or 'dataset'",
                 )
             )
-        builder = CaseBuilder(suite_entries, self.make_entry, self.folder, self.strict, failed)
+        tags = parse_tags(data.get("tags"), ("tags",), self.problems)
+        builder = CaseBuilder(
+            suite_entries, self.make_entry, self.folder, self.strict, failed, suite_tags=tags
+        )
         cases = self.cases(data.get("cases"), builder)
         dataset = self.dataset(data, builder, cases)
         count = None

@@ -48,6 +48,8 @@ class Case:
     `error` is set for a case that could not be loaded (a malformed dataset line); such a case
     has no turns and is reported as errored. `metadata`: the case's own metadata (its other
     keys and its `metadata:` mapping; each turn's sample also has its turn's), frozen.
+    `tags`: the suite's `tags:`, then the case's own
+    (what `--select tag:NAME` reads; the report carries them).
     """
 
     name: str
@@ -56,6 +58,7 @@ class Case:
     location: str | None = None
     error: str | None = None
     metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
+    tags: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -26,6 +26,11 @@ __all__ = ["SCHEMA_DIALECT", "suite_schema"]
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _GRADER: Final = {"$ref": "#/$defs/grader"}
 _ANY: Final[dict[str, Any]] = {}
+_TAGS: Final = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1},
+    "description": "Tags, for --select tag:NAME and the reports.",
+}
 
 COMMON: Final[dict[str, dict[str, Any]]] = {
     "name": {"type": "string", "description": "Name in reports (default: the kind)."},
@@ -112,6 +117,7 @@ def _case() -> dict[str, Any]:
         "threshold": COMMON["threshold"],
         "turns": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/turn"}},
         "messages": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/message"}},
+        "tags": _TAGS,
         **_turn_properties(),
     }
     return {
@@ -272,6 +278,7 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
             "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
             "dataset": {"type": "string", "description": "JSONL file of more cases."},
             "sandbox": COMMON["sandbox"],
+            "tags": {**_TAGS, "description": "Tags added to every case's."},
         },
         "additionalProperties": False,
         "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}],

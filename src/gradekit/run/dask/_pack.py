@@ -146,6 +146,8 @@ class CasePacker:
         line: dict[str, Any] = {"name": case.name, "turns": turns}
         if case.metadata:
             line["metadata"] = case.metadata
+        if case.tags:
+            line["tags"] = list(case.tags)
         if case.policy is not None:
             line["policy"] = {"mode": case.policy.mode, "threshold": case.policy.threshold}
         if not shared:
