@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["owner_alive", "scratch_prefix", "sweep"]
+__all__ = ["owner_alive", "remove_tree", "scratch_prefix", "sweep"]
 
 _NAME: Final = re.compile(r"(?:^|\.)gradekit-(log|sandbox|tmp)-(\d+)-[a-z0-9_]+(?:\.jsonl|\.tmp)?$")
 """What `scratch_prefix` names look like once `tempfile` has added its random part."""
@@ -67,7 +67,7 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
         path = where / name
         try:
             if path.is_dir() and not path.is_symlink():
-                _remove_tree(path)
+                remove_tree(path)
             else:
                 path.unlink()
         except OSError:
@@ -76,7 +76,8 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
     return removed
 
 
-def _remove_tree(path: Path) -> None:
+def remove_tree(path: Path) -> None:
+    """Remove a folder, including the read-only files and folders a tool left in it."""
     if sys.version_info >= (3, 12):
         shutil.rmtree(path, onexc=_force)
     else:

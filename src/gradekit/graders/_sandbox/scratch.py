@@ -3,17 +3,14 @@ the scrubbed environment the command gets; all removed when the grade ends."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import stat
-import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from gradekit._scratch import scratch_prefix
+from gradekit._scratch import remove_tree, scratch_prefix
 
 __all__ = ["PASSED_THROUGH", "Sandbox"]
 
@@ -62,24 +59,10 @@ class Sandbox:
 
     def close(self) -> None:
         """Remove the scratch root, including read-only files a tool left behind."""
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(self.root, onexc=_force_remove)
-        else:
-            shutil.rmtree(self.root, onerror=lambda f, p, info: _force_remove(f, p, info[1]))
+        remove_tree(self.root)
 
     def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _force_remove(function: Callable[..., Any], path: str, error: BaseException) -> None:
-    # Go's module cache and similar tools write read-only files and folders.
-    if isinstance(error, FileNotFoundError):
-        return
-    with contextlib.suppress(OSError):
-        os.chmod(os.path.dirname(path), stat.S_IRWXU)
-        os.chmod(path, stat.S_IRWXU)
-    with contextlib.suppress(OSError):
-        function(path)
