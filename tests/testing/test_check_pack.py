@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 import subprocess
 import sys
@@ -21,8 +22,8 @@ def test_a_broken_pack_lists_every_violation_with_its_example(pack_env: dict[str
     done = gradekit("check-pack", "acme-broken", env=pack_env)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "checking acme-broken 1.0: 9 kinds"
-    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE)[:9])
+    assert lines[0] == "checking acme-broken 1.0: 10 kinds"
+    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE)[:10])
     assert status == {
         "acme.bad_examples": "1 violation",
         "acme.first_word": "1 violation",
@@ -31,6 +32,7 @@ def test_a_broken_pack_lists_every_violation_with_its_example(pack_env: dict[str
         "acme.locked": "1 violation",
         "acme.logged": "1 violation",
         "acme.normalised": "1 violation",
+        "acme.prefix": "1 violation",
         "acme.token_f1": "1 violation",
         "shout": "1 violation",
     }
@@ -45,12 +47,13 @@ def test_a_broken_pack_lists_every_violation_with_its_example(pack_env: dict[str
         ("acme.locked", "pickles"),
         ("acme.logged", "inline_pure"),
         ("acme.normalised", "leaves_sample"),
+        ("acme.prefix", "creates"),
         ("acme.token_f1", "well_formed"),
         ("shout", "namespaced"),
     ]
-    assert done.stdout.count("\n  Falsifying example: ") == 11
+    assert done.stdout.count("\n  Falsifying example: ") == 12
     assert "\n  Falsifying example: Sample(" in done.stdout
-    assert lines[-1] == "acme-broken 1.0: 11 violations in 9 of 9 kinds"
+    assert lines[-1] == "acme-broken 1.0: 12 violations in 10 of 10 kinds"
 
 
 def test_a_clean_pack_exits_0(pack_env: dict[str, str]) -> None:
@@ -85,17 +88,23 @@ def test_a_distribution_without_kinds_exits_1() -> None:
     )
 
 
-def test_gradekit_itself_undotted_and_without_examples() -> None:
-    done = gradekit("check-pack", "gradekit")
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "namespaced" not in done.stdout  # gradekit's own kinds need no dot
-    assert "\n  equality      ok (10 checks passed, 1 not applicable)\n" in done.stdout
-    # Kinds with a required option declare no `examples` (their tests give configs), so the
-    # empty config is rejected, and the message says what to declare.
+def test_a_kind_without_examples_is_told_to_declare_them(pack_env: dict[str, str]) -> None:
+    done = gradekit("check-pack", "acme-broken", env=pack_env)
     assert (
-        "regex: creates: the factory rejected the example config: ConfigError: invalid "
-        "options for kind 'regex'\n$.pattern: this option is required\n(the factory declares "
-        "no `examples`, so the kind is checked with {}: give the factory an `examples` "
-        "attribute, a sequence of configs that it accepts)\n  config: {}\n"
+        "acme.prefix: creates: the factory rejected the example config: ConfigError: invalid "
+        "options for kind 'acme.prefix'\n$.prefix: this option is required\n(the factory "
+        "declares no `examples`, so the kind is checked with {}: give the factory an "
+        "`examples` attribute, a sequence of configs that it accepts)\n  config: {}\n"
         "  Falsifying example: {}\n"
     ) in done.stdout
+
+
+def test_gradekit_itself_keeps_its_own_contract() -> None:
+    done = gradekit("check-pack", "gradekit")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "namespaced" not in done.stdout  # gradekit's own kinds need no dot
+    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE))
+    assert len(status) == 18
+    assert all(line.startswith("ok (") for line in status.values()), status
+    version = importlib.metadata.version("gradekit")
+    assert done.stdout.splitlines()[-1] == f"gradekit {version}: every kind keeps the contract"

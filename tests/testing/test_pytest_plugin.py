@@ -19,6 +19,13 @@ BROKEN_FAILURES = {
     "acme.locked::pickles[config0]",
     "acme.logged::inline_pure[config0]",
     "acme.normalised::leaves_sample[config0]",
+    "acme.prefix::creates[config0]",
+    "acme.prefix::well_formed[config0]",
+    "acme.prefix::deterministic[config0]",
+    "acme.prefix::leaves_sample[config0]",
+    "acme.prefix::agrade_agrees[config0]",
+    "acme.prefix::inline_pure[config0]",
+    "acme.prefix::pickles[config0]",
     "acme.token_f1::well_formed[config0]",
     "shout::namespaced",
 }
@@ -49,9 +56,10 @@ def test_every_kind_of_a_broken_pack_is_checked(pack_pytester: pytest.Pytester) 
     outcomes = _outcomes(output, "acme-broken")
     failed = {test for test, outcome in outcomes.items() if outcome == "FAILED"}
     assert failed == BROKEN_FAILURES, output
-    # 9 kinds: 2 rules about the kind, 9 per example config (one each; none for the kind
-    # whose examples are malformed, which gets its `examples` test instead).
-    assert len(outcomes) == 9 * 2 + 8 * 9 + 1
+    # 10 kinds: 2 rules about the kind, 9 per example config (one each; none for the kind
+    # whose examples are malformed, which gets its `examples` test instead). A kind whose
+    # config is rejected fails every rule that needs a grader.
+    assert len(outcomes) == 10 * 2 + 9 * 9 + 1
     result.stdout.fnmatch_lines(
         [
             "*acme.token_f1::well_formed[[]config0[]]*",

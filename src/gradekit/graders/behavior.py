@@ -84,6 +84,10 @@ class Behavior:
     """
 
     kind: ClassVar[str] = "behavior"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"required_tools": ["search"]},
+        {"forbidden_tools": ["delete"], "max_tool_calls": 3},
+    )
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="behavior")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 import attrs
@@ -56,6 +57,10 @@ class Contains(_Search):
     """
 
     kind: ClassVar[str] = "contains"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"values": ["4"]},
+        {"values": ["Paris", "France"], "mode": "any", "case_insensitive": True},
+    )
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="contains")
@@ -99,6 +104,10 @@ class NotContains(_Search):
     """Passes when the output contains none of the values; `case_insensitive` casefolds."""
 
     kind: ClassVar[str] = "not_contains"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"values": ["error"]},
+        {"values": ["TODO", "FIXME"], "case_insensitive": True},
+    )
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="not_contains")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -56,6 +56,10 @@ class File:
     """
 
     kind: ClassVar[str] = "file"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"required_files": ["*.py"]},
+        {"forbidden_files": ["*.key"], "max_files": 10},
+    )
 
     name: str = attrs.field(kw_only=True, default="file")
     required_files: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_globs)

@@ -63,6 +63,9 @@ class Lint(SandboxOptions):
     """
 
     kind: ClassVar[str] = "lint"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"linters": [{"name": "true", "command": ["true"]}]},
+    )
 
     name: str = attrs.field(kw_only=True, default="lint")
     linters: Any = attrs.field(kw_only=True, default=None, converter=_linters)

@@ -80,6 +80,12 @@ class Program(SandboxOptions):
     """
 
     kind: ClassVar[str] = "program"
+    deterministic: ClassVar[bool] = False
+    """A command may give a different answer each time, and the details carry its measured time."""
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"command": ["true"]},
+        {"command": ["echo", "hi"], "expected_output": "hi"},
+    )
 
     name: str = attrs.field(kw_only=True, default="program")
     command: Any = attrs.field(kw_only=True, default=None)

@@ -13,6 +13,7 @@ command line calls them for `--judge-concurrency`, `--cache-dir` and `--no-cache
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 import attrs
@@ -80,6 +81,14 @@ class Prompt:
     """
 
     kind: ClassVar[str] = "prompt"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {
+            "model": "judge",
+            "base_url": "http://127.0.0.1:9",
+            "rubric": "Correct?",
+            "max_retries": 0,
+        },
+    )
 
     name: str = "prompt"
     model: str = attrs.field(validator=_text, metadata=_help("The judge model."))

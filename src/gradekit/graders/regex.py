@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import attrs
 
@@ -24,6 +24,10 @@ class Regex:
     """
 
     kind: ClassVar[str] = "regex"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"pattern": r"\d+"},
+        {"pattern": "^(yes|no)$", "case_insensitive": True, "full_match": True},
+    )
 
     name: str = attrs.field(kw_only=True, default="regex")
     pattern: str = attrs.field(kw_only=True)

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -82,6 +82,7 @@ class Code:
     """
 
     kind: ClassVar[str] = "code"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = ({"grader": "operator:truth"},)
 
     name: str = attrs.field(kw_only=True, default="code")
     grader: str = attrs.field(kw_only=True)

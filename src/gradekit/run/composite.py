@@ -161,6 +161,9 @@ class AllOf(_Composite):
     """`all`: passes when every (non-advisory) child passes."""
 
     kind: ClassVar[str] = "all"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"graders": [{"kind": "equality"}, {"kind": "contains", "values": ["4"]}]},
+    )
     mode: ClassVar[str] = "all"
 
 
@@ -168,6 +171,9 @@ class AnyOf(_Composite):
     """`any`: passes when at least one child passes (errored children are then moot)."""
 
     kind: ClassVar[str] = "any"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"graders": [{"kind": "equality"}, {"kind": "regex", "pattern": "4"}]},
+    )
     mode: ClassVar[str] = "any"
 
 
@@ -175,6 +181,9 @@ class AtLeast(_Composite):
     """`at_least`: passes when at least `count` children pass (`count` is required)."""
 
     kind: ClassVar[str] = "at_least"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"count": 1, "graders": [{"kind": "equality"}, {"kind": "contains", "values": ["4"]}]},
+    )
     mode: ClassVar[str] = "at_least"
     extra_options: ClassVar[tuple[str, ...]] = ("count",)
     count: int
@@ -211,6 +220,12 @@ class Weighted(_Composite):
     """`weighted`: passes when the children's weighted mean score is >= `threshold`."""
 
     kind: ClassVar[str] = "weighted"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {
+            "threshold": 0.5,
+            "graders": [{"kind": "equality", "weight": 2}, {"kind": "contains", "values": ["4"]}],
+        },
+    )
     mode: ClassVar[str] = "weighted"
     extra_options: ClassVar[tuple[str, ...]] = ("threshold",)
     options_class: ClassVar[type] = WeightedOptions
@@ -244,6 +259,9 @@ class Not(_Composite):
     """`not`: passes when its one child fails, fails when it passes; an error stays an error."""
 
     kind: ClassVar[str] = "not"
+    examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
+        {"graders": [{"kind": "contains", "values": ["error"]}]},
+    )
 
     def _configure(self, config: Mapping[str, Any], problems: list[Problem]) -> None:
         if len(self.children) > 1:

@@ -190,3 +190,20 @@ class Shout:
     def grade(self, sample: Sample) -> GradeResult:
         ok = _text(sample.output).isupper()
         return GradeResult(self.kind, self.name, ok, float(ok), "checked case")
+
+
+@attrs.frozen
+class Prefix:
+    """Passes an output that starts with `prefix`.
+
+    Broken: `prefix` is required, and the factory declares no `examples`, so the kit can only
+    try the empty config, which it rejects.
+    """
+
+    kind: ClassVar[str] = "acme.prefix"
+    prefix: str = attrs.field(kw_only=True)
+    name: str = attrs.field(kw_only=True, default="acme.prefix")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        ok = _text(sample.output).startswith(self.prefix)
+        return GradeResult(self.kind, self.name, ok, float(ok), "checked prefix")
