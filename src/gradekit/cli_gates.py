@@ -7,40 +7,23 @@ fails, each failed gate named on stderr. Exit codes 2, 3, 130 and 143 keep their
 
 from __future__ import annotations
 
-import argparse
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from gradekit.cli_values import fraction, whole_number
+
 if TYPE_CHECKING:
+    import argparse
+
     from gradekit.report.model import Summary
 
 __all__ = ["GATE_OPTIONS", "failed_gates", "gates_given"]
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:  # NaN fails this too
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1 (0.9 is 90%), got {text}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 GATE_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--min-pass-rate",),
         {
-            "type": _rate,
+            "type": fraction,
             "metavar": "R",
             "help": "gate: exit 1 when the pass rate (passed / all cases) is below R (0 to 1)",
         },
@@ -48,7 +31,7 @@ GATE_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--max-errors",),
         {
-            "type": _count,
+            "type": whole_number(0),
             "metavar": "N",
             "help": "gate: exit 1 when more than N cases errored",
         },

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
+from gradekit.cli_values import whole_number
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -46,16 +47,6 @@ EXIT_UNWRITTEN: Final = 3
 """A report or the results log could not be written (every other report was)."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _positive_float(text: str) -> float:
     from gradekit._seconds import seconds_problem
 
@@ -74,7 +65,10 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (("--junit",), {"metavar": "FILE", "help": "write a JUnit XML report to FILE"}),
     (("--markdown",), {"metavar": "FILE", "help": "write a Markdown summary to FILE"}),
     (("--html",), {"metavar": "FILE", "help": "write a self-contained HTML report to FILE"}),
-    (("--jobs",), {"type": _positive_int, "metavar": "N", "help": "grade at most N cases at once"}),
+    (
+        ("--jobs",),
+        {"type": whole_number(1), "metavar": "N", "help": "grade at most N cases at once"},
+    ),
     (
         ("--resume",),
         {
@@ -110,7 +104,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--memory-limit",),
         {
-            "type": _positive_int,
+            "type": whole_number(1),
             "metavar": "MB",
             "help": "memory limit of each process-isolated grader, in MiB",
         },
@@ -126,7 +120,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--judge-concurrency",),
         {
-            "type": _positive_int,
+            "type": whole_number(1),
             "metavar": "N",
             "help": "LLM judge calls in flight at once, over the whole run (default 8)",
         },
@@ -134,7 +128,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--max-text",),
         {
-            "type": _positive_int,
+            "type": whole_number(1),
             "metavar": "BYTES",
             "help": "cut each text of the samples in the reports at BYTES (default 4096)",
         },
