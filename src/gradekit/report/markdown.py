@@ -137,6 +137,7 @@ def render_markdown(
     lines = [
         f"## gradekit: {_cell(report.suite)} {verdict}",
         "",
+        *_environment(report),
         *_counts_table(report),
         "",
         *_graders_table(report),
@@ -177,6 +178,31 @@ def write_markdown(
     text = render_markdown(report, cases, max_bytes=max_bytes)
     with atomic_text(path) as out:
         out.write(text)
+
+
+def _environment(report: SuiteReport) -> list[str]:
+    """One line of versions and the suite's hash, then who provided each kind, folded."""
+    environment = report.environment
+    if environment is None:
+        return []
+    line = f"gradekit {environment.gradekit or '?'} · Python {environment.python}"
+    if environment.suite_sha256 is not None:
+        line += f" · suite sha256 `{environment.suite_sha256[:12]}`"
+    lines = [line, ""]
+    if environment.kinds:
+        lines += [
+            f"<details><summary>Kinds used ({len(environment.kinds)})</summary>",
+            "",
+            "| Kind | Provided by |",
+            "| --- | --- |",
+        ]
+        for number, (kind, source) in enumerate(sorted(environment.kinds.items())):
+            if number == MAX_GRADER_ROWS:
+                lines.append(f"| … and {len(environment.kinds) - number} more | |")
+                break
+            lines.append(f"| {_cell(kind)} | {_cell(source.label())} |")
+        lines += ["", "</details>", ""]
+    return lines
 
 
 def _counts_table(report: SuiteReport) -> list[str]:
