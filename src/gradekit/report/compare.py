@@ -17,7 +17,7 @@ import attrs
 from gradekit._errors import ConfigError
 from gradekit.report.environment import KindChange, kind_changes
 from gradekit.report.model import CaseReport
-from gradekit.report.reading import Run, read_report
+from gradekit.report.reading import Run, read_report, read_run  # noqa: F401 (its old home)
 
 __all__ = [
     "FAIL_ON_RULES",

@@ -181,28 +181,26 @@ def write_markdown(
 
 
 def _environment(report: SuiteReport) -> list[str]:
-    """One line of versions and the suite's hash, then who provided each kind, folded."""
+    """One line: the versions, the suite's hash, and who provided the kinds (by provider)."""
     environment = report.environment
     if environment is None:
         return []
-    line = f"gradekit {environment.gradekit or '?'} · Python {environment.python}"
+    parts = [f"gradekit {environment.gradekit or '?'}", f"Python {environment.python}"]
     if environment.suite_sha256 is not None:
-        line += f" · suite sha256 `{environment.suite_sha256[:12]}`"
-    lines = [line, ""]
-    if environment.kinds:
-        lines += [
-            f"<details><summary>Kinds used ({len(environment.kinds)})</summary>",
-            "",
-            "| Kind | Provided by |",
-            "| --- | --- |",
-        ]
-        for number, (kind, source) in enumerate(sorted(environment.kinds.items())):
-            if number == MAX_GRADER_ROWS:
-                lines.append(f"| … and {len(environment.kinds) - number} more | |")
-                break
-            lines.append(f"| {_cell(kind)} | {_cell(source.label())} |")
-        lines += ["", "</details>", ""]
-    return lines
+        parts.append(f"suite sha256 `{environment.suite_sha256[:12]}`")
+    providers: dict[str, list[str]] = {}
+    for kind, source in sorted(environment.kinds.items()):
+        providers.setdefault(source.label(), []).append(kind)
+    if providers:
+        parts.append(
+            "kinds: "
+            + "; ".join(
+                f"{_cell(label)} ({', '.join(_cell(kind) for kind in kinds[:MAX_LINES])}"
+                + (f", … {len(kinds) - MAX_LINES} more)" if len(kinds) > MAX_LINES else ")")
+                for label, kinds in list(providers.items())[:MAX_LINES]
+            )
+        )
+    return [" · ".join(parts), ""]
 
 
 def _counts_table(report: SuiteReport) -> list[str]:
