@@ -9,7 +9,6 @@ by `import gradekit`.
 from __future__ import annotations
 
 import functools
-import hashlib
 import platform
 from collections.abc import Mapping
 from typing import Any
@@ -139,6 +138,8 @@ def python_version() -> str:
 
 def file_sha256(path: str) -> str | None:
     """The SHA-256 of the file's bytes, in hex; None when it cannot be read."""
+    import hashlib  # only when a run starts: the report model is imported by far more
+
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as stream:
