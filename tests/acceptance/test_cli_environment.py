@@ -142,10 +142,19 @@ def test_compare_notes_a_pack_upgrade(gradekit: Run, sql_suite: Path, tmp_path: 
     base = json.loads((tmp_path / "new.json").read_text())
     base["environment"]["kinds"]["sql.execution"]["version"] = "0.0.1"
     (tmp_path / "base.json").write_text(json.dumps(base))
-    done = gradekit("compare", "base.json", "new.json")
+    done = gradekit("compare", "base.json", "new.json", "--json", "c.json", "--markdown", "c.md")
     assert done.returncode == 0, done.stderr
-    assert f"  sql.execution: gradekit-sql 0.0.1 -> {_sql_version()}\n" in done.stdout
+    change = f"sql.execution: gradekit-sql 0.0.1 -> {_sql_version()}"
+    assert f"  {change}\n" in done.stdout
     assert "contains:" not in done.stdout  # unchanged kinds are not listed
+    assert f"- `{change}`" in (tmp_path / "c.md").read_text()
+    assert json.loads((tmp_path / "c.json").read_text())["kind_changes"] == [
+        {
+            "kind": "sql.execution",
+            "base": {"distribution": "gradekit-sql", "version": "0.0.1"},
+            "new": {"distribution": "gradekit-sql", "version": _sql_version()},
+        }
+    ]
 
     # A report written before reports had an environment still reads; nothing to note.
     del base["environment"]

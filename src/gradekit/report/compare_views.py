@@ -145,6 +145,9 @@ def render_html(comparison: Comparison) -> str:
             f"<h2>Score changes: {len(comparison.score_changes)}</h2><table><tr><th>case</th>"
             f"<th>turn</th><th>grader</th><th>before</th><th>now</th></tr>{rows}</table>"
         )
+    if comparison.kind_changes:
+        items = "".join(f"<li>{e(change.text())}</li>" for change in comparison.kind_changes)
+        parts.append(f"<h2>Kinds provided by another version</h2><ul>{items}</ul>")
     parts.append("</body></html>\n")
     return "".join(parts)
 
