@@ -42,6 +42,11 @@ def eta_text(done: int, total: int | None, elapsed: float) -> str:
     return f"ETA {left // 3600}h{left % 3600 // 60:02d}m"
 
 
+def _percent(done: int, total: int) -> str:
+    """Rounded down: 100% only once every case is done."""
+    return f"{done * 100 // total}%"
+
+
 def _rich() -> bool:
     try:
         import rich  # noqa: F401
@@ -179,7 +184,7 @@ class Progress:
             elapsed = now - self._start
             done = f"{self._done:,}"
             if self._total is not None:
-                share = f" ({self._done / self._total:.0%})" if self._total else ""
+                share = f" ({_percent(self._done, self._total)})" if self._total else ""
                 done = f"{self._done:,}/{self._total:,} cases{share}"
             else:
                 done += " cases"
@@ -252,7 +257,7 @@ class ReportsProgress:
             if now - last < every:
                 return
             last = now
-            share = f" ({written / total:.0%})" if total else ""
+            share = f" ({_percent(written, total)})" if total else ""
             text = f"{written:,}/{total:,} cases{share}"
             if self._live:
                 out.write(f"\rwriting {path} ... {text}")
