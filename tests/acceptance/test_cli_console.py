@@ -1,4 +1,6 @@
-"""What `gradekit run` shows: a progress bar on a terminal, one line otherwise, nothing quiet."""
+"""What `gradekit run` shows: a bar with live counts and an ETA on a terminal, plain lines in CI
+and on pipes, FAIL and ERROR in colour by the rules (NO_COLOR, FORCE_COLOR), the reports being
+written, and nothing when quiet."""
 
 from __future__ import annotations
 
