@@ -22,8 +22,8 @@ from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
     from gradekit._errors import WriteError
-    from gradekit.report.console import Progress
     from gradekit.report.model import SuiteReport
+    from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
     from gradekit.run.selection import Selection
     from gradekit.suite.model import Suite
@@ -183,7 +183,9 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
-    from gradekit.report.console import Progress, one_line_summary, print_summary
+    from gradekit.report import terminal
+    from gradekit.report.console import one_line_summary, print_summary
+    from gradekit.report.progress import Progress, ReportsProgress
     from gradekit.report.target import probe
     from gradekit.report.writers import write_reports
 
@@ -202,9 +204,7 @@ def run(args: argparse.Namespace) -> int:
     wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
     targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
     show = not args.quiet
-    progress = Progress(
-        None if selection is not None else suite.case_count, enabled=show and sys.stderr.isatty()
-    )
+    progress = Progress(None if selection is not None else suite.case_count, enabled=show)
     with contextlib.ExitStack() as stack:
         try:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
@@ -220,13 +220,14 @@ def run(args: argparse.Namespace) -> int:
         warn(suite, shown)  # those of the dataset's lines
         final = _with_judge(final, _judge.statistics())
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
-            failures += write_reports(final, targets, log)
+            watch = ReportsProgress().writing if show else None
+            failures += write_reports(final, targets, log, watch=watch)
         failing = log.failing() if log is not None else iter(final.cases)
         for failure in failures:
             print(f"gradekit: {failure}", file=sys.stderr)
         if show:
-            if not progress.enabled:
-                print(one_line_summary(final), file=sys.stderr)
+            if not progress.live:
+                print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
             print_summary(final, failing, sys.stdout)
             _judge.print_statistics(sys.stdout)
     return _exit_code(final, failures, args)
@@ -246,7 +247,7 @@ def _grade(
     from gradekit import run_suite
     from gradekit._errors import ConfigError, SelectionError, WriteError
 
-    advance = (lambda case: progress.advance()) if progress.enabled else None
+    advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
         log.on_resumed = advance
     with progress:

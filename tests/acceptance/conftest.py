@@ -20,7 +20,9 @@ def gradekit(tmp_path: Path) -> Run:
     def run(
         *args: str, cwd: Path | None = None, timeout: float = 120
     ) -> subprocess.CompletedProcess[str]:
-        env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+        # What a plain pipe shows: no colour forced or refused, no CI mode, the usual interval.
+        quiet = {"COLUMNS", "CI", "NO_COLOR", "FORCE_COLOR", "GRADEKIT_PROGRESS_INTERVAL"}
+        env = {key: value for key, value in os.environ.items() if key not in quiet}
         env["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
         return subprocess.run(
             [command, *args],

@@ -1,4 +1,6 @@
-"""What `gradekit run` shows: a progress bar on a terminal, one line otherwise, nothing quiet."""
+"""What `gradekit run` shows: a bar with live counts and an ETA on a terminal, plain lines in CI
+and on pipes, FAIL and ERROR in colour by the rules (NO_COLOR, FORCE_COLOR), the reports being
+written, and nothing when quiet."""
 
 from __future__ import annotations
 
@@ -10,18 +12,24 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from cli_support import Run, gradekit_command
 
 
-def _run_on_terminal(args: list[str], cwd: Path) -> tuple[int, str]:
-    """Run gradekit with stderr on a pseudo-terminal; return its exit code and what it drew."""
+def _run_on_terminal(
+    args: list[str], cwd: Path, *, stdout: bool = False, **settings: str
+) -> tuple[int, str]:
+    """Run gradekit with stderr (and with `stdout`, stdout) on a pseudo-terminal, with the
+    environment variables `settings` (CI, NO_COLOR and FORCE_COLOR unset unless given);
+    return its exit code and what it drew."""
     leader, follower = pty.openpty()
-    env = dict(os.environ, COLUMNS="120", TERM="xterm")
+    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+    env.update(COLUMNS="160", TERM="xterm", **settings)
     process = subprocess.Popen(
         [gradekit_command(), *args],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
+        stdout=follower if stdout else subprocess.DEVNULL,
         stderr=follower,
         env=env,
     )
@@ -97,3 +105,159 @@ def test_plain_text_without_rich(mixed_suite: Path, tmp_path: Path) -> None:
     ), lines[3]
     assert "numeric        1       1        0      50.0%       0.500" in lines
     assert "explode        0       0        1       0.0%           -" in lines
+
+
+# -- live counts, ETA, CI lines, colour, report writing ---------------------------------------
+
+SLOW_GRADERS = """
+import time
+
+def slow(ctx):
+    time.sleep(0.05)
+    if ctx.sample.output == "boom":
+        raise ValueError("boom")
+    return ctx.sample.output == "ok"
+"""
+
+SLOW_CASES = 36
+"""At 0.05 s a case and two at once, the run lasts about a second: long enough for an ETA."""
+
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # a colour or style: what NO_COLOR forbids
+_ESCAPE = re.compile(r"\x1b")
+_LINE = re.compile(
+    r"graded (\d+)/36 cases \((\d+)%\): (\d+) passed, (\d+) failed, (\d+) errored, "
+    r"\d+ cases/s, ETA (--|\d+s)"
+)
+
+
+@pytest.fixture
+def slow_suite(tmp_path: Path) -> Path:
+    """36 cases of 0.05 s each: 28 pass, 4 fail (c01, c10, ...), 4 error (c05, c14, ...)."""
+    (tmp_path / "graders.py").write_text(SLOW_GRADERS)
+    lines = ["name: slow", "graders: [{kind: code, grader: 'graders:slow'}]", "cases:"]
+    for index in range(SLOW_CASES):
+        output = {1: "no", 5: "boom"}.get(index % 9, "ok")
+        lines.append(f"  - {{name: c{index:02d}, output: {output}}}")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("\n".join(lines) + "\n")
+    return suite
+
+
+def test_the_bar_counts_outcomes_and_shows_an_eta(slow_suite: Path, tmp_path: Path) -> None:
+    code, drawn = _run_on_terminal(
+        ["run", "suite.yaml", "--jobs", "2", "-o", "r.json"], tmp_path, stdout=True
+    )
+    assert code == 1
+    plain = _SGR.sub("", drawn)
+    assert "36/36 cases" in plain
+    counts = re.findall(r"(\d+) passed, (\d+) failed, (\d+) errored", plain)
+    assert len(set(counts)) > 2  # redrawn as the counts grew
+    assert counts[-1] == ("28", "4", "4")
+    assert "ETA --" in plain  # before half a second has passed
+    assert re.search(r"ETA [1-9]\d*s", plain), plain  # from the rate, once it is known
+    assert "\x1b[31m4 failed\x1b[0m" in drawn  # the bar's counts in colour
+    assert "\x1b[33m4 errored\x1b[0m" in drawn
+    assert "\x1b[31mFAIL \x1b[0m  " in drawn  # the summary's labels too
+    assert "\x1b[33mERROR\x1b[0m  " in drawn
+    assert re.search(r"writing r\.json \.\.\. done in \d+\.\d s", plain)
+    assert "graded 36/36" not in plain  # lines are for CI and pipes
+
+
+def test_no_color_under_a_terminal(slow_suite: Path, tmp_path: Path) -> None:
+    code, drawn = _run_on_terminal(
+        ["run", "suite.yaml", "--jobs", "4"], tmp_path, stdout=True, NO_COLOR="1", FORCE_COLOR="1"
+    )
+    assert code == 1
+    assert "36/36" in drawn  # the bar is drawn ...
+    assert not _SGR.search(drawn), drawn  # ... without a colour or style code
+    assert "  FAIL   c01" in drawn
+
+
+def _plain_lines(text: str) -> list[tuple[str, ...]]:
+    return [m.groups() for m in _LINE.finditer(_SGR.sub("", text))]
+
+
+def test_ci_gets_plain_lines_every_interval(slow_suite: Path, tmp_path: Path) -> None:
+    code, drawn = _run_on_terminal(
+        ["run", "suite.yaml", "--jobs", "2", "-o", "r.json"],
+        tmp_path,
+        CI="true",
+        GRADEKIT_PROGRESS_INTERVAL="0.25",
+    )
+    assert code == 1
+    lines = _plain_lines(drawn)
+    assert len(lines) >= 3, drawn  # at least two while grading, and the last
+    done = [int(line[0]) for line in lines]
+    assert done == sorted(done)
+    assert lines[-1] == ("36", "100", "28", "4", "4", "0s")
+    assert "ETA --" in drawn
+    assert "\r" not in drawn.replace("\r\n", "\n")  # nothing redrawn in place
+    assert "\x1b[31m4 failed\x1b[0m" in drawn  # a terminal still gets colour
+    assert "writing r.json ...\r\nwriting r.json ... done in " in drawn
+
+
+def test_a_pipe_gets_plain_lines_without_escape_codes(slow_suite: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+    env["GRADEKIT_PROGRESS_INTERVAL"] = "0.25"
+    done = subprocess.run(
+        [gradekit_command(), "run", "suite.yaml", "--jobs", "2", "--html", "r.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = _plain_lines(done.stderr)
+    assert len(lines) >= 3, done.stderr
+    assert lines[-1][:5] == ("36", "100", "28", "4", "4")
+    assert not _ESCAPE.search(done.stderr + done.stdout)
+    assert "  FAIL   c01\n" in done.stdout
+    tail = done.stderr.splitlines()[-3:]
+    assert tail[0] == "writing r.html ..."
+    assert re.fullmatch(r"writing r\.html \.\.\. done in \d+\.\d s", tail[1])
+    assert tail[2].startswith("gradekit: slow: 36 cases: 28 passed, 4 failed, 4 errored")
+
+    env["FORCE_COLOR"] = "1"  # CI logs that render ANSI
+    done = subprocess.run(
+        [gradekit_command(), "run", "suite.yaml", "--jobs", "8"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert "\x1b[31mFAIL \x1b[0m  c01" in done.stdout
+    assert "\x1b[33m4 errored\x1b[0m" in done.stderr
+
+
+def test_writing_a_large_report_shows_progress(tmp_path: Path) -> None:
+    """After grading, each report's writing is announced, counted while it lasts, and timed."""
+    cases = 3000
+    (tmp_path / "data.jsonl").write_text(
+        "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+    env["GRADEKIT_PROGRESS_INTERVAL"] = "0.001"
+    done = subprocess.run(
+        [gradekit_command(), "run", "suite.yaml", "-o", "r.json", "--html", "r.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = re.findall(r"writing r\.html: ([\d,]+)/3,000 cases \(\d+%\) written", done.stderr)
+    assert written, done.stderr
+    numbers = [int(n.replace(",", "")) for n in written]
+    assert numbers == sorted(numbers) and 0 < numbers[-1] <= cases
+    for name in ("r.json", "r.html"):
+        assert f"writing {name} ...\n" in done.stderr
+        assert re.search(rf"writing {re.escape(name)} \.\.\. done in \d+\.\d s\n", done.stderr)

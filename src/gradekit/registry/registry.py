@@ -239,6 +239,17 @@ class Registry:
             )
         return sorted(infos, key=lambda info: (info.kind, info.distribution))
 
+    def provider(self, kind: str) -> KindInfo | None:
+        """Where `kind` comes from as `create` resolves it (its first source); None when
+        nothing provides it. Reads metadata only for a dotted kind. A factory registered in
+        code has version `""` (and `<registered>`, or the `source` given, as distribution)."""
+        with self._lock:
+            sources = self._sources(kind)
+        if not sources:
+            return None
+        source = sources[0]
+        return KindInfo(source.kind, source.distribution, source.version, source.value)
+
     def factory(self, kind: str) -> Any:
         """The factory for `kind`, importing its module on first use.
 

@@ -15,8 +15,9 @@ from typing import Final, Literal
 import attrs
 
 from gradekit._errors import ConfigError
+from gradekit.report.environment import KindChange, kind_changes
 from gradekit.report.model import CaseReport
-from gradekit.report.reading import Run, read_run
+from gradekit.report.reading import Run, read_report, read_run  # noqa: F401 (its old home)
 
 __all__ = [
     "FAIL_ON_RULES",
@@ -115,6 +116,9 @@ class Comparison:
     base_pass_rate: float | None
     new_pass_rate: float | None
     unchanged: int
+    kind_changes: tuple[KindChange, ...] = ()
+    """Kinds both runs use whose distribution or version changed (a pack upgraded): a score
+    change may come from them. Empty when either run records no environment."""
 
     @property
     def pass_rate_change(self) -> float | None:
@@ -156,6 +160,7 @@ class Comparison:
             "score_changes": [
                 {**attrs.asdict(change), "delta": change.delta} for change in self.score_changes
             ],
+            "kind_changes": [attrs.asdict(change) for change in self.kind_changes],
         }
 
 
@@ -181,7 +186,8 @@ def _scores(case: CaseReport) -> dict[tuple[int, str], float]:
 
 def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
     """Compare two runs of a suite; score changes of at most `tolerance` are ignored."""
-    before, after = _by_name(read_run(base)), _by_name(read_run(new))
+    base_report, new_report = read_report(base), read_report(new)
+    before, after = _by_name(base_report.cases), _by_name(new_report.cases)
     regressed, new_errors, fixed, added, removed = [], [], [], [], []
     scores: list[ScoreChange] = []
     unchanged = 0
@@ -222,4 +228,5 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
         base_pass_rate=_pass_rate(before),
         new_pass_rate=_pass_rate(after),
         unchanged=unchanged,
+        kind_changes=tuple(kind_changes(base_report.environment, new_report.environment)),
     )

@@ -71,6 +71,9 @@ def render_text(comparison: Comparison) -> str:
         )
     if len(lines) == 1:
         lines.append(f"no case changed outcome ({comparison.unchanged} unchanged)")
+    if comparison.kind_changes:
+        lines.append("note: kinds provided by another version (a score change may come from it):")
+        lines.extend(f"  {change.text()}" for change in comparison.kind_changes)
     return "\n".join(lines) + "\n"
 
 
@@ -106,6 +109,9 @@ def render_markdown(comparison: Comparison) -> str:
             f"| {_md(c.case)} | {c.turn} | {_md(c.grader)} | {c.base:.3g} | {c.new:.3g} |"
             for c in comparison.score_changes[:_SHOWN]
         ]
+    if comparison.kind_changes:
+        lines += ["", "### Kinds provided by another version", ""]
+        lines += [f"- {_md(change.text())}" for change in comparison.kind_changes]
     return "\n".join(lines) + "\n"
 
 
@@ -139,6 +145,9 @@ def render_html(comparison: Comparison) -> str:
             f"<h2>Score changes: {len(comparison.score_changes)}</h2><table><tr><th>case</th>"
             f"<th>turn</th><th>grader</th><th>before</th><th>now</th></tr>{rows}</table>"
         )
+    if comparison.kind_changes:
+        items = "".join(f"<li>{e(change.text())}</li>" for change in comparison.kind_changes)
+        parts.append(f"<h2>Kinds provided by another version</h2><ul>{items}</ul>")
     parts.append("</body></html>\n")
     return "".join(parts)
 

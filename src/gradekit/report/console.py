@@ -1,8 +1,9 @@
-"""What `gradekit run` shows in the terminal: progress while grading, a summary at the end.
+"""What `gradekit run` shows in the terminal at the end: the summary (progress while it runs
+is `gradekit.report.progress`).
 
-rich draws the progress bar and the tables when it is installed (`pip install gradekit[cli]`);
-without it the same information is printed as plain text. rich is imported here, inside the
-functions that use it, never by `import gradekit`.
+rich draws the tables when it is installed (`pip install gradekit[cli]`); without it the same
+information is printed as plain text. rich is imported here, inside the functions that use it,
+never by `import gradekit`. FAIL and ERROR are coloured as `gradekit.report.terminal` allows.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ from __future__ import annotations
 import itertools
 import re
 import sys
-import threading
-import time
 from collections.abc import Iterable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
+from gradekit.report import terminal
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 
-__all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
+__all__ = ["one_line_summary", "print_summary", "print_table"]
 
 # A count, a score, a percentage, a duration, or "-" (nothing to count): aligned right.
 _NUMBER = re.compile(r"-|\d[\d.,]*(%| s)?")
@@ -32,97 +32,18 @@ def _rich() -> bool:
     return True
 
 
-class Progress:
-    """Cases done (of the total, when known), rate and elapsed time, drawn on `stream`.
-
-    Draws only when `enabled`; `advance(n)` may be called from any thread.
-    """
-
-    def __init__(self, total: int | None, *, enabled: bool, stream: TextIO = sys.stderr) -> None:
-        self._total = total
-        self._enabled = enabled
-        self._stream = stream
-        self._start = time.monotonic()
-        self._done = 0
-        self._lock = threading.Lock()
-        self._last_draw = 0.0
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> Progress:
-        if self._enabled and _rich():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-            from rich.progress import (
-                Progress as Bar,
-            )
-
-            self._bar = Bar(
-                TextColumn("grading"),
-                BarColumn(),
-                MofNCompleteColumn() if self._total is not None else TextColumn("{task.completed}"),
-                TextColumn("cases"),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                console=Console(file=self._stream),
-            )
-            self._task = self._bar.add_task("grading", total=self._total, rate="")
-            self._bar.start()
-        return self
-
-    def advance(self, count: int = 1) -> None:
-        """Count `count` more cases as done."""
-        if not self._enabled:
-            return
-        with self._lock:
-            self._done += count
-            now = time.monotonic()
-            rate = f"{self._done / max(now - self._start, 1e-9):.1f}/s"
-            if self._bar is not None:
-                self._bar.update(self._task, advance=count, rate=rate)
-            elif now - self._last_draw >= 0.1:
-                self._last_draw = now
-                self._draw_plain(now, rate)
-
-    def _draw_plain(self, now: float, rate: str) -> None:
-        total = "" if self._total is None else f"/{self._total}"
-        elapsed = time.strftime("%H:%M:%S", time.gmtime(now - self._start))
-        self._stream.write(f"\rgrading {self._done}{total} cases  {rate}  {elapsed} ")
-        self._stream.flush()
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-        elif self._enabled:
-            self._draw_plain(time.monotonic(), f"{self._done / max(self.elapsed, 1e-9):.1f}/s")
-            self._stream.write("\n")
-            self._stream.flush()
-
-    @property
-    def enabled(self) -> bool:
-        """Whether it draws anything."""
-        return self._enabled
-
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the progress started."""
-        return time.monotonic() - self._start
-
-
-def one_line_summary(report: SuiteReport) -> str:
-    """`gradekit: NAME: N cases: P passed, F failed, E errored (R pass rate) in S s`."""
+def one_line_summary(report: SuiteReport, *, colour: bool = False) -> str:
+    """`gradekit: NAME: N cases: P passed, F failed, E errored (R pass rate) in S s`; with
+    `colour`, the failed and errored counts coloured when not zero."""
     s = report.summary
     state = "" if report.complete else " (interrupted)"
     graded = graded_rate(s)
     beside = "" if graded is None else f"; {graded} of the graded cases"
+    failed = terminal.paint(f"{s.failed} failed", "fail", colour and s.failed > 0)
+    errored = terminal.paint(f"{s.errored} errored", "error", colour and s.errored > 0)
     return (
-        f"gradekit: {report.suite}: {s.cases} cases: {s.passed} passed, {s.failed} failed, "
-        f"{s.errored} errored ({percent(s.pass_rate)} pass rate{beside}) in "
+        f"gradekit: {report.suite}: {s.cases} cases: {s.passed} passed, {failed}, "
+        f"{errored} ({percent(s.pass_rate)} pass rate{beside}) in "
         f"{duration(report.duration_ms)}{state}"
     )
 
@@ -149,7 +70,6 @@ def print_table(
     """A table with rich when installed, else aligned plain text. Numbers align right."""
     numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
     if _rich():
-        from rich.console import Console
         from rich.table import Table
 
         table = Table(title=title, title_justify="left")
@@ -157,7 +77,7 @@ def print_table(
             table.add_column(header, justify="right" if right else "left")
         for row in rows:
             table.add_row(*row)
-        Console(file=stream, highlight=False).print(table)
+        terminal.rich_console(stream).print(table)
         return
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
 
@@ -205,8 +125,10 @@ def print_summary(
         count = s.failed + s.errored
         more_failing = count - len(shown)
         stream.write(f"\ncases that did not pass ({count}):\n")
+        coloured = terminal.colour(stream)
         for case in shown:
-            stream.write(f"  {case.outcome.upper():5}  {case.name}\n")
+            label = terminal.paint(f"{case.outcome.upper():5}", case.outcome, coloured)
+            stream.write(f"  {label}  {case.name}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")

@@ -91,7 +91,26 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
                 f'<td class="num">{mean}</td></tr>'
             )
         out.write("</tbody></table></details>\n")
+    _environment(out, report)
     out.write("</header>\n")
+
+
+def _environment(out: TextIO, report: SuiteReport) -> None:
+    """What the run was made with, folded: versions, the suite's hash, each kind's provider."""
+    environment = report.environment
+    if environment is None:
+        return
+    rows = [
+        ("gradekit", environment.gradekit or "?"),
+        ("Python", environment.python),
+        ("suite sha256", environment.suite_sha256 or "none (a suite built in Python)"),
+    ]
+    rows += [(f"kind {kind}", source.label()) for kind, source in sorted(environment.kinds.items())]
+    out.write(
+        '<details id="environment"><summary>Environment</summary><table><tbody>'
+        + "".join(f"<tr><th>{escape(key)}</th><td>{escape(value)}</td></tr>" for key, value in rows)
+        + "</tbody></table></details>\n"
+    )
 
 
 _VIEWER = """<nav class="filters" id="toolbar">

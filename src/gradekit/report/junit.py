@@ -6,7 +6,8 @@ turn graded (input, output, expected, tool calls, transcript) when the report ca
 the failing results' messages. A turn not run because an earlier error ended its case is a
 testcase of its own, `CASE [turn N]`, holding a `<skipped>`: CI systems give a testcase one
 status and Jenkins ranks `skipped` above `error`, so a `<skipped>` in the case's testcase would
-hide the error that ended it.
+hide the error that ended it. The run's environment (versions, the suite's hash, who provided
+each kind) is in the testsuite's `<properties>`.
 
 The document follows the JUnit schema of Jenkins' xunit plugin (junit-10.xsd), which the other
 readers accept too: `<testsuites>` carries only name, tests, failures, errors and time.
@@ -188,10 +189,15 @@ def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], bo
         f'  <testsuite name="{name}" {totals} skipped="{counts["skipped"]}" {time} '
         f'timestamp="{timestamp}" hostname="{_attr(hostname)}">\n'
     )
-    if not report.complete:
-        out.write(
-            '    <properties>\n      <property name="gradekit.complete" value="false"/>\n'
-            "    </properties>\n"
+    properties = [] if report.complete else [("gradekit.complete", "false")]
+    if report.environment is not None:
+        properties += report.environment.properties()
+    if properties:
+        out.write("    <properties>\n")
+        out.writelines(
+            f'      <property name="{_attr(key)}" value="{_attr(value)}"/>\n'
+            for key, value in properties
         )
+        out.write("    </properties>\n")
     shutil.copyfileobj(body, out)
     out.write("  </testsuite>\n</testsuites>\n")

@@ -137,6 +137,7 @@ def render_markdown(
     lines = [
         f"## gradekit: {_cell(report.suite)} {verdict}",
         "",
+        *_environment(report),
         *_counts_table(report),
         "",
         *_graders_table(report),
@@ -177,6 +178,29 @@ def write_markdown(
     text = render_markdown(report, cases, max_bytes=max_bytes)
     with atomic_text(path) as out:
         out.write(text)
+
+
+def _environment(report: SuiteReport) -> list[str]:
+    """One line: the versions, the suite's hash, and who provided the kinds (by provider)."""
+    environment = report.environment
+    if environment is None:
+        return []
+    parts = [f"gradekit {environment.gradekit or '?'}", f"Python {environment.python}"]
+    if environment.suite_sha256 is not None:
+        parts.append(f"suite sha256 `{environment.suite_sha256[:12]}`")
+    providers: dict[str, list[str]] = {}
+    for kind, source in sorted(environment.kinds.items()):
+        providers.setdefault(source.label(), []).append(kind)
+    if providers:
+        parts.append(
+            "kinds: "
+            + "; ".join(
+                f"{_cell(label)} ({', '.join(_cell(kind) for kind in kinds[:MAX_LINES])}"
+                + (f", … {len(kinds) - MAX_LINES} more)" if len(kinds) > MAX_LINES else ")")
+                for label, kinds in list(providers.items())[:MAX_LINES]
+            )
+        )
+    return [" · ".join(parts), ""]
 
 
 def _counts_table(report: SuiteReport) -> list[str]:

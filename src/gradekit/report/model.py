@@ -12,6 +12,7 @@ import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
+from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
 
 __all__ = [
@@ -362,6 +363,7 @@ class SuiteReport:
     `cases` holds the case reports in the suite's order, unless the run was asked not to keep
     them (a run of millions of cases streams them to `on_case` and a JSONL file instead); then
     `summary` is still exact, because it was accumulated as the cases finished.
+    `environment`: what the run was made with (versions, the suite's hash); None when unknown.
     """
 
     suite: str
@@ -369,6 +371,7 @@ class SuiteReport:
     complete: bool = True
     duration_ms: float = 0.0
     stored_summary: Summary | None = None
+    environment: Environment | None = None
 
     @property
     def summary(self) -> Summary:
@@ -391,5 +394,6 @@ class SuiteReport:
             "complete": self.complete,
             "duration_ms": self.duration_ms,
             "summary": self.summary.to_dict(),
+            **({} if self.environment is None else {"environment": self.environment.to_dict()}),
             "cases": [case.to_dict() for case in self.cases],
         }

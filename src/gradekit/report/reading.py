@@ -8,9 +8,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from gradekit._errors import ConfigError
+from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, SuiteReport
 
-__all__ = ["Run", "read_run"]
+__all__ = ["Run", "read_report", "read_run"]
 
 
 Run = SuiteReport | Iterable[CaseReport] | str | os.PathLike[str]
@@ -19,10 +20,18 @@ Run = SuiteReport | Iterable[CaseReport] | str | os.PathLike[str]
 def read_run(run: Run) -> list[CaseReport]:
     """The case reports of a run: a `SuiteReport`, case reports, or the path of a JSON report
     or a `--resume` log (JSONL); a file that is neither is a ConfigError naming it."""
+    return list(read_report(run).cases)
+
+
+def read_report(run: Run) -> SuiteReport:
+    """A run as a `SuiteReport` (see `read_run` for what `run` may be). From a JSON report:
+    its suite name, completeness, duration, `environment` (None in a report of an older
+    gradekit) and cases, the summary counted again from the cases. From a results log or
+    case reports: the cases alone (the log's file name as the suite's name, no environment)."""
     if isinstance(run, SuiteReport):
-        return list(run.cases)
+        return run
     if not isinstance(run, (str, os.PathLike)):
-        return list(run)
+        return SuiteReport(suite="", cases=tuple(run))
     path = Path(run)
     try:
         text = path.read_text(encoding="utf-8")
@@ -34,16 +43,24 @@ def read_run(run: Run) -> list[CaseReport]:
         data = json.loads(text)
     except json.JSONDecodeError:
         data = None
-    if isinstance(data, Mapping) and isinstance(data.get("cases"), list):
-        items = data["cases"]
-    else:
+    if not (isinstance(data, Mapping) and isinstance(data.get("cases"), list)):
         from gradekit.report.jsonl import read_cases
 
-        return [case for _, case in read_cases(path)]
+        return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
     try:
-        return [CaseReport.from_dict(item) for item in items]
+        cases = tuple(CaseReport.from_dict(item) for item in data["cases"])
     except (KeyError, TypeError, ValueError) as error:
         raise ConfigError(
             f"{path} is not a gradekit report: a case lacks {error}; give a JSON report "
             "(gradekit run -o) or a results log (--resume)"
         ) from None
+    environment = data.get("environment")
+    return SuiteReport(
+        suite=str(data.get("suite", path.stem)),
+        cases=cases,
+        complete=bool(data.get("complete", True)),
+        duration_ms=float(data.get("duration_ms", 0.0)),
+        environment=Environment.from_dict(environment)
+        if isinstance(environment, Mapping)
+        else None,
+    )

@@ -20,6 +20,7 @@ import attrs
 
 from gradekit._errors import SelectionError, WriteError
 from gradekit.report.model import CaseReport, SuiteReport, Summary, SummaryBuilder
+from gradekit.run.environment import EnvironmentNotes
 from gradekit.run.executor import Execution, Executor, remote_run
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
@@ -49,6 +50,8 @@ class Collection:
         selection: Selection | None,
         log: ResultsLog | None,
     ) -> None:
+        self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
+        suite = self.notes.suite
         self.suite = suite
         self.settings = settings
         self.jobs = jobs
@@ -117,6 +120,7 @@ class Collection:
             complete=complete,
             duration_ms=(time.perf_counter() - started) * 1000.0,
             stored_summary=self._summary(),
+            environment=self.notes.environment(),
         )
         if failure is None and self.index is not None:
             failure = self.index.failure  # the log broke while the run was stopping

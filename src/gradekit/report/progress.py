@@ -1,0 +1,281 @@
+"""Progress while `gradekit run` grades and while it writes the reports, on stderr.
+
+On a terminal, a live bar: cases done of the total, passed / failed / errored, the rate, the
+elapsed time and an ETA from the rate so far (`ETA --` for the first half second). In CI or on
+a pipe (`gradekit.report.terminal` decides), a plain line every few seconds instead, and one at
+the end when any was printed. Writing each report prints a line when it starts and when it is
+done, and the cases written so far while it lasts. rich draws the bar when it is installed;
+it is imported here, only when a bar is drawn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Final, TextIO
+
+from gradekit.report import terminal
+
+__all__ = ["Progress", "ReportsProgress", "eta_text"]
+
+_ETA_AFTER: Final = 0.5
+"""Seconds of grading before the rate is trusted for an ETA."""
+
+
+def eta_text(done: int, total: int | None, elapsed: float) -> str:
+    """`ETA 1m42s` from the rate so far; `ETA --` until enough is known; "" with no total."""
+    if total is None:
+        return ""
+    if done >= total:
+        return "ETA 0s"
+    if done == 0 or elapsed < _ETA_AFTER:
+        return "ETA --"
+    left = math.ceil((total - done) * elapsed / done)
+    if left < 60:
+        return f"ETA {left}s"
+    if left < 3600:
+        return f"ETA {left // 60}m{left % 60:02d}s"
+    return f"ETA {left // 3600}h{left % 3600 // 60:02d}m"
+
+
+def _percent(done: int, total: int) -> str:
+    """Rounded down: 100% only once every case is done."""
+    return f"{done * 100 // total}%"
+
+
+def _rich() -> bool:
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _Ticker:
+    """Calls `draw()` every `interval` seconds from a thread of its own until stopped."""
+
+    def __init__(self, interval: float, draw: Callable[[], None]) -> None:
+        self._stop = threading.Event()
+        self._interval = interval
+        self._draw = draw
+        self._thread = threading.Thread(target=self._loop, name="gradekit-progress", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._draw()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class Progress:
+    """Cases graded (of the total, when known) by outcome, the rate and an ETA, on `stream`.
+
+    Draws only when `enabled`: a live bar when `terminal.draws_bar(stream)`, else plain lines.
+    `advance(outcome)` may be called from any thread.
+    """
+
+    def __init__(self, total: int | None, *, enabled: bool, stream: TextIO = sys.stderr) -> None:
+        self._total = total
+        self._enabled = enabled
+        self._stream = stream
+        self.live = enabled and terminal.draws_bar(stream)
+        """Whether a live bar is drawn (else lines, when enabled)."""
+        self._colour = terminal.colour(stream)
+        self._start = time.monotonic()
+        self._counts = {"pass": 0, "fail": 0, "error": 0}
+        self._done = 0
+        self._lock = threading.Lock()
+        self._last_draw = 0.0
+        self._lines = 0
+        self._bar: Any = None
+        self._task: Any = None
+        self._ticker: _Ticker | None = None
+
+    def __enter__(self) -> Progress:
+        self._start = time.monotonic()
+        if self.live and _rich():
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
+
+            known = self._total is not None
+            self._bar = Bar(
+                TextColumn("grading"),
+                BarColumn(),
+                MofNCompleteColumn() if known else TextColumn("{task.completed}"),
+                TextColumn("cases"),
+                TextColumn("{task.fields[counts]}"),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[eta]}"),
+                console=terminal.rich_console(self._stream),
+            )
+            self._task = self._bar.add_task(
+                "grading",
+                total=self._total,
+                counts=self._counts_text(markup=True),
+                rate="",
+                eta=eta_text(0, self._total, 0.0),
+            )
+            self._bar.start()
+        elif self._enabled and not self.live:
+            self._ticker = _Ticker(terminal.progress_interval(), self._line)
+        return self
+
+    def advance(self, outcome: str = "pass") -> None:
+        """Count one more case as done, with its outcome (`pass`, `fail`, `error`)."""
+        if not self._enabled:
+            return
+        with self._lock:
+            self._done += 1
+            self._counts[outcome] = self._counts.get(outcome, 0) + 1
+            if not self.live:
+                return
+            now = time.monotonic()
+            if self._bar is not None:
+                if now - self._last_draw >= 0.05 or self._done == self._total:
+                    self._last_draw = now
+                    self._bar.update(
+                        self._task,
+                        completed=self._done,
+                        counts=self._counts_text(markup=True),
+                        rate=self._rate(now),
+                        eta=eta_text(self._done, self._total, now - self._start),
+                    )
+            elif now - self._last_draw >= 0.1:
+                self._last_draw = now
+                self._draw_plain(now)
+
+    def _rate(self, now: float) -> str:
+        return f"{self._done / max(now - self._start, 1e-9):,.1f}/s"
+
+    def _counts_text(self, *, markup: bool = False) -> str:
+        parts = []
+        for outcome, word in (("pass", "passed"), ("fail", "failed"), ("error", "errored")):
+            text = f"{self._counts[outcome]:,} {word}"
+            if markup and self._counts[outcome] and outcome != "pass":
+                text = f"[{terminal.STYLES[outcome]}]{text}[/]"
+            elif not markup and self._counts[outcome] and outcome != "pass":
+                text = terminal.paint(text, outcome, self._colour)
+            parts.append(text)
+        return ", ".join(parts)
+
+    def _draw_plain(self, now: float) -> None:
+        """The bar without rich: one line redrawn in place."""
+        total = "" if self._total is None else f"/{self._total:,}"
+        elapsed = time.strftime("%H:%M:%S", time.gmtime(now - self._start))
+        eta = eta_text(self._done, self._total, now - self._start)
+        self._stream.write(
+            f"\rgrading {self._done:,}{total} cases  {self._counts_text()}  {self._rate(now)}  "
+            f"{elapsed}  {eta} "
+        )
+        self._stream.flush()
+
+    def _line(self) -> None:
+        """A plain progress line (CI, a pipe)."""
+        with self._lock:
+            now = time.monotonic()
+            elapsed = now - self._start
+            done = f"{self._done:,}"
+            if self._total is not None:
+                share = f" ({_percent(self._done, self._total)})" if self._total else ""
+                done = f"{self._done:,}/{self._total:,} cases{share}"
+            else:
+                done += " cases"
+            rate = f"{self._done / max(elapsed, 1e-9):,.0f} cases/s"
+            eta = eta_text(self._done, self._total, elapsed)
+            tail = f", {eta}" if eta else ""
+            self._stream.write(f"graded {done}: {self._counts_text()}, {rate}{tail}\n")
+            self._stream.flush()
+            self._lines += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.update(
+                self._task,
+                completed=self._done,
+                counts=self._counts_text(markup=True),
+                rate=self._rate(time.monotonic()),
+                eta=eta_text(self._done, self._total, self.elapsed),
+            )
+            self._bar.stop()
+        elif self._ticker is not None:
+            self._ticker.stop()
+            if self._lines:  # the last line says where it ended
+                self._line()
+        elif self.live:
+            self._draw_plain(time.monotonic())
+            self._stream.write("\n")
+            self._stream.flush()
+
+    @property
+    def enabled(self) -> bool:
+        """Whether it draws anything."""
+        return self._enabled
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds since the progress started."""
+        return time.monotonic() - self._start
+
+
+class ReportsProgress:
+    """Says on `stream` when each report is being written and when it is done; while it is
+    written, the cases written so far (redrawn on a terminal, a line every few seconds in CI
+    or on a pipe). `writing(path, total)` is the context of one report; it yields `tick`, to
+    call once per case written."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self._stream = stream
+        self._live = terminal.draws_bar(stream)
+        self._interval = terminal.progress_interval()
+
+    @contextlib.contextmanager
+    def writing(self, path: str, total: int) -> Iterator[Callable[[], None]]:
+        """Around the writing of the report at `path`, of `total` cases."""
+        out = self._stream
+        start = time.monotonic()
+        written = 0
+        last = start
+        shown = 0  # the length of the text last drawn after the path (a terminal)
+        out.write(f"writing {path} ..." if self._live else f"writing {path} ...\n")
+        out.flush()
+        every = 0.1 if self._live else self._interval
+
+        def tick() -> None:
+            nonlocal written, last, shown
+            written += 1
+            if written & 255:  # the clock is read once every 256 cases
+                return
+            now = time.monotonic()
+            if now - last < every:
+                return
+            last = now
+            share = f" ({_percent(written, total)})" if total else ""
+            text = f"{written:,}/{total:,} cases{share}"
+            if self._live:
+                out.write(f"\rwriting {path} ... {text}")
+                shown = len(text)
+            else:
+                out.write(f"writing {path}: {text} written\n")
+            out.flush()
+
+        ok = False
+        try:
+            yield tick
+            ok = True
+        finally:
+            took = time.monotonic() - start
+            outcome = f"done in {took:.1f} s" if ok else "failed"
+            if self._live:  # over the count drawn last, if any
+                pad = " " * max(shown - len(outcome), 0)
+                out.write(f"\rwriting {path} ... {outcome}{pad}\n" if shown else f" {outcome}\n")
+            else:
+                out.write(f"writing {path} ... {outcome}\n")
+            out.flush()
