@@ -18,17 +18,24 @@ def gradekit(tmp_path: Path) -> Run:
     command = gradekit_command()
 
     def run(
-        *args: str, cwd: Path | None = None, timeout: float = 120
+        *args: str, cwd: Path | None = None, timeout: float = 120, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
-        env["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
+        # Not GitHub's variables of a CI job running these tests (they turn annotations on):
+        # a test that wants them passes `env`.
+        environment = {
+            key: value
+            for key, value in os.environ.items()
+            if key != "COLUMNS" and not key.startswith("GITHUB_")
+        }
+        environment["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
+        environment.update(env or {})
         return subprocess.run(
             [command, *args],
             cwd=cwd or tmp_path,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env=env,
+            env=environment,
             stdin=subprocess.DEVNULL,
         )
 
