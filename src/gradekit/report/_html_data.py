@@ -120,7 +120,7 @@ class ViewerData:
         if self._marks is not None:
             mark = self._marks.mark(report)
             self._baseline.append(ord(mark[0]))
-            text = self._marks.mark_text(text)
+            text = self._marks.mark_text(text, mark)
         self._add_line(_utf8(script_safe(text)))
         self.count += 1
 

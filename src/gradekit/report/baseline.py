@@ -18,10 +18,10 @@ from typing import Any, Final
 import attrs
 
 from gradekit.report.compare import Mark, Outcome, mark_of
-from gradekit.report.model import CaseReport, SuiteReport, outcome_of
-from gradekit.report.reading import Run, read_run
+from gradekit.report.model import CaseReport
+from gradekit.report.reading import Run, outcome_of_data, read_outcomes
 
-__all__ = ["MARKS", "MAX_NAMED", "Baseline", "BaselineMarks", "BaselineTally", "marked"]
+__all__ = ["MARKS", "MAX_NAMED", "Baseline", "BaselineMarks", "BaselineTally"]
 
 MARKS: Final[tuple[Mark, ...]] = ("regressed", "fixed", "new", "unchanged")
 """Every mark, in the order the reports list them (what got worse first)."""
@@ -46,9 +46,9 @@ class Baseline:
             return run
         source = os.fspath(run) if isinstance(run, (str, os.PathLike)) else ""
         outcomes: dict[str, Outcome] = {}
-        for case in read_run(run):
-            outcomes.pop(case.name, None)  # a case read again keeps its place at the end
-            outcomes[case.name] = case.outcome  # type: ignore[assignment]
+        for name, outcome in read_outcomes(run):
+            outcomes.pop(name, None)  # a case read again keeps its place at the end
+            outcomes[name] = outcome
         return cls(source, outcomes)
 
     def mark(self, case: CaseReport) -> Mark:
@@ -57,9 +57,7 @@ class Baseline:
 
     def mark_data(self, data: Mapping[str, Any]) -> Mark:
         """`mark` of a case's JSON form."""
-        error = bool(data.get("errored")) or data.get("error") is not None
-        now = outcome_of(bool(data.get("passed")), error)
-        return mark_of(self.outcomes.get(str(data.get("name"))), now)
+        return mark_of(self.outcomes.get(str(data.get("name"))), outcome_of_data(data))
 
     def tally(self) -> BaselineTally:
         """A fresh count of the marks of a run's cases."""
@@ -106,13 +104,15 @@ class BaselineMarks:
         """The case's JSON form with its mark, the key `baseline`."""
         return {**case.to_dict(), "baseline": self.mark(case)}
 
-    def mark_text(self, text: str) -> str:
+    def mark_text(self, text: str, mark: Mark | None = None) -> str:
         """A case's JSON text (one line, as the results log holds it) with its mark added as
-        the key `baseline`."""
-        data = json.loads(text)
-        if "baseline" in data:  # marked before: the mark is replaced, not repeated
-            return json.dumps(self.marked_dict(data), ensure_ascii=False)
-        return f'{text.rstrip()[:-1]}, "baseline": "{self.baseline.mark_data(data)}"}}'
+        the key `baseline`; `mark`: the case's, when known (the text is then not parsed)."""
+        if mark is None or '"baseline"' in text:
+            data = json.loads(text)
+            if "baseline" in data:  # marked before: the mark is replaced, not repeated
+                return json.dumps(self.marked_dict(data), ensure_ascii=False)
+            mark = self.baseline.mark_data(data)
+        return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
 
     def marked_dict(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """A case's JSON form with its mark added as the key `baseline`."""
@@ -131,22 +131,33 @@ class BaselineTally:
 
     def add(self, case: CaseReport) -> Mark:
         """Count one case of the run; its mark."""
-        mark = self._baseline.mark(case)
-        self._counts[mark] += 1
-        names = self._names[mark]
-        if len(names) < MAX_NAMED:
-            names.append(case.name)
-        if case.name in self._baseline.outcomes:
-            self._seen.add(case.name)
-        if mark == "unchanged" and case.outcome != "pass":
-            self._still_failing += 1
-        return mark
+        return self._count(case.name, case.outcome)  # type: ignore[arg-type]
 
     def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
         """Count every case of `cases`; this tally."""
         for case in cases:
             self.add(case)
         return self
+
+    def add_texts(self, texts: Iterable[str]) -> BaselineTally:
+        """Count every case of `texts`, their JSON texts (a results log's lines), read only
+        for the name and the verdict; this tally."""
+        for text in texts:
+            data = json.loads(text)
+            self._count(str(data["name"]), outcome_of_data(data))
+        return self
+
+    def _count(self, name: str, outcome: Outcome) -> Mark:
+        mark = mark_of(self._baseline.outcomes.get(name), outcome)
+        self._counts[mark] += 1
+        names = self._names[mark]
+        if len(names) < MAX_NAMED:
+            names.append(name)
+        if name in self._baseline.outcomes:
+            self._seen.add(name)
+        if mark == "unchanged" and outcome != "pass":
+            self._still_failing += 1
+        return mark
 
     def marks(self) -> BaselineMarks:
         """The marks counted so far."""
@@ -160,7 +171,3 @@ class BaselineTally:
             still_failing=self._still_failing,
         )
 
-
-def marked(report: SuiteReport, baseline: Baseline, cases: Iterable[CaseReport]) -> SuiteReport:
-    """`report` carrying the marks of `cases` (every case of its run) against `baseline`."""
-    return attrs.evolve(report, baseline=baseline.tally().add_all(cases).marks())

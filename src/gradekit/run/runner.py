@@ -152,7 +152,7 @@ def run_suite(
             return report
         if tally is None:
             assert log is not None
-            tally = base.tally().add_all(log.cases())
+            tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks())
 
 
