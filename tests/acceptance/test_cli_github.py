@@ -115,6 +115,11 @@ def test_annotations_point_at_the_cases_and_the_summary_is_appended(
     assert [name for name, _, _ in _commands(asked.stdout)] == ["error", "error", "notice"]
     # Not asked for, not in GitHub: plain output.
     assert "::" not in gradekit("run", "evals/suite.yaml", "-q").stdout
+    # A summary file that cannot be written is a report that could not be written: exit 3.
+    folder = {**env, "GITHUB_STEP_SUMMARY": str(tmp_path / "evals")}
+    unwritten = gradekit("run", "evals/suite.yaml", "-q", env=folder)
+    assert unwritten.returncode == 3, unwritten.stderr
+    assert f"cannot write {tmp_path / 'evals'}" in unwritten.stderr
 
 
 def test_at_most_50_annotations_then_a_notice_counting_the_rest(

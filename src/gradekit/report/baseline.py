@@ -170,4 +170,3 @@ class BaselineTally:
             removed_names=tuple(removed[:MAX_NAMED]),
             still_failing=self._still_failing,
         )
-
