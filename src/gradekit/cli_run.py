@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
+from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import whole_number
@@ -22,6 +24,7 @@ from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
     from gradekit._errors import WriteError
+    from gradekit.report.baseline import Baseline
     from gradekit.report.model import SuiteReport
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
@@ -143,6 +146,8 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (("-q", "--quiet"), {"action": "store_true", "help": "no progress and no summary"}),
     *SELECT_OPTIONS,
     *GATE_OPTIONS,
+    *BASELINE_OPTIONS,
+    *ANNOTATION_OPTIONS,
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
 
@@ -196,8 +201,10 @@ def run(args: argparse.Namespace) -> int:
         raise Invalid("gradekit: --max-text bounds the samples --no-samples leaves out; give one")
     try:
         selection = selection_of(args)
+        baseline = baseline_of(args)
     except ConfigError as error:
         raise Invalid(str(error)) from error
+    github = github_wanted(args)
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)
@@ -210,12 +217,13 @@ def run(args: argparse.Namespace) -> int:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
                 probe(path)  # refused before anything is graded
             sweep()  # what killed runs left in the temp folder
-            log = stack.enter_context(ResultsLog(args.resume)) if args.resume or targets else None
+            wanted_log = args.resume or targets or github  # the cases are read back from it
+            log = stack.enter_context(ResultsLog(args.resume)) if wanted_log else None
         except WriteError as error:
             raise Invalid(f"gradekit: {error}; nothing was graded") from error
         executor = stack.enter_context(_executor(args))
         final, failures = _grade(
-            args, suite, selection, log, progress, executor=executor, keep=show
+            args, suite, selection, log, progress, executor=executor, keep=show, baseline=baseline
         )
         warn(suite, shown)  # those of the dataset's lines
         final = _with_judge(final, _judge.statistics())
@@ -230,6 +238,10 @@ def run(args: argparse.Namespace) -> int:
                 print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
             print_summary(final, failing, sys.stdout)
             _judge.print_statistics(sys.stdout)
+        if github and log is not None:
+            failures += report_to_github(
+                final, suite, failing=log.failing(), cases=log.cases(), out=sys.stdout
+            )
     return _exit_code(final, failures, args)
 
 
@@ -242,6 +254,7 @@ def _grade(
     *,
     executor: Any,
     keep: bool,
+    baseline: Baseline | None = None,
 ) -> tuple[SuiteReport, list[WriteError]]:
     """Run the suite as the arguments say; the report, and the results log's write failure."""
     from gradekit import run_suite
@@ -267,6 +280,7 @@ def _grade(
                 max_text=4096 if args.max_text is None else args.max_text,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
+                baseline=baseline,
             )
         except SelectionError as error:
             raise Invalid(f"gradekit: {error}") from error
@@ -334,6 +348,8 @@ def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Na
         return 128 + signum
     if failures:
         return EXIT_UNWRITTEN
+    regressed = regressions(final.baseline, sys.stderr)  # a regression fails even the gates
     if gates_given(args):  # the gates decide, not every case
-        return EXIT_FAILED if failed_gates(args, final.summary, sys.stderr) else EXIT_PASSED
+        failed = failed_gates(args, final.summary, sys.stderr)
+        return EXIT_FAILED if failed or regressed else EXIT_PASSED
     return EXIT_PASSED if final.passed else EXIT_FAILED

@@ -18,19 +18,26 @@ def gradekit(tmp_path: Path) -> Run:
     command = gradekit_command()
 
     def run(
-        *args: str, cwd: Path | None = None, timeout: float = 120
+        *args: str, cwd: Path | None = None, timeout: float = 120, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        # What a plain pipe shows: no colour forced or refused, no CI mode, the usual interval.
+        # What a plain pipe shows: no colour forced or refused, no CI mode, the usual interval,
+        # and not GitHub's variables of a CI job running these tests (they turn annotations
+        # on): a test that wants any of them passes `env`.
         quiet = {"COLUMNS", "CI", "NO_COLOR", "FORCE_COLOR", "GRADEKIT_PROGRESS_INTERVAL"}
-        env = {key: value for key, value in os.environ.items() if key not in quiet}
-        env["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
+        environment = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in quiet and not key.startswith("GITHUB_")
+        }
+        environment["COLUMNS"] = "200"  # wide tables, so lines are not wrapped in assertions
+        environment.update(env or {})
         return subprocess.run(
             [command, *args],
             cwd=cwd or tmp_path,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env=env,
+            env=environment,
             stdin=subprocess.DEVNULL,
         )
 

@@ -12,8 +12,11 @@ without building any markup from it. The index is one JSON object of columns:
 `outcome` holds one letter a case (pass, fail, error); an errored case's `score` is null (it
 has none to show). `gc[i]` counts case i's entries in `gv`, each `grader id * 3 + outcome`
 (0 pass, 1 fail, 2 error: that grader's worst result in the case); `tc`/`tv` list tag ids the
-same way. The cases follow, one JSON object a line, in `<script type="application/x-ndjson"
-id="gk-cases-K">` elements; `chunks[K]` is the index of chunk K's first case.
+same way. With a baseline (`SuiteReport.baseline`), `"baseline"` holds one letter a case:
+`r` regressed, `f` fixed, `n` new, `u` unchanged, and each case line its mark (the JSON
+report's `baseline` key). The cases follow, one JSON object a line, in `<script
+type="application/x-ndjson" id="gk-cases-K">` elements; `chunks[K]` is the index of chunk K's
+first case.
 
 Memory stays small for any run: the case lines and the names go to temporary files as the
 cases stream past, the other columns into compact arrays.
@@ -28,9 +31,12 @@ import shutil
 import tempfile
 from array import array
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from gradekit.report._case_data import CaseView, case_tags
+
+if TYPE_CHECKING:
+    from gradekit.report.baseline import BaselineMarks
 
 __all__ = ["ViewerData", "script_safe"]
 
@@ -62,10 +68,13 @@ def _utf8(text: str) -> bytes:
 
 
 class ViewerData:
-    """Collects the index columns and the case lines of a page, one case at a time."""
+    """Collects the index columns and the case lines of a page, one case at a time; `marks`:
+    each case's mark against a baseline, when the report has one."""
 
-    def __init__(self) -> None:
+    def __init__(self, marks: BaselineMarks | None = None) -> None:
         self.count = 0
+        self._marks = marks
+        self._baseline = bytearray()
         self._cases: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         self._names: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
         self._chunk_starts = array("I")
@@ -108,6 +117,10 @@ class ViewerData:
         text = view.text
         if text is None or "\n" in text:  # a results log's line is kept as it is
             text = _encode(view.data)
+        if self._marks is not None:
+            mark = self._marks.mark(report)
+            self._baseline.append(ord(mark[0]))
+            text = self._marks.mark_text(text, mark)
         self._add_line(_utf8(script_safe(text)))
         self.count += 1
 
@@ -146,6 +159,8 @@ class ViewerData:
         out.write(b', "tags": ' + _utf8(script_safe(_encode(list(self._tags)))))
         self._numbers(out, "tc", self._tag_counts)
         self._numbers(out, "tv", self._tag_codes)
+        if self._marks is not None:
+            out.write(b', "baseline": "' + bytes(self._baseline) + b'"')
         self._numbers(out, "chunks", self._chunk_starts)
         out.write(b"}")
 

@@ -24,12 +24,29 @@ __all__ = [
     "CaseChange",
     "Comparison",
     "FailOn",
+    "Mark",
     "ScoreChange",
     "compare",
+    "mark_of",
     "parse_fail_on",
 ]
 
 Outcome = Literal["pass", "fail", "error"]
+
+Mark = Literal["new", "fixed", "regressed", "unchanged"]
+"""How a case of a run compares with the same case (by name) in its baseline."""
+
+
+def mark_of(was: Outcome | None, now: Outcome) -> Mark:
+    """The one rule `compare` and `gradekit run --baseline` share: `new` (not in the baseline,
+    `was` None), `regressed` (passing before, failing or erroring now), `fixed` (failing or
+    erroring before, passing now), else `unchanged` (a failure that now errors included)."""
+    if was is None:
+        return "new"
+    if was == "pass":
+        return "unchanged" if now == "pass" else "regressed"
+    return "fixed" if now == "pass" else "unchanged"
+
 
 FAIL_ON_RULES: Final = ("regressions", "new-errors", "score-drop")
 """What `--fail-on` may name: `regressions` (passing before, failing or erroring now),
@@ -203,11 +220,12 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
         change = CaseChange(name, was, now)
         if was == now:
             unchanged += 1
-        if was == "pass" and now != "pass":
+        mark = mark_of(was, now)
+        if mark == "regressed":
             regressed.append(change)
         if now == "error" and was != "error":
             new_errors.append(change)
-        if now == "pass" and was != "pass":
+        if mark == "fixed":
             fixed.append(change)
         old_scores = _scores(old)
         for (turn, grader), score in _scores(case).items():

@@ -120,6 +120,11 @@ def print_summary(
             _grader_rows(s),
             stream,
         )
+    marks = report.baseline
+    if marks is not None:
+        from gradekit.report.baseline_views import print_baseline
+
+        print_baseline(marks, stream, limit=limit)
     shown = list(itertools.islice(failing, limit))
     if shown:
         count = s.failed + s.errored
@@ -127,8 +132,10 @@ def print_summary(
         stream.write(f"\ncases that did not pass ({count}):\n")
         coloured = terminal.colour(stream)
         for case in shown:
+            mark = "" if marks is None else marks.mark(case)
+            said = f"  ({mark})" if mark in ("regressed", "new") else ""
             label = terminal.paint(f"{case.outcome.upper():5}", case.outcome, coloured)
-            stream.write(f"  {label}  {case.name}\n")
+            stream.write(f"  {label}  {case.name}{said}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, view_of
+from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._text import duration, graded_rate, percent
@@ -69,6 +70,8 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
         )
         + f'<div class="count"><b>{duration(report.duration_ms)}</b> duration</div></div>\n'
     )
+    if report.baseline is not None:
+        out.write(baseline_counts(report.baseline, _link))
     if summary.graders:
         opened = " open" if len(summary.graders) <= 12 else ""
         out.write(
@@ -121,6 +124,10 @@ _VIEWER = """<nav class="filters" id="toolbar">
 <option value="pass">passed</option></select>
 <select id="grader" aria-label="Grader"><option value="">every grader</option></select>
 <select id="tag" aria-label="Tag"><option value="">every tag</option></select>
+<select id="baseline" aria-label="Against the baseline" hidden>
+<option value="">against the baseline: all</option><option value="regressed">regressed</option>
+<option value="fixed">fixed</option><option value="new">new</option>
+<option value="unchanged">unchanged</option></select>
 <select id="sort" aria-label="Sort"><option value="outcome">failures and errors first</option>
 <option value="score">lowest score first</option><option value="-score">highest score first</option>
 <option value="-duration">slowest first</option><option value="duration">fastest first</option>
@@ -148,7 +155,7 @@ def write_html(
     `cases` replaces `report.cases` when given: `CaseReport`s, or their JSON forms (dicts, or
     the JSON texts of a results log), whose sample keys the page shows when present.
     """
-    data = ViewerData()
+    data = ViewerData(report.baseline)
     try:
         for item in report.cases if cases is None else cases:
             data.add(view_of(item))

@@ -34,8 +34,10 @@ def write_json(
         out.write(json.dumps(header, ensure_ascii=False)[:-1])
         out.write(', "cases": [')
         first = True
+        marks = report.baseline  # each case with its mark against the baseline, if any
         for case in report.cases if cases is None else cases:
             out.write("\n  " if first else ",\n  ")
-            out.write(case if isinstance(case, str) else case_json(case))
+            text = case if isinstance(case, str) else case_json(case)
+            out.write(text if marks is None else marks.mark_text(text))
             first = False
         out.write("\n]}\n")

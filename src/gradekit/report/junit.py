@@ -130,9 +130,10 @@ def _head(name: str, classname: str, milliseconds: float) -> str:
     )
 
 
-def _testcases(view: CaseView, classname: str) -> Iterable[tuple[str, str]]:
+def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple[str, str]]:
     """The `<testcase>` elements of a case, each with its status (pass, fail, error, skipped):
-    the case's own, then one per turn its case's error left unrun."""
+    the case's own, then one per turn its case's error left unrun. `mark`: the case's mark
+    against a baseline, said first in the `<system-out>` of a case that did not pass."""
     case = view.report
     skipped = [turn.index for turn in case.turns if turn.skipped]
     head = _head(case.name, classname, case.duration_ms)
@@ -144,7 +145,8 @@ def _testcases(view: CaseView, classname: str) -> Iterable[tuple[str, str]]:
         yield head + "/>\n", "pass"
     else:
         parts = _problems(view)
-        parts.append(f"      <system-out>{_text(_system_out(view))}</system-out>\n")
+        said = f"baseline: {mark}\n" if mark else ""
+        parts.append(f"      <system-out>{_text(said + _system_out(view))}</system-out>\n")
         yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
     note = "not run: an earlier error ended the case (fail_on_error)"
     for index in skipped:
@@ -164,19 +166,48 @@ def write_junit(
     `CaseReport`s or their JSON forms, whose samples go into failing cases' `<system-out>`.
     """
     counts = {"tests": 0, "fail": 0, "error": 0, "skipped": 0}
+    marks = report.baseline
+    changed: list[tuple[str, str]] = []  # (case, mark) of each case marked other than unchanged
     with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
         for item in report.cases if cases is None else cases:
-            for element, status in _testcases(view_of(item), report.suite):
+            view = view_of(item)
+            mark = "" if marks is None else marks.mark(view.report)
+            if mark and mark != "unchanged":
+                changed.append((view.report.name, mark))
+            for element, status in _testcases(view, report.suite, mark):
                 body.write(element)
                 counts["tests"] += 1
                 if status in counts:
                     counts[status] += 1
         body.seek(0)
         with atomic_text(path) as out:
-            _write_document(out, report, counts, body)
+            _write_document(out, report, counts, body, _properties(report, changed))
 
 
-def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], body: TextIO) -> None:
+def _properties(report: SuiteReport, changed: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The testsuite's properties: whether the run is incomplete, what made the report (versions,
+    the suite's hash, each kind's pack); with a baseline, its path,
+    the count of each mark and each case marked other than unchanged (`gradekit.baseline:NAME`
+    = its mark). Jenkins' schema allows properties on the testsuite only, not on a testcase."""
+    found = [] if report.complete else [("gradekit.complete", "false")]
+    if report.environment is not None:
+        found += report.environment.properties()
+    marks = report.baseline
+    if marks is not None:
+        found.append(("gradekit.baseline", marks.baseline.source))
+        counts = marks.to_dict().items()
+        found += [(f"gradekit.baseline.{key}", str(n)) for key, n in counts if key != "report"]
+        found += [(f"gradekit.baseline:{name}", mark) for name, mark in changed]
+    return found
+
+
+def _write_document(
+    out: TextIO,
+    report: SuiteReport,
+    counts: dict[str, int],
+    body: TextIO,
+    properties: list[tuple[str, str]],
+) -> None:
     timestamp = datetime.datetime.now().replace(microsecond=0).isoformat()
     hostname = socket.gethostname() or "localhost"
     totals = f'tests="{counts["tests"]}" failures="{counts["fail"]}" errors="{counts["error"]}"'
@@ -189,15 +220,10 @@ def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], bo
         f'  <testsuite name="{name}" {totals} skipped="{counts["skipped"]}" {time} '
         f'timestamp="{timestamp}" hostname="{_attr(hostname)}">\n'
     )
-    properties = [] if report.complete else [("gradekit.complete", "false")]
-    if report.environment is not None:
-        properties += report.environment.properties()
     if properties:
         out.write("    <properties>\n")
-        out.writelines(
-            f'      <property name="{_attr(key)}" value="{_attr(value)}"/>\n'
-            for key, value in properties
-        )
+        for key, value in properties:
+            out.write(f'      <property name="{_attr(key)}" value="{_attr(value)}"/>\n')
         out.write("    </properties>\n")
     shutil.copyfileobj(body, out)
     out.write("  </testsuite>\n</testsuites>\n")

@@ -71,15 +71,16 @@ def _code_block(text: str) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
-def _case_block(view: CaseView) -> str:
-    """One case that did not pass, folded in a `<details>` block."""
+def _case_block(view: CaseView, mark: str) -> str:
+    """One case that did not pass, folded in a `<details>` block; `mark`: its baseline mark
+    when it has one worth showing (`regressed`, `new`), else empty."""
     case = view.report
     outcome = case.outcome
     name = escape(one_line(_visible(case.name), 300))
     reasons = failing_lines(case)
     parts = [
         f"<details><summary>{_VERDICT_MARK[outcome]} <b>{name}</b>: "
-        f"{_OUTCOME_WORD[outcome]}</summary>",
+        f"{_OUTCOME_WORD[outcome]}{f' ({mark})' if mark else ''}</summary>",
         "",
         *(f"- {_code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
     ]
@@ -142,6 +143,11 @@ def render_markdown(
         "",
         *_graders_table(report),
     ]
+    marks = report.baseline
+    if marks is not None:
+        from gradekit.report.baseline_views import markdown_section
+
+        lines += markdown_section(marks, _cell)
     text = "\n".join(lines)
     budget = max_bytes - len(text.encode()) - 200  # room for the heading and the count below
     blocks: list[str] = []
@@ -153,7 +159,8 @@ def render_markdown(
         if more or len(blocks) >= MAX_LISTED:
             more += 1
             continue
-        block = _case_block(view)
+        mark = "" if marks is None else marks.mark(view.report)
+        block = _case_block(view, "" if mark == "unchanged" else mark)
         size = len(block.encode()) + 1
         if size > budget:
             more += 1

@@ -6,7 +6,7 @@ and `--resume` read those. Plain, frozen data."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -15,6 +15,8 @@ from gradekit._types import GradeResult
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
 
+if TYPE_CHECKING:
+    from gradekit.report.baseline import BaselineMarks
 __all__ = [
     "CaseReport",
     "GraderCounts",
@@ -372,6 +374,8 @@ class SuiteReport:
     duration_ms: float = 0.0
     stored_summary: Summary | None = None
     environment: Environment | None = None
+    baseline: BaselineMarks | None = None
+    """Each case marked against a baseline run (`run_suite(baseline=...)`); None without one."""
 
     @property
     def summary(self) -> Summary:
@@ -387,13 +391,14 @@ class SuiteReport:
         return self.complete and summary.passed == summary.cases
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON report of DESIGN.md."""
+        """The JSON report of DESIGN.md (a baseline adds `summary.baseline`, cases' `baseline`)."""
+        marks = self.baseline
         return {
             "suite": self.suite,
             "passed": self.passed,
             "complete": self.complete,
             "duration_ms": self.duration_ms,
-            "summary": self.summary.to_dict(),
+            "summary": {**self.summary.to_dict(), **({} if marks is None else marks.summary())},
             **({} if self.environment is None else {"environment": self.environment.to_dict()}),
-            "cases": [case.to_dict() for case in self.cases],
+            "cases": [c.to_dict() if marks is None else marks.marked(c) for c in self.cases],
         }

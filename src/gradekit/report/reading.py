@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from gradekit._errors import ConfigError
 from gradekit.report.environment import Environment
-from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
 
-__all__ = ["Run", "read_report", "read_run"]
+__all__ = ["Run", "outcome_of_data", "read_outcomes", "read_report", "read_run"]
 
 
 Run = SuiteReport | Iterable[CaseReport] | str | os.PathLike[str]
@@ -33,6 +34,53 @@ def read_report(run: Run) -> SuiteReport:
     if not isinstance(run, (str, os.PathLike)):
         return SuiteReport(suite="", cases=tuple(run))
     path = Path(run)
+    data = _report_data(path)
+    if data is None:
+        from gradekit.report.jsonl import read_cases
+
+        return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
+    try:
+        cases = tuple(CaseReport.from_dict(item) for item in data["cases"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise _not_a_report(path, error) from None
+    environment = data.get("environment")
+    return SuiteReport(
+        suite=str(data.get("suite", path.stem)),
+        cases=cases,
+        complete=bool(data.get("complete", True)),
+        duration_ms=float(data.get("duration_ms", 0.0)),
+        environment=Environment.from_dict(environment)
+        if isinstance(environment, Mapping)
+        else None,
+    )
+
+
+def read_outcomes(run: Run) -> Iterator[tuple[str, Outcome]]:
+    """`(name, outcome)` of each case of a run, in its order: what `read_run` reads, without
+    building the case reports of a JSON report (a baseline needs no more)."""
+    path = Path(run) if isinstance(run, (str, os.PathLike)) else None
+    data = None if path is None else _report_data(path)
+    if path is None or data is None:
+        for case in read_run(run):
+            yield case.name, case.outcome  # type: ignore[misc]
+        return
+    for item in data["cases"]:
+        try:
+            yield str(item["name"]), outcome_of_data(item)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise _not_a_report(path, error) from None
+
+
+def outcome_of_data(data: Mapping[str, Any]) -> Outcome:
+    """The outcome of a case's JSON form, as `CaseReport.outcome` says it (KeyError without
+    `passed`)."""
+    errored = bool(data.get("errored")) or data.get("error") is not None
+    return outcome_of(bool(data["passed"]), errored)
+
+
+def _report_data(path: Path) -> Mapping[str, Any] | None:
+    """The JSON report at `path` (with a `cases` list); None when the file is not one (a
+    results log)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -43,24 +91,13 @@ def read_report(run: Run) -> SuiteReport:
         data = json.loads(text)
     except json.JSONDecodeError:
         data = None
-    if not (isinstance(data, Mapping) and isinstance(data.get("cases"), list)):
-        from gradekit.report.jsonl import read_cases
+    if isinstance(data, Mapping) and isinstance(data.get("cases"), list):
+        return data
+    return None
 
-        return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
-    try:
-        cases = tuple(CaseReport.from_dict(item) for item in data["cases"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ConfigError(
-            f"{path} is not a gradekit report: a case lacks {error}; give a JSON report "
-            "(gradekit run -o) or a results log (--resume)"
-        ) from None
-    environment = data.get("environment")
-    return SuiteReport(
-        suite=str(data.get("suite", path.stem)),
-        cases=cases,
-        complete=bool(data.get("complete", True)),
-        duration_ms=float(data.get("duration_ms", 0.0)),
-        environment=Environment.from_dict(environment)
-        if isinstance(environment, Mapping)
-        else None,
+
+def _not_a_report(path: Path, error: Exception) -> ConfigError:
+    return ConfigError(
+        f"{path} is not a gradekit report: a case lacks {error}; give a JSON report "
+        "(gradekit run -o) or a results log (--resume)"
     )

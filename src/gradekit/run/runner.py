@@ -17,10 +17,13 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from gradekit._coroutines import run_sync
+from gradekit._errors import WriteError
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
+from gradekit.report.baseline import Baseline, BaselineTally
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
+from gradekit.report.reading import Run
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor
@@ -71,6 +74,7 @@ def run_suite(
     scheduler: str | None = None,
     samples: bool = True,
     max_text: int = 4096,
+    baseline: Run | Baseline | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -97,6 +101,10 @@ def run_suite(
     `samples`: each turn's report carries the sample it graded (input, output, expected, tool
     calls, a transcript's messages) and each case's its metadata, each text cut at `max_text`
     bytes with a marker saying how much was cut; False: the verdicts alone.
+    `baseline`: a run to compare with (the path of a JSON report or a results log, a
+    `SuiteReport`, case reports, or a `Baseline`; an unreadable one raises ConfigError before
+    anything is graded): `report.baseline` marks each case new, fixed, regressed or unchanged
+    against the baseline's case of the same name, and every report shows the marks.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -112,6 +120,7 @@ def run_suite(
         raise ValueError(f"max_text must be a whole number of bytes >= 1, got {max_text!r}")
     selection = as_selection(select)
     _check_sandbox(sandbox)
+    base = None if baseline is None else Baseline.load(baseline)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
     settings = Settings(
         timeout=suite.timeout if timeout is None else seconds(timeout),
@@ -128,8 +137,34 @@ def run_suite(
         assert log is None or isinstance(log, ResultsLog)
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
+        tally = None if base is None or log is not None else base.tally()
+        if tally is not None:  # no log to read the cases back from: counted as they end
+            on_case = _counting(tally, on_case)
         collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log)
-        return collection.run(executor, scheduler)
+        try:
+            report = collection.run(executor, scheduler)
+        except WriteError as error:
+            if base is not None and error.report is not None:
+                marks = base.tally().add_all(error.report.cases).marks()
+                error.report = attrs.evolve(error.report, baseline=marks)
+            raise
+        if base is None:
+            return report
+        if tally is None:
+            assert log is not None
+            tally = base.tally().add_texts(log.case_texts())
+        return attrs.evolve(report, baseline=tally.marks())
+
+
+def _counting(
+    tally: BaselineTally, on_case: Callable[[CaseReport], object] | None
+) -> Callable[[CaseReport], object]:
+    def counted(case: CaseReport) -> None:
+        tally.add(case)
+        if on_case is not None:
+            on_case(case)
+
+    return counted
 
 
 def _check_sandbox(sandbox: str | None) -> None:

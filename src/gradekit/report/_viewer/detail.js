@@ -158,7 +158,10 @@
         ? el("span", { "class": "no-score", text: "errored: no score" })
         : el("span", { text: "score " + GK.score(data.score) }),
       el("span", { text: turns.length + (turns.length === 1 ? " turn" : " turns") }),
-      el("span", { text: GK.ms(data.duration_ms) }));
+      el("span", { text: GK.ms(data.duration_ms) }),
+      typeof data.baseline === "string"
+        ? el("span", { "class": "mark " + data.baseline, text: data.baseline + " against the baseline" })
+        : null);
     var article = el("article", { "class": "case " + outcome, id: "case-detail", "data-name": data.name },
       el("h2", { text: GK.visible(data.name) }), facts);
     var tags = Array.isArray(data.tags) ? data.tags : [];

@@ -10,12 +10,14 @@
   var OUTCOME = { p: "pass", f: "fail", e: "error" };
   var LETTER = { pass: "p", fail: "f", error: "e" };
   var CODE = { pass: 0, fail: 1, error: 2 };
+  var MARK = { r: "regressed", f: "fixed", n: "new", u: "unchanged" };
   var SORTS = ["outcome", "score", "-score", "duration", "-duration", "name", "-name", "suite"];
 
   var idx = JSON.parse(document.getElementById("gk-index").textContent);
   var n = idx.n;
   var names = idx.names;
   var letters = idx.outcome;
+  var marks = idx.baseline || "";   /* one letter a case against the baseline; "" without one */
   var graderStart = offsets(idx.gc);
   var tagStart = offsets(idx.tc);
 
@@ -26,7 +28,7 @@
   }
 
   var ui = {};
-  ["filter", "outcome", "grader", "tag", "sort", "shown", "list", "rows", "spacer", "detail"].forEach(function (id) {
+  ["filter", "outcome", "grader", "tag", "baseline", "sort", "shown", "list", "rows", "spacer", "detail"].forEach(function (id) {
     ui[id] = document.getElementById(id);
   });
   function options(select, values) {
@@ -45,13 +47,13 @@
     var sort = p.get("sort") || "outcome";
     return {
       filter: p.get("filter") || "", outcome: p.get("outcome") || "", grader: p.get("grader") || "",
-      tag: p.get("tag") || "", sort: SORTS.indexOf(sort) >= 0 ? sort : "outcome", "case": p.get("case")
+      tag: p.get("tag") || "", baseline: p.get("baseline") || "", sort: SORTS.indexOf(sort) >= 0 ? sort : "outcome", "case": p.get("case")
     };
   }
 
   function writeAddress() {
     var p = new URLSearchParams();
-    ["filter", "outcome", "grader", "tag"].forEach(function (key) { if (state[key]) { p.set(key, state[key]); } });
+    ["filter", "outcome", "grader", "tag", "baseline"].forEach(function (key) { if (state[key]) { p.set(key, state[key]); } });
     if (state.sort !== "outcome") { p.set("sort", state.sort); }
     if (state["case"] !== null && state["case"] !== undefined) { p.set("case", state["case"]); }
     var hash = p.toString();
@@ -63,9 +65,10 @@
 
   function showState() {
     ui.tag.hidden = !idx.tags.length && !state.tag;   /* no tags in this report: no menu */
+    ui.baseline.hidden = !marks && !state.baseline;   /* no baseline: no menu */
     ui.filter.value = state.filter;
     ui.sort.value = state.sort;
-    [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag]].forEach(function (pair) {
+    [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["baseline", ui.baseline]].forEach(function (pair) {
       var select = pair[1];
       var value = state[pair[0]];
       if (value && !Array.prototype.some.call(select.options, function (o) { return o.value === value; })) {
@@ -148,7 +151,9 @@
     var tag = state.tag ? idx.tags.indexOf(state.tag) : -1;
     var code = state.outcome in CODE ? CODE[state.outcome] : -1;
     var letter = LETTER[state.outcome];
-    var none = (state.grader && grader < 0) || (state.tag && tag < 0) || (state.outcome && code < 0);
+    var mark = state.baseline && marks ? state.baseline.charAt(0) : "";
+    var none = (state.grader && grader < 0) || (state.tag && tag < 0) || (state.outcome && code < 0) ||
+      (state.baseline && (!marks || MARK[mark] !== state.baseline));
     var kept = new Uint32Array(none ? 0 : n);
     var count = 0;
     for (var k = 0; k < kept.length; k += 1) {
@@ -159,6 +164,7 @@
         if (got < 0 || (code >= 0 && got !== code)) { continue; }
       } else if (letter && letters.charAt(i) !== letter) { continue; }
       if (tag >= 0 && !has(tagStart, idx.tv, i, tag)) { continue; }
+      if (mark && marks.charAt(i) !== mark) { continue; }
       kept[count] = i;
       count += 1;
     }
@@ -177,7 +183,8 @@
   function makeRow() {
     var row = el("div", { "class": "row case", role: "row" },
       el("span", { "class": "c-outcome" }, el("span", { "class": "badge" })),
-      el("span", { "class": "c-name" }), el("span", { "class": "c-score num" }),
+      el("span", { "class": "c-name" }, el("span", { "class": "mark" }), el("span")),
+      el("span", { "class": "c-score num" }),
       el("span", { "class": "c-turns num" }), el("span", { "class": "c-time num" }),
       el("span", { "class": "c-graders" }));
     ui.rows.appendChild(row);
@@ -193,7 +200,11 @@
     row.setAttribute("data-outcome", outcome);
     cells[0].firstChild.className = "badge " + outcome;
     cells[0].firstChild.textContent = GK.OUTCOME_WORD[outcome];
-    cells[1].textContent = GK.visible(names[i]);
+    var mark = marks ? MARK[marks.charAt(i)] : "";
+    row.setAttribute("data-baseline", mark || "");
+    cells[1].firstChild.className = "mark " + (mark || "");
+    cells[1].firstChild.textContent = mark && mark !== "unchanged" ? mark : "";
+    cells[1].lastChild.textContent = GK.visible(names[i]);
     cells[1].title = names[i];
     cells[2].textContent = outcome === "error" ? "no score" : GK.score(idx.score[i]);
     cells[3].textContent = String(idx.turns[i]);
@@ -310,7 +321,7 @@
 
   /* ---- events ---- */
   ui.filter.addEventListener("input", function () { state.filter = ui.filter.value; apply(); });
-  [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["sort", ui.sort]].forEach(function (pair) {
+  [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["baseline", ui.baseline], ["sort", ui.sort]].forEach(function (pair) {
     pair[1].addEventListener("change", function () { state[pair[0]] = pair[1].value; apply(); });
   });
   var pending = false;

@@ -1,0 +1,57 @@
+"""`gradekit run --baseline BASE`: the run compared with a baseline run as it is reported.
+
+BASE is a JSON report (`gradekit run -o`) or a results log (`--resume`), read before anything
+is graded (one that cannot be read exits 2). Every report then marks each case `new`, `fixed`,
+`regressed` or `unchanged` (`gradekit.report.baseline`), and a case that regressed fails the
+run (exit 1) even when the gates `--min-pass-rate` / `--max-errors` pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO, TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from gradekit.report.baseline import Baseline, BaselineMarks
+
+__all__ = ["BASELINE_OPTIONS", "baseline_of", "regressions"]
+
+BASELINE_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
+    (
+        ("--baseline",),
+        {
+            "metavar": "BASE",
+            "help": "compare with BASE, a JSON report or a --resume log of an earlier run: every "
+            "report marks each case new, fixed, regressed or unchanged; exit 1 when a case "
+            "regressed, even if the gates pass",
+        },
+    ),
+)
+"""The baseline option of `gradekit run`, as argparse takes it."""
+
+NAMED: Final = 10
+"""At most this many regressed cases are named in the line on stderr."""
+
+
+def baseline_of(args: argparse.Namespace) -> Baseline | None:
+    """The baseline `--baseline` names, read; None without one. A file that is not a report
+    raises ConfigError naming it."""
+    if args.baseline is None:
+        return None
+    from gradekit.report.baseline import Baseline
+
+    return Baseline.load(args.baseline)
+
+
+def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
+    """How many cases regressed against the baseline; when any did, a line on `out` says so,
+    naming the first of them."""
+    if marks is None or not marks.regressed:
+        return 0
+    count = marks.regressed
+    names = ", ".join(marks.names["regressed"][:NAMED])
+    more = f" and {count - NAMED} more" if count > NAMED else ""
+    noun = "case" if count == 1 else "cases"
+    source = marks.baseline.source or "the baseline"
+    print(f"gradekit: {count} {noun} regressed against {source}: {names}{more}", file=out)
+    return count

@@ -1,0 +1,172 @@
+"""A run's cases marked against a baseline run: `new`, `fixed`, `regressed` or `unchanged`.
+
+`Baseline.load(run)` reads the baseline (a JSON report, a `--resume` log, a `SuiteReport` or
+case reports, as `gradekit compare` does) and keeps each case's outcome by name, nothing more.
+`baseline.mark(case)` is how a case of the new run compares with the case of the same name
+(the rule of `gradekit compare`: `compare.mark_of`). A `BaselineTally` counts the marks of a
+run's cases as they stream past; its `marks()` is the `BaselineMarks` a `SuiteReport` carries
+(`report.baseline`), which every report shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+import attrs
+
+from gradekit.report.compare import Mark, Outcome, mark_of
+from gradekit.report.model import CaseReport
+from gradekit.report.reading import Run, outcome_of_data, read_outcomes
+
+__all__ = ["MARKS", "MAX_NAMED", "Baseline", "BaselineMarks", "BaselineTally"]
+
+MARKS: Final[tuple[Mark, ...]] = ("regressed", "fixed", "new", "unchanged")
+"""Every mark, in the order the reports list them (what got worse first)."""
+
+MAX_NAMED = 1000
+"""At most this many cases are named per mark (and of the removed); the counts stay exact."""
+
+
+@attrs.frozen
+class Baseline:
+    """A baseline run's outcome of each case, by name. `source`: the file it was read from
+    (`""` for report objects)."""
+
+    source: str
+    outcomes: Mapping[str, Outcome] = attrs.field(repr=False)
+
+    @classmethod
+    def load(cls, run: Run | Baseline) -> Baseline:
+        """Read `run` (see `gradekit.report.reading.read_run`); a file that is no report is a
+        ConfigError naming it. In a resumed log holding a case twice, the last one counts."""
+        if isinstance(run, Baseline):
+            return run
+        source = os.fspath(run) if isinstance(run, (str, os.PathLike)) else ""
+        outcomes: dict[str, Outcome] = {}
+        for name, outcome in read_outcomes(run):
+            outcomes.pop(name, None)  # a case read again keeps its place at the end
+            outcomes[name] = outcome
+        return cls(source, outcomes)
+
+    def mark(self, case: CaseReport) -> Mark:
+        """How `case` compares with the baseline's case of the same name."""
+        return mark_of(self.outcomes.get(case.name), case.outcome)  # type: ignore[arg-type]
+
+    def mark_data(self, data: Mapping[str, Any]) -> Mark:
+        """`mark` of a case's JSON form."""
+        return mark_of(self.outcomes.get(str(data.get("name"))), outcome_of_data(data))
+
+    def tally(self) -> BaselineTally:
+        """A fresh count of the marks of a run's cases."""
+        return BaselineTally(self)
+
+
+@attrs.frozen
+class BaselineMarks:
+    """How a run compares with its baseline: the cases of each mark (counts, and the first
+    `MAX_NAMED` names of each, in suite order), the baseline's cases the run does not have
+    (`removed`), and among `unchanged` those that did not pass either time (`still_failing`).
+    `mark(case)` marks any case of the run."""
+
+    baseline: Baseline
+    counts: Mapping[Mark, int]
+    names: Mapping[Mark, tuple[str, ...]]
+    removed: int = 0
+    removed_names: tuple[str, ...] = ()
+    still_failing: int = 0
+
+    def mark(self, case: CaseReport) -> Mark:
+        """The case's mark (see `Baseline.mark`)."""
+        return self.baseline.mark(case)
+
+    @property
+    def regressed(self) -> int:
+        """How many cases regressed: passing in the baseline, failing or erroring now."""
+        return self.counts["regressed"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report's `summary.baseline` (docs/reports.md)."""
+        return {
+            "report": self.baseline.source,
+            **{mark: self.counts[mark] for mark in ("new", "fixed", "regressed", "unchanged")},
+            "removed": self.removed,
+            "still_failing": self.still_failing,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """What the marks add to the JSON report's `summary`: its `baseline`."""
+        return {"baseline": self.to_dict()}
+
+    def marked(self, case: CaseReport) -> dict[str, Any]:
+        """The case's JSON form with its mark, the key `baseline`."""
+        return {**case.to_dict(), "baseline": self.mark(case)}
+
+    def mark_text(self, text: str, mark: Mark | None = None) -> str:
+        """A case's JSON text (one line, as the results log holds it) with its mark added as
+        the key `baseline`; `mark`: the case's, when known (the text is then not parsed)."""
+        if mark is None or '"baseline"' in text:
+            data = json.loads(text)
+            if "baseline" in data:  # marked before: the mark is replaced, not repeated
+                return json.dumps(self.marked_dict(data), ensure_ascii=False)
+            mark = self.baseline.mark_data(data)
+        return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
+
+    def marked_dict(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """A case's JSON form with its mark added as the key `baseline`."""
+        return {**data, "baseline": self.baseline.mark_data(data)}
+
+
+class BaselineTally:
+    """Counts the marks of a run's cases, one case at a time (see `Baseline.tally`)."""
+
+    def __init__(self, baseline: Baseline) -> None:
+        self._baseline = baseline
+        self._counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
+        self._names: dict[Mark, list[str]] = {mark: [] for mark in MARKS}
+        self._seen: set[str] = set()
+        self._still_failing = 0
+
+    def add(self, case: CaseReport) -> Mark:
+        """Count one case of the run; its mark."""
+        return self._count(case.name, case.outcome)  # type: ignore[arg-type]
+
+    def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
+        """Count every case of `cases`; this tally."""
+        for case in cases:
+            self.add(case)
+        return self
+
+    def add_texts(self, texts: Iterable[str]) -> BaselineTally:
+        """Count every case of `texts`, their JSON texts (a results log's lines), read only
+        for the name and the verdict; this tally."""
+        for text in texts:
+            data = json.loads(text)
+            self._count(str(data["name"]), outcome_of_data(data))
+        return self
+
+    def _count(self, name: str, outcome: Outcome) -> Mark:
+        mark = mark_of(self._baseline.outcomes.get(name), outcome)
+        self._counts[mark] += 1
+        names = self._names[mark]
+        if len(names) < MAX_NAMED:
+            names.append(name)
+        if name in self._baseline.outcomes:
+            self._seen.add(name)
+        if mark == "unchanged" and outcome != "pass":
+            self._still_failing += 1
+        return mark
+
+    def marks(self) -> BaselineMarks:
+        """The marks counted so far."""
+        removed = [name for name in self._baseline.outcomes if name not in self._seen]
+        return BaselineMarks(
+            baseline=self._baseline,
+            counts=dict(self._counts),
+            names={mark: tuple(names) for mark, names in self._names.items()},
+            removed=len(removed),
+            removed_names=tuple(removed[:MAX_NAMED]),
+            still_failing=self._still_failing,
+        )

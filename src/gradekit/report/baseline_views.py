@@ -1,0 +1,78 @@
+"""The baseline marks of a run as the console and the Markdown summary show them: a line of
+counts, then the cases of each mark by name, what got worse first (`regressed`, then `fixed`,
+`new` and the baseline's cases the run no longer has)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TextIO
+
+from gradekit.report.baseline import MAX_NAMED, BaselineMarks
+
+__all__ = ["counts_line", "markdown_section", "print_baseline"]
+
+_LISTED = (
+    ("regressed", "passing in the baseline, not now"),
+    ("fixed", "not passing in the baseline, passing now"),
+    ("new", "not in the baseline"),
+)
+
+
+def counts_line(marks: BaselineMarks) -> str:
+    """`1 regressed, 1 fixed, 2 new, 3 unchanged (1 still failing), 1 removed`."""
+    counts = marks.counts
+    still = f" ({marks.still_failing} still failing)" if marks.still_failing else ""
+    return (
+        f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['new']} new, "
+        f"{counts['unchanged']} unchanged{still}, {marks.removed} removed"
+    )
+
+
+def _groups(marks: BaselineMarks) -> Iterator[tuple[str, str, int, tuple[str, ...]]]:
+    """(mark, what it means, count, the names kept) of each mark listed, then the same of
+    the removed cases."""
+    for mark, meaning in _LISTED:
+        yield mark, meaning, marks.counts[mark], marks.names[mark]  # type: ignore[index]
+    yield "removed", "in the baseline, not in this run", marks.removed, marks.removed_names
+
+
+def print_baseline(marks: BaselineMarks, stream: TextIO, *, limit: int = 20) -> None:
+    """The console's lines: the counts, then the cases regressed, fixed, new and removed
+    (the first `limit` of each)."""
+    source = marks.baseline.source or "the baseline"
+    stream.write(f"\ncompared with {source}: {counts_line(marks)}\n")
+    for mark, _, count, names in _groups(marks):
+        if not count:
+            continue
+        stream.write(f"{mark} ({count}):\n")
+        stream.writelines(f"  {name}\n" for name in names[:limit])
+        if count > min(limit, len(names)):
+            stream.write(f"  ... and {count - min(limit, len(names))} more (see the reports)\n")
+
+
+def markdown_section(
+    marks: BaselineMarks, cell: Callable[[str], str], *, limit: int = 50
+) -> list[str]:
+    """The Markdown summary's lines: a table of the counts, then the cases of each mark
+    (regressed first), each name written by `cell` (escaped for Markdown)."""
+    counts = marks.counts
+    source = marks.baseline.source
+    lines = [
+        "### Compared with the baseline" + (f" {cell(source)}" if source else ""),
+        "",
+        "| Regressed | Fixed | New | Unchanged | Still failing | Removed |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {counts['regressed']} | {counts['fixed']} | {counts['new']} | "
+        f"{counts['unchanged']} | {marks.still_failing} | {marks.removed} |",
+        "",
+    ]
+    for mark, meaning, count, names in _groups(marks):
+        if not count:
+            continue
+        lines += [f"**{mark.capitalize()} ({count})**: {meaning}", ""]
+        lines += [f"- {cell(name)}" for name in names[:limit]]
+        shown = min(limit, len(names), MAX_NAMED)
+        if count > shown:
+            lines.append(f"- … and {count - shown} more")
+        lines.append("")
+    return lines

@@ -1,0 +1,77 @@
+"""A suite before and after a change, for the `--baseline` tests: an output changed (`breaks`),
+a grader made stricter (`stricter`), a case fixed (`mends`), one removed (`leaves`), two added
+(`arrives`, and `erring`, whose grader raises)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from cli_support import Run
+
+BEFORE = """
+name: drift
+graders:
+  - kind: equality
+cases:
+  - {name: stays, output: "a", expected: "a"}
+  - {name: breaks, output: "b", expected: "b"}
+  - {name: mends, output: "x", expected: "c"}
+  - {name: leaves, output: "d", expected: "d"}
+  - name: stricter
+    output: "The answer is 42."
+    expected: "The answer is 42."
+    graders: [{kind: contains, values: ["42"]}]
+  - {name: still-bad, output: "y", expected: "z"}
+"""
+
+AFTER = """
+name: drift
+graders:
+  - kind: equality
+cases:
+  - {name: stays, output: "a", expected: "a"}
+  - {name: breaks, output: "B!", expected: "b"}
+  - {name: mends, output: "c", expected: "c"}
+  - name: stricter
+    output: "The answer is 42."
+    expected: "The answer is 42."
+    graders: [{kind: contains, values: ["42", "because"], mode: all}]
+  - {name: still-bad, output: "y", expected: "z"}
+  - {name: arrives, output: "e", expected: "e"}
+  - name: erring
+    output: "f"
+    expected: "f"
+    graders: [{kind: code, grader: "boom:grade"}]
+"""
+
+MARKS = {
+    "stays": "unchanged",
+    "breaks": "regressed",
+    "mends": "fixed",
+    "stricter": "regressed",
+    "still-bad": "unchanged",
+    "arrives": "new",
+    "erring": "new",
+}
+
+SUMMARY = {
+    "report": "base.json",
+    "new": 2,
+    "fixed": 1,
+    "regressed": 2,
+    "unchanged": 2,
+    "removed": 1,
+    "still_failing": 1,
+}
+
+
+def change(tmp_path: Path, gradekit: Run) -> Path:
+    """Run the suite before the change (`base.json`, `base.jsonl`), then write it as after the
+    change; the suite's folder."""
+    (tmp_path / "boom.py").write_text("def grade(ctx):\n    raise RuntimeError('no')\n")
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(BEFORE))
+    done = gradekit("run", "suite.yaml", "-q", "-o", "base.json", "--resume", "base.jsonl")
+    assert done.returncode == 1, done.stderr
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(AFTER))
+    return tmp_path

@@ -1,0 +1,65 @@
+"""The baseline marks follow the one rule of `gradekit compare` (hypothesis compares the two on
+random pairs of runs), and the JSON a mark is written into stays the same JSON."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gradekit.report.baseline import Baseline
+from gradekit.report.compare import compare, mark_of
+from gradekit.report.jsonl import case_json
+from gradekit.report.model import CaseReport
+
+OUTCOMES = ("pass", "fail", "error")
+
+
+def _case(name: str, outcome: str) -> CaseReport:
+    return CaseReport(name, outcome == "pass", 1.0 if outcome == "pass" else 0.0,
+                      errored=outcome == "error")  # fmt: skip
+
+
+def test_the_rule_for_each_pair_of_outcomes() -> None:
+    table = {(was, now): mark_of(was, now) for was in (None, *OUTCOMES) for now in OUTCOMES}
+    assert table == {
+        (None, "pass"): "new", (None, "fail"): "new", (None, "error"): "new",
+        ("pass", "pass"): "unchanged", ("pass", "fail"): "regressed",
+        ("pass", "error"): "regressed",
+        ("fail", "pass"): "fixed", ("fail", "fail"): "unchanged", ("fail", "error"): "unchanged",
+        ("error", "pass"): "fixed", ("error", "fail"): "unchanged",
+        ("error", "error"): "unchanged",
+    }  # fmt: skip
+
+
+runs = st.dictionaries(st.sampled_from("abcdefgh"), st.sampled_from(OUTCOMES), max_size=8)
+
+
+@given(runs, runs)
+def test_the_marks_agree_with_compare(before: dict[str, str], after: dict[str, str]) -> None:
+    base = [_case(name, outcome) for name, outcome in before.items()]
+    new = [_case(name, outcome) for name, outcome in after.items()]
+    comparison = compare(base, new)
+    marks = Baseline.load(base).tally().add_all(new).marks()
+    by_mark = {mark: set(names) for mark, names in marks.names.items()}
+    assert by_mark["regressed"] == {change.name for change in comparison.regressed}
+    assert by_mark["fixed"] == {change.name for change in comparison.fixed}
+    assert by_mark["new"] == {change.name for change in comparison.added}
+    assert set(marks.removed_names) == {change.name for change in comparison.removed}
+    assert sum(marks.counts.values()) == len(new)
+    assert marks.still_failing == sum(
+        1 for n, o in after.items() if o != "pass" and before.get(n, "pass") != "pass"
+    )
+
+
+@given(st.text(), st.sampled_from(OUTCOMES), st.booleans())
+def test_a_mark_written_into_a_cases_json_keeps_it_json(
+    name: str, outcome: str, known: bool
+) -> None:
+    case = _case(name, outcome)
+    marks = Baseline.load([_case(name, "pass")] if known else []).tally().marks()
+    text = marks.mark_text(case_json(case))
+    data = json.loads(text)
+    assert data == {**case.to_dict(), "baseline": marks.mark(case)}
+    assert json.loads(marks.mark_text(text)) == data  # marked again: replaced, not repeated
