@@ -12,6 +12,8 @@ import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
+from gradekit.report._counts import GraderCounts
+from gradekit.report.attempts import AttemptTally, PassAtK
 from gradekit.report.samples import SampleForm
 
 __all__ = [
@@ -134,7 +136,7 @@ class TurnReport:
 class CaseReport:
     """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint.
     `metadata`: the case's metadata in its JSON form; None when the run records no samples.
-    `tags`: the case's tags (in the JSON form only when it has some)."""
+    `tags`: its tags; `attempt`: its index among several attempts (in JSON only when set)."""
 
     name: str
     passed: bool
@@ -145,6 +147,7 @@ class CaseReport:
     duration_ms: float = 0.0
     metadata: SampleForm | None = None
     tags: tuple[str, ...] = ()
+    attempt: int | None = None
 
     @property
     def outcome(self) -> str:
@@ -155,6 +158,7 @@ class CaseReport:
         """The JSON form used in reports and in the `--resume` stream."""
         data: dict[str, Any] = {
             "name": self.name,
+            **({} if self.attempt is None else {"attempt": self.attempt}),
             "passed": self.passed,
             "score": self.score,
             "errored": self.errored,
@@ -184,6 +188,7 @@ class CaseReport:
             if isinstance(data.get("metadata"), Mapping)
             else None,
             tags=tuple(data.get("tags", ())),
+            attempt=data.get("attempt"),
         )
 
 
@@ -205,7 +210,7 @@ class GraderSummary:
 
 @attrs.frozen
 class Summary:
-    """Counts for a run: cases passed / failed / errored (disjoint) and per grader name.
+    """Counts for a run: cases passed / failed / errored (disjoint), per grader, pass@k.
 
     `pass_rate` is passed / all cases: an errored case is not a failure (it is counted apart),
     but it is not a pass either; None when there is no case. `graded_pass_rate` is the rate
@@ -221,6 +226,7 @@ class Summary:
     judge: Mapping[str, int] | None = None
     """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
     the command line after the run, from gradekit.graders._judge.statistics()."""
+    pass_at_k: PassAtK | None = None
 
     @classmethod
     def of(cls, cases: Iterable[CaseReport]) -> Summary:
@@ -240,6 +246,7 @@ class Summary:
             "pass_rate": self.pass_rate,
             "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
             **({} if self.judge is None else {"judge": dict(self.judge)}),
+            **({} if self.pass_at_k is None else {"pass_at_k": self.pass_at_k.to_dict()}),
         }
 
     @property
@@ -247,19 +254,6 @@ class Summary:
         """Passed / (passed + failed): the rate over the cases that were graded without error."""
         decided = self.passed + self.failed
         return self.passed / decided if decided else None
-
-
-class GraderCounts:
-    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
-
-    __slots__ = ("errored", "failed", "passed", "score_sum")
-
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-        self.errored = 0
-        self.score_sum = 0.0
-        """The sum of the scores of the results that are not errored."""
 
 
 class SummaryBuilder:
@@ -270,10 +264,12 @@ class SummaryBuilder:
         # Cases by verdict, [errored][passed]: `build` names their outcomes (`outcome_of`).
         self._verdicts = [[0, 0], [0, 0]]
         self._graders: dict[str, GraderCounts] = {}
+        self.attempts = AttemptTally()
 
     def add(self, case: CaseReport) -> None:
         """Count one finished case and its results."""
         self.count_case(case.passed, case.errored or case.error is not None)
+        self.attempts.add(case)
         for turn in case.turns:
             self.count_results([record.result for record in turn.results])
 
@@ -321,6 +317,7 @@ class SummaryBuilder:
         for errored in (False, True):
             for passed in (False, True):
                 self._verdicts[errored][passed] += other._verdicts[errored][passed]
+        self.attempts.merge(other.attempts)
         for counts, theirs in zip(
             self.counters(other._graders), other._graders.values(), strict=True
         ):
@@ -329,8 +326,8 @@ class SummaryBuilder:
             counts.errored += theirs.errored
             counts.score_sum += theirs.score_sum
 
-    def build(self) -> Summary:
-        """The summary of every case added so far."""
+    def build(self, ks: Sequence[int] | None = None) -> Summary:
+        """The summary of every case added so far; pass@k at `ks` (None: the default)."""
         cases = {"pass": 0, "fail": 0, "error": 0}
         for errored in (False, True):
             for passed in (False, True):
@@ -352,6 +349,7 @@ class SummaryBuilder:
             errored=cases["error"],
             pass_rate=cases["pass"] / total if total else None,
             graders=graders,
+            pass_at_k=self.attempts.result(ks),
         )
 
 

@@ -211,6 +211,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     duration,
                     metadata,
                     case.tags,
+                    case.attempt,
                 )
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).
@@ -218,6 +219,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     break
                 done.append((position, report))
             summary.count_case(passed, errored)
+            if case.attempt is not None:
+                summary.attempts.count(case.name, passed, errored)
             state.finished += 1
             if state.abandoned:
                 break

@@ -48,8 +48,10 @@ class Collection:
         keep_cases: bool | Callable[[CaseReport], bool],
         selection: Selection | None,
         log: ResultsLog | None,
+        ks: tuple[int, ...] | None = None,
     ) -> None:
         self.suite = suite
+        self.ks = ks
         self.settings = settings
         self.jobs = jobs
         self.keep_cases = keep_cases
@@ -148,7 +150,7 @@ class Collection:
         summary = self.collector.summary
         if self.index is not None:
             summary.merge(self.index.summary)
-        return summary.build()
+        return summary.build(self.ks)
 
     def _cases(self) -> tuple[CaseReport, ...]:
         keep = self.keep_cases

@@ -148,10 +148,11 @@ class RunIndex:
         self._results = log
         self._log = log.case_log
         self._lock = threading.Lock()
-        # Cases already in the log: name -> offset of its line (the first line of that name).
-        self._done: dict[str, int] = {}
+        # Cases already in the log: (name, attempt) -> offset of its line (the first line of
+        # that name and attempt index; None for a case of one attempt).
+        self._done: dict[tuple[str, int | None], int] = {}
         for offset, case in self._log.existing():
-            self._done.setdefault(case.name, offset)
+            self._done.setdefault((case.name, case.attempt), offset)
         self.offsets = array("q")
         """Per case of the run, in suite order: the offset of its line, or -1 until it ends."""
         self.outcomes = bytearray()
@@ -181,7 +182,7 @@ class RunIndex:
         for case in self._suite.cases():
             if selection is not None and not selection(case):
                 continue
-            offset = done.pop(case.name, None) if done else None
+            offset = done.pop((case.name, case.attempt), None) if done else None
             with self._lock:
                 ordinal = len(self.offsets)
                 self.selected += 1

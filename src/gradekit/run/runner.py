@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
@@ -20,6 +20,7 @@ from gradekit._coroutines import run_sync
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
+from gradekit.report.attempts import checked_ks
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
@@ -71,6 +72,7 @@ def run_suite(
     scheduler: str | None = None,
     samples: bool = True,
     max_text: int = 4096,
+    k: Sequence[int] | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -97,6 +99,9 @@ def run_suite(
     `samples`: each turn's report carries the sample it graded (input, output, expected, tool
     calls, a transcript's messages) and each case's its metadata, each text cut at `max_text`
     bytes with a marker saying how much was cut; False: the verdicts alone.
+    `k`: the k at which the summary gives pass@k and pass^k of cases with several attempts
+    (default: 1, 5 and 10 up to the most attempts a case has, and that number; see
+    docs/reports.md, "Many attempts and pass@k"); each must be a whole number >= 1.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -110,6 +115,7 @@ def run_suite(
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
     if isinstance(max_text, bool) or not isinstance(max_text, int) or max_text < 1:
         raise ValueError(f"max_text must be a whole number of bytes >= 1, got {max_text!r}")
+    ks = checked_ks(k)
     selection = as_selection(select)
     _check_sandbox(sandbox)
     folder = os.path.dirname(os.path.abspath(suite.path)) if suite.path else None
@@ -128,7 +134,7 @@ def run_suite(
         assert log is None or isinstance(log, ResultsLog)
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
-        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log)
+        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log, ks)
         return collection.run(executor, scheduler)
 
 

@@ -189,7 +189,7 @@ class DaskRun:
             try:
                 lines.append(self._packer.line(case))
             except CannotSend as error:
-                unsent.append((position, unloadable(Case(case.name, (), error=str(error)))))
+                unsent.append((position, unloadable(Case(case.name, (), error=str(error), attempt=case.attempt))))
                 continue
             batch.append((position, case.name))
         if unsent:
