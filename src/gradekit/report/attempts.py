@@ -153,9 +153,7 @@ class PassAtK:
         """Rebuild from its JSON form (a JSON report's `summary.pass_at_k`)."""
         groups = data["case_groups"]
         return cls(
-            tuple(
-                GroupCounts(g["name"], g["passed"], g["failed"], g["errored"]) for g in groups
-            ),
+            tuple(GroupCounts(g["name"], g["passed"], g["failed"], g["errored"]) for g in groups),
             tuple(data["k"]),
             tuple(data.get("notes", ())),
         )
@@ -197,9 +195,7 @@ class AttemptTally:
         return PassAtK.of(groups, ks)
 
 
-def pass_at_k_of(
-    cases: Iterable[CaseReport], ks: Sequence[int] | None = None
-) -> PassAtK | None:
+def pass_at_k_of(cases: Iterable[CaseReport], ks: Sequence[int] | None = None) -> PassAtK | None:
     """The pass@k of case reports (a run read back with `read_run`, say), at `ks`."""
     tally = AttemptTally()
     for case in cases:
