@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.run.interrupts import RECORDING, first_signal
@@ -149,6 +150,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (("-q", "--quiet"), {"action": "store_true", "help": "no progress and no summary"}),
     *SELECT_OPTIONS,
     *GATE_OPTIONS,
+    *ATTEMPT_OPTIONS,
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
 
@@ -230,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
         failing = log.failing() if log is not None else iter(final.cases)
         for failure in failures:
             print(f"gradekit: {failure}", file=sys.stderr)
+        if (note := k_note(final, args.k)) is not None:
+            print(note, file=sys.stderr)
         if show:
             if not progress.enabled:
                 print(one_line_summary(final), file=sys.stderr)
@@ -270,6 +274,7 @@ def _grade(
                 resume=log,
                 samples=not args.no_samples,
                 max_text=4096 if args.max_text is None else args.max_text,
+                k=args.k,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
             )

@@ -15,7 +15,9 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from gradekit.report._pass_at_k_text import summary_line
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
+from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 
 __all__ = ["Progress", "one_line_summary", "print_summary", "print_table"]
@@ -200,13 +202,16 @@ def print_summary(
             _grader_rows(s),
             stream,
         )
+    if s.pass_at_k is not None:
+        stream.write(f"\n{summary_line(s.pass_at_k)}\n")
+        stream.writelines(f"  note: {note}\n" for note in s.pass_at_k.notes)
     shown = list(itertools.islice(failing, limit))
     if shown:
         count = s.failed + s.errored
         more_failing = count - len(shown)
         stream.write(f"\ncases that did not pass ({count}):\n")
         for case in shown:
-            stream.write(f"  {case.outcome.upper():5}  {case.name}\n")
+            stream.write(f"  {case.outcome.upper():5}  {case_label(case.name, case.attempt)}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")

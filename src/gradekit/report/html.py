@@ -19,6 +19,7 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, view_of
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
+from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
 from gradekit.report._text import duration, graded_rate, percent
 from gradekit.report.model import SuiteReport
 
@@ -91,6 +92,8 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
                 f'<td class="num">{mean}</td></tr>'
             )
         out.write("</tbody></table></details>\n")
+    if summary.pass_at_k is not None:
+        write_pass_at_k_box(out, summary.pass_at_k)
     out.write("</header>\n")
 
 
@@ -136,6 +139,7 @@ def write_html(
         with atomic_text(path) as out:
             _summary(out, report)
             out.write(_VIEWER)
+            write_pass_at_k_data(out, report.summary.pass_at_k)
             out.write('<script type="application/json" id="gk-index">')
             out.flush()
             data.write_index(out.buffer)

@@ -27,8 +27,10 @@ from typing import TextIO
 from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
+from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
 from gradekit.report._text import advisory_errors, failing_lines, one_line, result_text
+from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]
@@ -134,7 +136,8 @@ def _testcases(view: CaseView, classname: str) -> Iterable[tuple[str, str]]:
     the case's own, then one per turn its case's error left unrun."""
     case = view.report
     skipped = [turn.index for turn in case.turns if turn.skipped]
-    head = _head(case.name, classname, case.duration_ms)
+    label = case_label(case.name, case.attempt)
+    head = _head(label, classname, case.duration_ms)
     if case.outcome == "pass" and skipped and len(skipped) == len(case.turns):
         note = "not run: no turn of the case ran"
         yield f'{head}>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n', "skipped"
@@ -147,7 +150,7 @@ def _testcases(view: CaseView, classname: str) -> Iterable[tuple[str, str]]:
         yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
     note = "not run: an earlier error ended the case (fail_on_error)"
     for index in skipped:
-        element = _head(f"{case.name} [turn {index}]", classname, 0.0)
+        element = _head(f"{label} [turn {index}]", classname, 0.0)
         element += f'>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n'
         yield element, "skipped"
 
@@ -188,10 +191,15 @@ def _write_document(out: TextIO, report: SuiteReport, counts: dict[str, int], bo
         f'  <testsuite name="{name}" {totals} skipped="{counts["skipped"]}" {time} '
         f'timestamp="{timestamp}" hostname="{_attr(hostname)}">\n'
     )
-    if not report.complete:
-        out.write(
-            '    <properties>\n      <property name="gradekit.complete" value="false"/>\n'
-            "    </properties>\n"
+    properties = [] if report.complete else [("gradekit.complete", "false")]
+    if report.summary.pass_at_k is not None:
+        properties += junit_properties(report.summary.pass_at_k)
+    if properties:
+        out.write("    <properties>\n")
+        out.writelines(
+            f'      <property name="{_attr(key)}" value="{_attr(value)}"/>\n'
+            for key, value in properties
         )
+        out.write("    </properties>\n")
     shutil.copyfileobj(body, out)
     out.write("  </testsuite>\n</testsuites>\n")

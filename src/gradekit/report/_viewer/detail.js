@@ -150,6 +150,16 @@
     return section;
   }
 
+  /* The pass@k line of the case group `name` (from the page's gk-pass-at-k data), or null. */
+  var groups = null;
+  GK.passAtK = function (name) {
+    if (groups === null) {
+      var node = document.getElementById("gk-pass-at-k");
+      try { groups = node ? JSON.parse(node.textContent) : {}; } catch (error) { groups = {}; }
+    }
+    return Object.prototype.hasOwnProperty.call(groups, name) ? groups[name] : null;
+  };
+
   /* The detail of one case; `outcome` comes from the index (the report's own verdict). */
   GK.renderCase = function (data, outcome) {
     var turns = Array.isArray(data.turns) ? data.turns : [];
@@ -159,8 +169,15 @@
         : el("span", { text: "score " + GK.score(data.score) }),
       el("span", { text: turns.length + (turns.length === 1 ? " turn" : " turns") }),
       el("span", { text: GK.ms(data.duration_ms) }));
+    var attempt = typeof data.attempt === "number" ? data.attempt : null;
+    var title = attempt === null ? data.name : data.name + " [attempt " + attempt + "]";
     var article = el("article", { "class": "case " + outcome, id: "case-detail", "data-name": data.name },
-      el("h2", { text: GK.visible(data.name) }), facts);
+      el("h2", { text: GK.visible(title) }), facts);
+    var group = attempt === null ? null : GK.passAtK(data.name);
+    if (group) {
+      article.appendChild(el("p", { "class": "pass-at-k", id: "case-pass-at-k",
+        text: "This case's attempts: " + group }));
+    }
     var tags = Array.isArray(data.tags) ? data.tags : [];
     if (tags.length) {
       article.appendChild(el("div", { "class": "tags" }, tags.map(function (t) {
