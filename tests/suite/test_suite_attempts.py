@@ -167,7 +167,10 @@ def test_dataset_lines_with_an_attempt_index_are_attempts_of_their_case(tmp_path
         ),
         ([{"attempt": "0"}], "data.jsonl:1: attempt: expected a whole number from 0, got '0'"),
         ([{"attempt": -1}], "data.jsonl:1: attempt: expected a whole number from 0, got -1"),
-        ([{"attempt": True}], "data.jsonl:1: attempt: expected a whole number from 0, got True (bool)"),
+        (
+            [{"attempt": True}],
+            "data.jsonl:1: attempt: expected a whole number from 0, got True (bool)",
+        ),
         (
             [{"attempt": 0}, {}],
             "data.jsonl:2: case 'a' has attempts (the last at data.jsonl:1), so this line must "
