@@ -9,7 +9,8 @@ optional `metadata`. The case's other fields (input, expected, graders, policy, 
 shared by every attempt.
 
 In a dataset, each line is one attempt: lines with the same name each give `attempt: N`,
-numbered 0, 1, 2 ... in file order (`DatasetAttempts` checks them as the lines stream by).
+numbered 0, 1, 2 ... in file order (`gradekit.suite.attempt_index` checks them as the lines
+stream by).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from gradekit.suite.dataset import EntryCache
 from gradekit.suite.model import Case
 from gradekit.suite.parse import KeyPath, describe
 
-__all__ = ["ATTEMPT_FIELDS", "DatasetAttempts", "build_with_attempts"]
+__all__ = ["ATTEMPT_FIELDS", "build_with_attempts"]
 
 ATTEMPT_FIELDS: Final = ("output", "tool_calls", "turns", "messages", "metadata")
 """What one attempt of a suite file's `attempts:` may give (as a mapping)."""
@@ -45,10 +46,10 @@ def build_with_attempts(
     `attempts:`, else the case itself; and every problem found. `locate(path)` is the
     `file:line:column` of a path (each attempt's case is located at its attempt)."""
     if not isinstance(raw, dict) or "attempts" not in raw:
-        case, problems = builder.build(
+        case, found = builder.build(
             raw, name=name, base=base, location=locate(base), warnings=warnings
         )
-        return ([] if case is None else [case]), problems
+        return ([] if case is None else [case]), found
     problems: list[Problem] = []
     attempts = raw["attempts"]
     if not isinstance(attempts, list) or not attempts:
@@ -79,8 +80,7 @@ def build_with_attempts(
         fields = _fields(item, path, problems)
         if fields is None:
             continue
-        found: list[Problem] = []
-        case, found = builder.build(
+        built, found = builder.build(
             {**shared, **fields},
             name=name,
             base=base,
@@ -92,8 +92,8 @@ def build_with_attempts(
             moved = _moved(problem, base, fields, own, path)
             if moved not in problems:
                 problems.append(moved)
-        if case is not None:
-            cases.append(attrs.evolve(case, attempt=index))
+        if built is not None:
+            cases.append(attrs.evolve(built, attempt=index))
     return ([] if problems else cases), problems
 
 
@@ -134,42 +134,3 @@ def _moved(
     if own is None:  # a bare output: the attempt is the value itself
         return attrs.evolve(problem, path=path, key=False)
     return attrs.evolve(problem, path=(*own, *inside))
-
-
-@attrs.define
-class DatasetAttempts:
-    """The `attempt` indexes of one pass over a dataset: each case name's attempts must be
-    numbered 0, 1, 2 ... in file order, and a name with attempts has one on every line."""
-
-    _last: dict[str, tuple[int, str]] = attrs.field(factory=dict)
-
-    def take(self, raw: dict[str, Any], name: str, where: str) -> tuple[int | None, str | None]:
-        """Remove `attempt` from the line `raw` (at `where`, `file:line`) and return (its
-        index, None), or (None, the message of what is wrong with it)."""
-        if "attempt" not in raw:
-            if name in self._last:
-                return None, (
-                    f"case '{name}' has attempts (the last at {self._last[name][1]}), so this "
-                    "line must give its 'attempt' index too"
-                )
-            return None, None
-        index = raw.pop("attempt")
-        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-            return None, f"attempt: expected a whole number from 0, got {describe(index)}"
-        last, at = self._last.get(name, (-1, ""))
-        if index <= last:
-            said = "also at" if index == last else f"after attempt {last} at"
-            return None, (
-                f"attempt: attempt {index} of case '{name}' is given twice or out of order "
-                f"({said} {at}); number each case's attempts 0, 1, 2 ... in file order"
-            )
-        if index != last + 1:
-            missing = f"attempt {last + 1}" if index == last + 2 else f"attempts {last + 1}-"
-            missing += "" if index == last + 2 else str(index - 1)
-            before = f"attempt {last} is at {at}" if last >= 0 else "it is the first"
-            return None, (
-                f"attempt: attempt {index} of case '{name}' leaves a gap: {missing} missing "
-                f"({before}); number each case's attempts 0, 1, 2 ... in file order"
-            )
-        self._last[name] = (index, where)
-        return index, None

@@ -12,20 +12,18 @@ import collections
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import attrs
 
 from gradekit._errors import ConfigError, Problem, format_path
 from gradekit._peers import PeerWarnings
 from gradekit.registry.entries import GraderEntry
+from gradekit.suite.attempt_index import DatasetAttempts
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.jsonline import LineError, parse_line
 from gradekit.suite.model import Case
 from gradekit.suite.parse import EntryMaker, KeyPath, describe
-
-if TYPE_CHECKING:
-    from gradekit.suite.attempts import DatasetAttempts
 
 __all__ = ["Dataset", "EntryCache", "problem_text", "survey"]
 
@@ -112,8 +110,6 @@ class Dataset:
 
     def cases(self) -> Iterator[Case]:
         """Every case of the file, in order, one line read at a time."""
-        from gradekit.suite.attempts import DatasetAttempts
-
         attempts = DatasetAttempts()
         try:
             file = self.path.open("rb")
