@@ -69,9 +69,8 @@ def build_with_attempts(
                     key=True,
                 )
             )
-    if problems:
-        return [], problems
-    shared = {key: value for key, value in raw.items() if key != "attempts"}
+    # The other problems of the case are still found, in its attempts.
+    shared = {key: value for key, value in raw.items() if key not in ("attempts", *_PER_ATTEMPT)}
     # The case's graders are created once and shared by its attempts.
     builder = attrs.evolve(builder, make_entry=EntryCache(builder.make_entry))
     cases: list[Case] = []
