@@ -44,7 +44,7 @@ GRADERS = """
 
 SUITE = """
     name: attempts
-    graders: [{kind: code, grader: "graders:judge"}]
+    graders: [{kind: code, grader: "attempt_graders:judge"}]
     cases:
       - name: add
         input: "2+2"
@@ -72,7 +72,7 @@ GROUPS = {"add": (5, 3, 1), "chat": (2, 1, 0), "sum": (3, 2, 0)}
 
 
 def _suite(write: Write) -> None:
-    write("graders.py", GRADERS)
+    write("attempt_graders.py", GRADERS)
     write("suite.yaml", SUITE)
     write("data.jsonl", "".join(json.dumps(line) + "\n" for line in DATA))
 
@@ -86,7 +86,7 @@ def _expected(k: int) -> tuple[float, float, int]:
 
 
 def test_attempts_are_graded_and_reported_with_pass_at_k_in_every_report(
-    gradekit: Run, write: Write, tmp_path: Path
+    gradekit: Run, write: Write, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _suite(write)
     done = gradekit(
@@ -160,7 +160,8 @@ def test_attempts_are_graded_and_reported_with_pass_at_k_in_every_report(
     assert [(case.name, case.attempt) for case in cases] == keys
     assert pass_at_k_of(cases, (1, 2, 5, 20)) == PassAtK.from_dict(block)
 
-    # The API gives the same figures.
+    # The API gives the same figures (its grader writes graded.log in the test's folder).
+    monkeypatch.chdir(tmp_path)
     api = run_suite(load_suite(tmp_path / "suite.yaml"), k=(1, 2, 5, 20))
     assert api.to_dict()["summary"]["pass_at_k"] == block
 
@@ -218,7 +219,7 @@ def test_k_on_a_run_without_attempts_says_so(gradekit: Run, write: Write) -> Non
 def test_a_run_with_attempts_killed_midway_resumes_to_the_same_pass_at_k(
     gradekit: Run, write: Write, tmp_path: Path
 ) -> None:
-    write("graders.py", GRADERS)
+    write("attempt_graders.py", GRADERS)
     lines = [
         {
             "name": f"task-{task}",
@@ -232,7 +233,8 @@ def test_a_run_with_attempts_killed_midway_resumes_to_the_same_pass_at_k(
     write("data.jsonl", "".join(json.dumps(line) + "\n" for line in lines))
     write(
         "suite.yaml",
-        'name: slow\ngraders: [{kind: code, grader: "graders:slow"}]\ndataset: data.jsonl\n',
+        'name: slow\ngraders: [{kind: code, grader: "attempt_graders:slow"}]\n'
+        "dataset: data.jsonl\n",
     )
     assert gradekit("run", "suite.yaml", "-o", "whole.json", "--k", "1,3,5").returncode == 1
     log = tmp_path / "results.jsonl"

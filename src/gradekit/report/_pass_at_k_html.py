@@ -63,7 +63,9 @@ def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
 
 
 def write_pass_at_k_data(out: TextIO, figures: PassAtK | None) -> None:
-    """The `gk-pass-at-k` script element: `{name: its group's line}` (empty without groups)."""
-    lines = {} if figures is None else {g.name: group_line(g, figures) for g in figures.groups}
+    """The `gk-pass-at-k` script element: `{name: its group's line}` (none without groups)."""
+    if figures is None:
+        return
+    lines = {group.name: group_line(group, figures) for group in figures.groups}
     text = script_safe(json.dumps(lines, ensure_ascii=False))
     out.write(f'<script type="application/json" id="gk-pass-at-k">{text}</script>\n')
