@@ -188,3 +188,20 @@ def test_a_bad_attempt_index_errs_its_line_naming_file_line_and_key(
     assert len(errors) == 1, errors
     assert errors[0].startswith(error), errors[0]
     assert len(cases) == len(lines)  # the other lines load; the run goes on
+
+
+def test_the_json_schema_takes_attempts_and_refuses_a_bad_one() -> None:
+    import jsonschema
+
+    from gradekit.suite.schema import suite_schema
+
+    validator = jsonschema.Draft202012Validator(suite_schema())
+    cases: list[dict[str, object]] = [
+        {"name": "a", "expected": "4", "attempts": ["4", {"output": {"x": 1}}]},
+        {"name": "b", "attempts": [{"turns": [{"input": "hi", "output": "ok"}]}]},
+    ]
+    suite = {"name": "s", "graders": [{"kind": "equality"}], "cases": cases}
+    assert list(validator.iter_errors(suite)) == []
+    for bad in ([], [{"outptu": "4"}]):
+        wrong = {**suite, "cases": [{"name": "c", "attempts": bad}]}
+        assert list(validator.iter_errors(wrong)), bad
