@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
+from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
 from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
@@ -148,6 +149,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     *GATE_OPTIONS,
     *BASELINE_OPTIONS,
     *ANNOTATION_OPTIONS,
+    *ATTEMPT_OPTIONS,
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
 
@@ -188,8 +190,6 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
-    from gradekit.report import terminal
-    from gradekit.report.console import one_line_summary, print_summary
     from gradekit.report.progress import Progress, ReportsProgress
     from gradekit.report.target import probe
     from gradekit.report.writers import write_reports
@@ -230,19 +230,30 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
             watch = ReportsProgress().writing if show else None
             failures += write_reports(final, targets, log, watch=watch)
-        failing = log.failing() if log is not None else iter(final.cases)
         for failure in failures:
             print(f"gradekit: {failure}", file=sys.stderr)
+        if (note := k_note(final, args.k)) is not None:
+            print(note, file=sys.stderr)
         if show:
-            if not progress.live:
-                print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
-            print_summary(final, failing, sys.stdout)
-            _judge.print_statistics(sys.stdout)
+            _print_summaries(final, log, live=progress.live)
         if github and log is not None:
             failures += report_to_github(
                 final, suite, failing=log.failing(), cases=log.cases(), out=sys.stdout
             )
     return _exit_code(final, failures, args)
+
+
+def _print_summaries(final: SuiteReport, log: ResultsLog | None, *, live: bool) -> None:
+    """The one-line summary on stderr (unless the live bar showed it), the summary with the
+    failing cases on stdout, and the judge's statistics."""
+    from gradekit.graders import _judge
+    from gradekit.report import terminal
+    from gradekit.report.console import one_line_summary, print_summary
+
+    if not live:
+        print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
+    print_summary(final, log.failing() if log is not None else iter(final.cases), sys.stdout)
+    _judge.print_statistics(sys.stdout)
 
 
 def _grade(
@@ -278,6 +289,7 @@ def _grade(
                 resume=log,
                 samples=not args.no_samples,
                 max_text=4096 if args.max_text is None else args.max_text,
+                k=args.k,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
                 baseline=baseline,

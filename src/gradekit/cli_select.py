@@ -82,12 +82,13 @@ def _failed_in(path: str) -> Selection:
         cases = read_run(path)
     except ConfigError as error:
         raise ConfigError(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
-    names = frozenset(case.name for case in cases if case.outcome != "pass")
+    # By name and attempt index: only the attempts of a case that failed are graded again.
+    names = frozenset((case.name, case.attempt) for case in cases if case.outcome != "pass")
     count = len(names)
     said = f"--rerun-failed {path!r} ({count} case{'s' if count != 1 else ''} failed or errored)"
     hint = (
         "every case of that report passed: there is nothing to grade again"
         if not names
-        else "check that the report is of this suite (cases are matched by name)"
+        else "check that the report is of this suite (cases are matched by name and attempt)"
     )
-    return Selection(lambda case: case.name in names, said, hint)
+    return Selection(lambda case: (case.name, case.attempt) in names, said, hint)

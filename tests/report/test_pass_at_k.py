@@ -39,10 +39,12 @@ def test_large_counts_stay_finite_where_binomials_overflow_floats() -> None:
     assert pass_at_k(5000, 0, 100) == 0.0 and pass_at_k(10, 10, 1) == 1.0
 
 
-def test_means_over_tasks_keep_only_the_ks_every_task_has() -> None:
-    means = mean_over_tasks([(10, 3), (5, 5)], [1, 5, 10])
-    assert set(means) == {"pass@1", "pass^1", "pass@5", "pass^5"}
+def test_means_over_tasks_average_each_k_over_the_tasks_with_k_attempts() -> None:
+    means = mean_over_tasks([(10, 3), (5, 5)], [1, 5, 10, 20])
+    assert set(means) == {"pass@1", "pass^1", "pass@5", "pass^5", "pass@10", "pass^10"}
     assert means["pass@1"] == pytest.approx((0.3 + 1.0) / 2)
+    assert means["pass@10"] == pytest.approx(1.0)  # the one task of 10 attempts
+    assert means["pass^10"] == 0.0
 
 
 @pytest.mark.parametrize(("n", "c", "k"), [(3, 4, 1), (3, -1, 1), (3, 1, 0), (3, 1, 4)])

@@ -35,6 +35,7 @@ def test_records_are_the_same_from_every_form_of_a_run(tmp_path: Path) -> None:
     assert len(rows) == 6  # 3 turns x 2 graders
     assert rows[2] == {
         "case": "two",
+        "attempt": None,
         "case_outcome": "fail",
         "turn": 0,
         "grader": "equality",

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from gradekit.report._case_data import CaseView, case_tags
+from gradekit.report.attempts import case_label
 
 if TYPE_CHECKING:
     from gradekit.report.baseline import BaselineMarks
@@ -113,7 +114,8 @@ class ViewerData:
         self._tag_counts.append(len(tags))
         self._tag_codes.extend(sorted(tags))
         self._names.write(b"," if self.count else b"")
-        self._names.write(_utf8(script_safe(_encode(report.name))))
+        label = case_label(report.name, report.attempt)
+        self._names.write(_utf8(script_safe(_encode(label))))
         text = view.text
         if text is None or "\n" in text:  # a results log's line is kept as it is
             text = _encode(view.data)

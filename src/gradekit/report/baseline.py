@@ -1,8 +1,9 @@
 """A run's cases marked against a baseline run: `new`, `fixed`, `regressed` or `unchanged`.
 
 `Baseline.load(run)` reads the baseline (a JSON report, a `--resume` log, a `SuiteReport` or
-case reports, as `gradekit compare` does) and keeps each case's outcome by name, nothing more.
-`baseline.mark(case)` is how a case of the new run compares with the case of the same name
+case reports, as `gradekit compare` does) and keeps each case's outcome by name (and attempt
+index, for one of several attempts), nothing more. `baseline.mark(case)` is how a case of the
+new run compares with the case of the same name and attempt
 (the rule of `gradekit compare`: `compare.mark_of`). A `BaselineTally` counts the marks of a
 run's cases as they stream past; its `marks()` is the `BaselineMarks` a `SuiteReport` carries
 (`report.baseline`), which every report shows.
@@ -17,9 +18,10 @@ from typing import Any, Final
 
 import attrs
 
+from gradekit.report.attempts import case_label
 from gradekit.report.compare import Mark, Outcome, mark_of
 from gradekit.report.model import CaseReport
-from gradekit.report.reading import Run, outcome_of_data, read_outcomes
+from gradekit.report.reading import CaseKey, Run, key_of_data, outcome_of_data, read_outcomes
 
 __all__ = ["MARKS", "MAX_NAMED", "Baseline", "BaselineMarks", "BaselineTally"]
 
@@ -32,11 +34,11 @@ MAX_NAMED = 1000
 
 @attrs.frozen
 class Baseline:
-    """A baseline run's outcome of each case, by name. `source`: the file it was read from
-    (`""` for report objects)."""
+    """A baseline run's outcome of each case, by (name, attempt). `source`: the file it was
+    read from (`""` for report objects)."""
 
     source: str
-    outcomes: Mapping[str, Outcome] = attrs.field(repr=False)
+    outcomes: Mapping[CaseKey, Outcome] = attrs.field(repr=False)
 
     @classmethod
     def load(cls, run: Run | Baseline) -> Baseline:
@@ -45,19 +47,20 @@ class Baseline:
         if isinstance(run, Baseline):
             return run
         source = os.fspath(run) if isinstance(run, (str, os.PathLike)) else ""
-        outcomes: dict[str, Outcome] = {}
-        for name, outcome in read_outcomes(run):
-            outcomes.pop(name, None)  # a case read again keeps its place at the end
-            outcomes[name] = outcome
+        outcomes: dict[CaseKey, Outcome] = {}
+        for key, outcome in read_outcomes(run):
+            outcomes.pop(key, None)  # a case read again keeps its place at the end
+            outcomes[key] = outcome
         return cls(source, outcomes)
 
     def mark(self, case: CaseReport) -> Mark:
-        """How `case` compares with the baseline's case of the same name."""
-        return mark_of(self.outcomes.get(case.name), case.outcome)  # type: ignore[arg-type]
+        """How `case` compares with the baseline's case of the same name and attempt."""
+        key = (case.name, case.attempt)
+        return mark_of(self.outcomes.get(key), case.outcome)  # type: ignore[arg-type]
 
     def mark_data(self, data: Mapping[str, Any]) -> Mark:
         """`mark` of a case's JSON form."""
-        return mark_of(self.outcomes.get(str(data.get("name"))), outcome_of_data(data))
+        return mark_of(self.outcomes.get(key_of_data(data)), outcome_of_data(data))
 
     def tally(self) -> BaselineTally:
         """A fresh count of the marks of a run's cases."""
@@ -126,12 +129,12 @@ class BaselineTally:
         self._baseline = baseline
         self._counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
         self._names: dict[Mark, list[str]] = {mark: [] for mark in MARKS}
-        self._seen: set[str] = set()
+        self._seen: set[CaseKey] = set()
         self._still_failing = 0
 
     def add(self, case: CaseReport) -> Mark:
         """Count one case of the run; its mark."""
-        return self._count(case.name, case.outcome)  # type: ignore[arg-type]
+        return self._count((case.name, case.attempt), case.outcome)  # type: ignore[arg-type]
 
     def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
         """Count every case of `cases`; this tally."""
@@ -144,24 +147,24 @@ class BaselineTally:
         for the name and the verdict; this tally."""
         for text in texts:
             data = json.loads(text)
-            self._count(str(data["name"]), outcome_of_data(data))
+            self._count(key_of_data(data), outcome_of_data(data))
         return self
 
-    def _count(self, name: str, outcome: Outcome) -> Mark:
-        mark = mark_of(self._baseline.outcomes.get(name), outcome)
+    def _count(self, key: CaseKey, outcome: Outcome) -> Mark:
+        mark = mark_of(self._baseline.outcomes.get(key), outcome)
         self._counts[mark] += 1
         names = self._names[mark]
         if len(names) < MAX_NAMED:
-            names.append(name)
-        if name in self._baseline.outcomes:
-            self._seen.add(name)
+            names.append(case_label(*key))
+        if key in self._baseline.outcomes:
+            self._seen.add(key)
         if mark == "unchanged" and outcome != "pass":
             self._still_failing += 1
         return mark
 
     def marks(self) -> BaselineMarks:
         """The marks counted so far."""
-        removed = [name for name in self._baseline.outcomes if name not in self._seen]
+        removed = [case_label(*key) for key in self._baseline.outcomes if key not in self._seen]
         return BaselineMarks(
             baseline=self._baseline,
             counts=dict(self._counts),

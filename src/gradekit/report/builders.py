@@ -51,6 +51,7 @@ _CASE = _setters(
     "duration_ms",
     "metadata",
     "tags",
+    "attempt",
 )
 
 
@@ -100,9 +101,10 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     duration_ms: float,
     metadata: SampleForm | None,
     tags: tuple[str, ...] = (),
+    attempt: int | None = None,
 ) -> CaseReport:
-    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata, tags)`,
-    cheaper (see the module)."""
+    """`CaseReport(name, passed, score, turns, errored, error, duration_ms, metadata, tags,
+    attempt)`, cheaper (see the module)."""
     case: CaseReport = _new(CaseReport)
     (
         set_name,
@@ -114,6 +116,7 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
         set_duration,
         set_metadata,
         set_tags,
+        set_attempt,
     ) = _CASE
     set_name(case, name)
     set_passed(case, passed)
@@ -124,4 +127,5 @@ def case_report(  # noqa: PLR0917 - positional like the class: called once per c
     set_duration(case, duration_ms)
     set_metadata(case, metadata)
     set_tags(case, tags)
+    set_attempt(case, attempt)
     return case

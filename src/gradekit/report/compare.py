@@ -1,6 +1,7 @@
 """Comparing a run with its baseline: what regressed, what was fixed, how scores moved.
 
-`compare(base, new)` matches cases by name (and turns by index) between two runs, each given as
+`compare(base, new)` matches cases by name and attempt index (and turns by index) between two
+runs, each given as
 a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a `Comparison`:
 newly failing, newly erroring and newly passing cases, added and removed cases, score changes
 per grader beyond a tolerance, and the pass-rate change. `Comparison.failures(rules)` says which
@@ -15,6 +16,7 @@ from typing import Final, Literal
 import attrs
 
 from gradekit._errors import ConfigError
+from gradekit.report.attempts import case_label
 from gradekit.report.environment import KindChange, kind_changes
 from gradekit.report.model import CaseReport
 from gradekit.report.reading import Run, read_report, read_run  # noqa: F401 (its old home)
@@ -93,11 +95,18 @@ def parse_fail_on(text: str) -> FailOn:
 
 @attrs.frozen
 class CaseChange:
-    """A case whose outcome differs between the runs; None stands for 'not in that run'."""
+    """A case whose outcome differs between the runs; None stands for 'not in that run'.
+    `attempt`: which of the case's attempts (None: a case of one attempt)."""
 
     name: str
     base: Outcome | None
     new: Outcome | None
+    attempt: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The case as reports name it (`name [attempt i]` for an attempt)."""
+        return case_label(self.name, self.attempt)
 
 
 @attrs.frozen
@@ -109,6 +118,12 @@ class ScoreChange:
     grader: str
     base: float
     new: float
+    attempt: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The case as reports name it (`name [attempt i]` for an attempt)."""
+        return case_label(self.case, self.attempt)
 
     @property
     def delta(self) -> float:
@@ -162,7 +177,7 @@ class Comparison:
         """The JSON form written by `gradekit compare --json`."""
 
         def cases(changes: Iterable[CaseChange]) -> list[dict[str, object]]:
-            return [attrs.asdict(change) for change in changes]
+            return [_asdict(change) for change in changes]
 
         return {
             "base_pass_rate": self.base_pass_rate,
@@ -175,21 +190,33 @@ class Comparison:
             "removed": cases(self.removed),
             "unchanged": self.unchanged,
             "score_changes": [
-                {**attrs.asdict(change), "delta": change.delta} for change in self.score_changes
+                {**_asdict(change), "delta": change.delta} for change in self.score_changes
             ],
             "kind_changes": [attrs.asdict(change) for change in self.kind_changes],
         }
 
 
-def _pass_rate(cases: Mapping[str, CaseReport]) -> float | None:
+def _asdict(change: CaseChange | ScoreChange) -> dict[str, object]:
+    """The JSON form of a change; `attempt` only for an attempt of a case of several."""
+    data = attrs.asdict(change)
+    if data["attempt"] is None:
+        del data["attempt"]
+    return data
+
+
+_Key = tuple[str, int | None]
+"""A case of a run: its name and attempt index (None for a case of one attempt)."""
+
+
+def _pass_rate(cases: Mapping[_Key, CaseReport]) -> float | None:
     if not cases:
         return None
     return sum(1 for case in cases.values() if case.outcome == "pass") / len(cases)
 
 
-def _by_name(cases: Iterable[CaseReport]) -> dict[str, CaseReport]:
+def _by_name(cases: Iterable[CaseReport]) -> dict[_Key, CaseReport]:
     # A resumed log may hold a case twice (graded again after a crash): the last one counts.
-    return {case.name: case for case in cases}
+    return {(case.name, case.attempt): case for case in cases}
 
 
 def _scores(case: CaseReport) -> dict[tuple[int, str], float]:
@@ -208,16 +235,17 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
     regressed, new_errors, fixed, added, removed = [], [], [], [], []
     scores: list[ScoreChange] = []
     unchanged = 0
-    for name, case in after.items():
-        old = before.get(name)
+    for key, case in after.items():
+        name, attempt = key
+        old = before.get(key)
         now: Outcome = case.outcome  # type: ignore[assignment]
         if old is None:
-            added.append(CaseChange(name, None, now))
+            added.append(CaseChange(name, None, now, attempt))
             if now == "error":
-                new_errors.append(CaseChange(name, None, now))
+                new_errors.append(CaseChange(name, None, now, attempt))
             continue
         was: Outcome = old.outcome  # type: ignore[assignment]
-        change = CaseChange(name, was, now)
+        change = CaseChange(name, was, now, attempt)
         if was == now:
             unchanged += 1
         mark = mark_of(was, now)
@@ -231,10 +259,10 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
         for (turn, grader), score in _scores(case).items():
             previous = old_scores.get((turn, grader))
             if previous is not None and abs(score - previous) > tolerance:
-                scores.append(ScoreChange(name, turn, grader, previous, score))
-    for name, case in before.items():
-        if name not in after:
-            removed.append(CaseChange(name, case.outcome, None))  # type: ignore[arg-type]
+                scores.append(ScoreChange(name, turn, grader, previous, score, attempt))
+    for key, case in before.items():
+        if key not in after:
+            removed.append(CaseChange(key[0], case.outcome, None, key[1]))  # type: ignore[arg-type]
     scores.sort(key=lambda change: (change.delta, change.case, change.turn, change.grader))
     return Comparison(
         regressed=tuple(regressed),

@@ -59,14 +59,14 @@ def render_text(comparison: Comparison) -> str:
     for title, changes in _sections(comparison):
         lines.append(f"{title}: {len(changes)}")
         lines.extend(
-            f"  {c.name}: {_outcome(c.base)} -> {_outcome(c.new)}" for c in changes[:_SHOWN]
+            f"  {c.label}: {_outcome(c.base)} -> {_outcome(c.new)}" for c in changes[:_SHOWN]
         )
         if len(changes) > _SHOWN:
             lines.append(f"  ... and {len(changes) - _SHOWN} more")
     if comparison.score_changes:
         lines.append(f"Score changes: {len(comparison.score_changes)}")
         lines.extend(
-            f"  {c.case} turn {c.turn} {c.grader}: {c.base:.3g} -> {c.new:.3g} ({c.delta:+.3g})"
+            f"  {c.label} turn {c.turn} {c.grader}: {c.base:.3g} -> {c.new:.3g} ({c.delta:+.3g})"
             for c in comparison.score_changes[:_SHOWN]
         )
     if len(lines) == 1:
@@ -93,7 +93,7 @@ def render_markdown(comparison: Comparison) -> str:
             "| --- | --- | --- |",
         ]
         lines += [
-            f"| {_md(c.name)} | {_outcome(c.base)} | {_outcome(c.new)} |" for c in changes[:_SHOWN]
+            f"| {_md(c.label)} | {_outcome(c.base)} | {_outcome(c.new)} |" for c in changes[:_SHOWN]
         ]
         if len(changes) > _SHOWN:
             lines.append(f"\n... and {len(changes) - _SHOWN} more")
@@ -106,7 +106,7 @@ def render_markdown(comparison: Comparison) -> str:
             "| --- | ---: | --- | ---: | ---: |",
         ]
         lines += [
-            f"| {_md(c.case)} | {c.turn} | {_md(c.grader)} | {c.base:.3g} | {c.new:.3g} |"
+            f"| {_md(c.label)} | {c.turn} | {_md(c.grader)} | {c.base:.3g} | {c.new:.3g} |"
             for c in comparison.score_changes[:_SHOWN]
         ]
     if comparison.kind_changes:
@@ -127,7 +127,7 @@ def render_html(comparison: Comparison) -> str:
     ]
     for title, changes in _sections(comparison):
         rows = "".join(
-            f"<tr><td>{e(c.name)}</td><td class='{_outcome(c.base)}'>{_outcome(c.base)}</td>"
+            f"<tr><td>{e(c.label)}</td><td class='{_outcome(c.base)}'>{_outcome(c.base)}</td>"
             f"<td class='{_outcome(c.new)}'>{_outcome(c.new)}</td></tr>"
             for c in changes
         )
@@ -137,7 +137,7 @@ def render_html(comparison: Comparison) -> str:
         )
     if comparison.score_changes:
         rows = "".join(
-            f"<tr><td>{e(c.case)}</td><td>{c.turn}</td><td>{e(c.grader)}</td>"
+            f"<tr><td>{e(c.label)}</td><td>{c.turn}</td><td>{e(c.grader)}</td>"
             f"<td>{c.base:.3g}</td><td>{c.new:.3g}</td></tr>"
             for c in comparison.score_changes
         )

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from gradekit.report import terminal
+from gradekit.report._pass_at_k_text import summary_line
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
+from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 
 __all__ = ["one_line_summary", "print_summary", "print_table"]
@@ -125,6 +127,9 @@ def print_summary(
         from gradekit.report.baseline_views import print_baseline
 
         print_baseline(marks, stream, limit=limit)
+    if s.pass_at_k is not None:
+        stream.write(f"\n{summary_line(s.pass_at_k)}\n")
+        stream.writelines(f"  note: {note}\n" for note in s.pass_at_k.notes)
     shown = list(itertools.islice(failing, limit))
     if shown:
         count = s.failed + s.errored
@@ -135,7 +140,7 @@ def print_summary(
             mark = "" if marks is None else marks.mark(case)
             said = f"  ({mark})" if mark in ("regressed", "new") else ""
             label = terminal.paint(f"{case.outcome.upper():5}", case.outcome, coloured)
-            stream.write(f"  {label}  {case.name}{said}\n")
+            stream.write(f"  {label}  {case_label(case.name, case.attempt)}{said}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")

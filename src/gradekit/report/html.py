@@ -20,6 +20,7 @@ from gradekit.report._case_data import CaseInput, view_of
 from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
+from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
 from gradekit.report._text import duration, graded_rate, percent
 from gradekit.report.model import SuiteReport
 
@@ -95,6 +96,8 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
             )
         out.write("</tbody></table></details>\n")
     _environment(out, report)
+    if summary.pass_at_k is not None:
+        write_pass_at_k_box(out, summary.pass_at_k)
     out.write("</header>\n")
 
 
@@ -162,6 +165,7 @@ def write_html(
         with atomic_text(path) as out:
             _summary(out, report)
             out.write(_VIEWER)
+            write_pass_at_k_data(out, report.summary.pass_at_k)
             out.write('<script type="application/json" id="gk-index">')
             out.flush()
             data.write_index(out.buffer)

@@ -28,8 +28,10 @@ from typing import TextIO
 from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
+from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
 from gradekit.report._text import advisory_errors, failing_lines, one_line, result_text
+from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]
@@ -136,7 +138,8 @@ def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple
     against a baseline, said first in the `<system-out>` of a case that did not pass."""
     case = view.report
     skipped = [turn.index for turn in case.turns if turn.skipped]
-    head = _head(case.name, classname, case.duration_ms)
+    label = case_label(case.name, case.attempt)
+    head = _head(label, classname, case.duration_ms)
     if case.outcome == "pass" and skipped and len(skipped) == len(case.turns):
         note = "not run: no turn of the case ran"
         yield f'{head}>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n', "skipped"
@@ -150,7 +153,7 @@ def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple
         yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
     note = "not run: an earlier error ended the case (fail_on_error)"
     for index in skipped:
-        element = _head(f"{case.name} [turn {index}]", classname, 0.0)
+        element = _head(f"{label} [turn {index}]", classname, 0.0)
         element += f'>\n      <skipped message="{_attr(note)}"/>\n    </testcase>\n'
         yield element, "skipped"
 
@@ -173,7 +176,7 @@ def write_junit(
             view = view_of(item)
             mark = "" if marks is None else marks.mark(view.report)
             if mark and mark != "unchanged":
-                changed.append((view.report.name, mark))
+                changed.append((case_label(view.report.name, view.report.attempt), mark))
             for element, status in _testcases(view, report.suite, mark):
                 body.write(element)
                 counts["tests"] += 1
@@ -192,6 +195,8 @@ def _properties(report: SuiteReport, changed: list[tuple[str, str]]) -> list[tup
     found = [] if report.complete else [("gradekit.complete", "false")]
     if report.environment is not None:
         found += report.environment.properties()
+    if report.summary.pass_at_k is not None:
+        found += junit_properties(report.summary.pass_at_k)
     marks = report.baseline
     if marks is not None:
         found.append(("gradekit.baseline", marks.baseline.source))

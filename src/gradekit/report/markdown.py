@@ -17,8 +17,10 @@ from html import escape
 
 from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
+from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
 from gradekit.report._text import duration, failing_lines, graded_rate, one_line, percent
+from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
 __all__ = ["MAX_BYTES", "MAX_LISTED", "render_markdown", "write_markdown"]
@@ -76,7 +78,7 @@ def _case_block(view: CaseView, mark: str) -> str:
     when it has one worth showing (`regressed`, `new`), else empty."""
     case = view.report
     outcome = case.outcome
-    name = escape(one_line(_visible(case.name), 300))
+    name = escape(one_line(_visible(case_label(case.name, case.attempt)), 300))
     reasons = failing_lines(case)
     parts = [
         f"<details><summary>{_VERDICT_MARK[outcome]} <b>{name}</b>: "
@@ -96,6 +98,11 @@ def _case_block(view: CaseView, mark: str) -> str:
             parts += [f"{label}:", _code_block(text), ""]
     parts += ["</details>", ""]
     return "\n".join(parts)
+
+
+def _pass_at_k(report: SuiteReport) -> list[str]:
+    figures = report.summary.pass_at_k
+    return [] if figures is None else markdown_lines(figures, _cell)
 
 
 def _graders_table(report: SuiteReport) -> list[str]:
@@ -142,6 +149,7 @@ def render_markdown(
         *_counts_table(report),
         "",
         *_graders_table(report),
+        *_pass_at_k(report),
     ]
     marks = report.baseline
     if marks is not None:

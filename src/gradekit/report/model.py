@@ -5,13 +5,15 @@ and `--resume` read those. Plain, frozen data."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
+from gradekit.report._counts import GraderCounts
+from gradekit.report.attempts import PassAtK
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
 
@@ -25,7 +27,6 @@ __all__ = [
     "ResultRecord",
     "SuiteReport",
     "Summary",
-    "SummaryBuilder",
     "TurnReport",
     "outcome_of",
 ]
@@ -137,7 +138,7 @@ class TurnReport:
 class CaseReport:
     """A graded case. `outcome` is `pass`, `fail` or `error`; the three are disjoint.
     `metadata`: the case's metadata in its JSON form; None when the run records no samples.
-    `tags`: the case's tags (in the JSON form only when it has some)."""
+    `tags`: its tags; `attempt`: its index among several attempts (in JSON only when set)."""
 
     name: str
     passed: bool
@@ -148,6 +149,7 @@ class CaseReport:
     duration_ms: float = 0.0
     metadata: SampleForm | None = None
     tags: tuple[str, ...] = ()
+    attempt: int | None = None
 
     @property
     def outcome(self) -> str:
@@ -158,6 +160,7 @@ class CaseReport:
         """The JSON form used in reports and in the `--resume` stream."""
         data: dict[str, Any] = {
             "name": self.name,
+            **({} if self.attempt is None else {"attempt": self.attempt}),
             "passed": self.passed,
             "score": self.score,
             "errored": self.errored,
@@ -187,6 +190,7 @@ class CaseReport:
             if isinstance(data.get("metadata"), Mapping)
             else None,
             tags=tuple(data.get("tags", ())),
+            attempt=data.get("attempt"),
         )
 
 
@@ -208,7 +212,7 @@ class GraderSummary:
 
 @attrs.frozen
 class Summary:
-    """Counts for a run: cases passed / failed / errored (disjoint) and per grader name.
+    """Counts for a run: cases passed / failed / errored (disjoint), per grader, pass@k.
 
     `pass_rate` is passed / all cases: an errored case is not a failure (it is counted apart),
     but it is not a pass either; None when there is no case. `graded_pass_rate` is the rate
@@ -224,10 +228,13 @@ class Summary:
     judge: Mapping[str, int] | None = None
     """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
     the command line after the run, from gradekit.graders._judge.statistics()."""
+    pass_at_k: PassAtK | None = None
 
     @classmethod
     def of(cls, cases: Iterable[CaseReport]) -> Summary:
         """Summarise case reports (advisory results count in the per-grader figures)."""
+        from gradekit.report.summary_builder import SummaryBuilder
+
         builder = SummaryBuilder()
         for case in cases:
             builder.add(case)
@@ -243,6 +250,7 @@ class Summary:
             "pass_rate": self.pass_rate,
             "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
             **({} if self.judge is None else {"judge": dict(self.judge)}),
+            **({} if self.pass_at_k is None else {"pass_at_k": self.pass_at_k.to_dict()}),
         }
 
     @property
@@ -250,112 +258,6 @@ class Summary:
         """Passed / (passed + failed): the rate over the cases that were graded without error."""
         decided = self.passed + self.failed
         return self.passed / decided if decided else None
-
-
-class GraderCounts:
-    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
-
-    __slots__ = ("errored", "failed", "passed", "score_sum")
-
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-        self.errored = 0
-        self.score_sum = 0.0
-        """The sum of the scores of the results that are not errored."""
-
-
-class SummaryBuilder:
-    """Accumulates a Summary one case at a time, so a run of millions of cases need not keep
-    every case report in memory to count them."""
-
-    def __init__(self) -> None:
-        # Cases by verdict, [errored][passed]: `build` names their outcomes (`outcome_of`).
-        self._verdicts = [[0, 0], [0, 0]]
-        self._graders: dict[str, GraderCounts] = {}
-
-    def add(self, case: CaseReport) -> None:
-        """Count one finished case and its results."""
-        self.count_case(case.passed, case.errored or case.error is not None)
-        for turn in case.turns:
-            self.count_results([record.result for record in turn.results])
-
-    def count_case(self, passed: bool, errored: bool) -> None:
-        """Count a case by its verdict alone; its results are counted with `count_results`
-        (a runner that builds no report counts as it grades)."""
-        self._verdicts[errored][passed] += 1
-
-    def counters(self, names: Iterable[str]) -> list[GraderCounts]:
-        """The counts of each grader name, in order, for `count_results` (a caller counting
-        the results of the same graders again and again looks them up once)."""
-        graders = self._graders
-        found = []
-        for name in names:
-            counts = graders.get(name)
-            if counts is None:
-                counts = graders[name] = GraderCounts()
-            found.append(counts)
-        return found
-
-    def count_results(
-        self,
-        results: Sequence[GradeResult],
-        counters: Sequence[GraderCounts] | None = None,
-        times: int = 1,
-    ) -> None:
-        """Count results under their grader's name, `times` over: errored ones apart, and only
-        the scores of the results that are not errored. `counters`: `counters(names of the
-        results)`. Reads of each result only whether it errored, passed, and its score."""
-        if counters is None:
-            counters = self.counters(result.name for result in results)
-        # Not `strict=True`: its check costs as much as this loop; the lengths match by design.
-        for result, counts in zip(results, counters):  # noqa: B905
-            if result.error is not None:
-                counts.errored += times
-                continue
-            if result.passed:
-                counts.passed += times
-            else:
-                counts.failed += times
-            counts.score_sum += result.score * times
-
-    def merge(self, other: SummaryBuilder) -> None:
-        """Count every case `other` counted."""
-        for errored in (False, True):
-            for passed in (False, True):
-                self._verdicts[errored][passed] += other._verdicts[errored][passed]
-        for counts, theirs in zip(
-            self.counters(other._graders), other._graders.values(), strict=True
-        ):
-            counts.passed += theirs.passed
-            counts.failed += theirs.failed
-            counts.errored += theirs.errored
-            counts.score_sum += theirs.score_sum
-
-    def build(self) -> Summary:
-        """The summary of every case added so far."""
-        cases = {"pass": 0, "fail": 0, "error": 0}
-        for errored in (False, True):
-            for passed in (False, True):
-                cases[outcome_of(passed, errored)] += self._verdicts[errored][passed]
-        graders = {
-            name: GraderSummary(
-                c.passed,
-                c.failed,
-                c.errored,
-                c.score_sum / (c.passed + c.failed) if c.passed + c.failed else None,
-            )
-            for name, c in sorted(self._graders.items())
-        }
-        total = sum(cases.values())
-        return Summary(
-            cases=total,
-            passed=cases["pass"],
-            failed=cases["fail"],
-            errored=cases["error"],
-            pass_rate=cases["pass"] / total if total else None,
-            graders=graders,
-        )
 
 
 @attrs.frozen

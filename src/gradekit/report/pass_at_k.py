@@ -44,16 +44,15 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 
 def mean_over_tasks(counts: Iterable[tuple[int, int]], ks: Sequence[int]) -> dict[str, float]:
-    """The mean pass@k and pass^k over tasks given as (n, c), for each k no larger than every
-    task's n: `{"pass@1": ..., "pass^1": ..., ...}` (empty when there is no task)."""
+    """The mean pass@k and pass^k for each k of `ks`, over the tasks (given as (n, c)) that
+    have at least k attempts: `{"pass@1": ..., "pass^1": ..., ...}`; a k no task has at least
+    k attempts for is left out (empty when there is no task)."""
     tasks = list(counts)
-    if not tasks:
-        return {}
-    fewest = min(n for n, _ in tasks)
     means: dict[str, float] = {}
     for k in ks:
-        if k > fewest:
+        counted = [(n, c) for n, c in tasks if n >= k]
+        if not counted:
             continue
-        means[f"pass@{k}"] = sum(pass_at_k(n, c, k) for n, c in tasks) / len(tasks)
-        means[f"pass^{k}"] = sum(pass_hat_k(n, c, k) for n, c in tasks) / len(tasks)
+        means[f"pass@{k}"] = sum(pass_at_k(n, c, k) for n, c in counted) / len(counted)
+        means[f"pass^{k}"] = sum(pass_hat_k(n, c, k) for n, c in counted) / len(counted)
     return means

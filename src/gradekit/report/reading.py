@@ -12,7 +12,15 @@ from gradekit._errors import ConfigError
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
 
-__all__ = ["Run", "outcome_of_data", "read_outcomes", "read_report", "read_run"]
+__all__ = [
+    "CaseKey",
+    "Run",
+    "key_of_data",
+    "outcome_of_data",
+    "read_outcomes",
+    "read_report",
+    "read_run",
+]
 
 
 Run = SuiteReport | Iterable[CaseReport] | str | os.PathLike[str]
@@ -55,20 +63,30 @@ def read_report(run: Run) -> SuiteReport:
     )
 
 
-def read_outcomes(run: Run) -> Iterator[tuple[str, Outcome]]:
-    """`(name, outcome)` of each case of a run, in its order: what `read_run` reads, without
-    building the case reports of a JSON report (a baseline needs no more)."""
+CaseKey = tuple[str, int | None]
+"""What tells a run's cases apart: the name, and the attempt index of one of several attempts."""
+
+
+def read_outcomes(run: Run) -> Iterator[tuple[CaseKey, Outcome]]:
+    """`((name, attempt), outcome)` of each case of a run, in its order: what `read_run`
+    reads, without building the case reports of a JSON report (a baseline needs no more)."""
     path = Path(run) if isinstance(run, (str, os.PathLike)) else None
     data = None if path is None else _report_data(path)
     if path is None or data is None:
         for case in read_run(run):
-            yield case.name, case.outcome  # type: ignore[misc]
+            yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
         return
     for item in data["cases"]:
         try:
-            yield str(item["name"]), outcome_of_data(item)
+            yield key_of_data(item), outcome_of_data(item)
         except (KeyError, TypeError, AttributeError) as error:
             raise _not_a_report(path, error) from None
+
+
+def key_of_data(data: Mapping[str, Any]) -> CaseKey:
+    """The `(name, attempt)` of a case's JSON form (KeyError without `name`)."""
+    attempt = data.get("attempt")
+    return str(data["name"]), attempt if isinstance(attempt, int) else None
 
 
 def outcome_of_data(data: Mapping[str, Any]) -> Outcome:

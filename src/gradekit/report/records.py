@@ -1,6 +1,7 @@
 """One flat record per result, for pandas and friends: `to_records` and `to_frame`.
 
-Each record is a plain dict: the case (`case`, `case_outcome`), the turn (`turn`), the result
+Each record is a plain dict: the case (`case`, `attempt`: its attempt index, None for a case of
+one attempt, `case_outcome`), the turn (`turn`), the result
 (`grader`, `kind`, `passed`, `score`, `outcome`, `error`, `message`, `advisory`, `weight`,
 `duration_ms`). A case that could not be loaded gives one record with `grader` None and its
 error. pandas is imported by `to_frame` only (`pip install pandas`).
@@ -23,7 +24,7 @@ def to_records(run: Run) -> Iterator[dict[str, Any]]:
     """Yield one flat dict per result of `run`: a JSON report, a `--resume` log (paths), a
     `SuiteReport` or case reports."""
     for case in read_run(run):
-        base = {"case": case.name, "case_outcome": case.outcome}
+        base = {"case": case.name, "attempt": case.attempt, "case_outcome": case.outcome}
         if case.error is not None and not case.turns:
             yield {
                 **base,

@@ -21,8 +21,9 @@ from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
-from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder, TurnReport
+from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.samples import SampleForm
+from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.run.alike import Alikes, TurnsAlike
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final
@@ -211,6 +212,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     duration,
                     metadata,
                     case.tags,
+                    case.attempt,
                 )
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).
@@ -218,6 +220,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     break
                 done.append((position, report))
             summary.count_case(passed, errored)
+            if case.attempt is not None:
+                summary.attempts.count(case.name, passed, errored)
             state.finished += 1
             if state.abandoned:
                 break

@@ -17,7 +17,16 @@ __all__ = ["grade_case", "skipped_turn", "unloadable"]
 
 def unloadable(case: Case) -> CaseReport:
     """The errored report of a case that could not be loaded."""
-    return CaseReport(case.name, False, 0.0, (), errored=True, error=case.error, tags=case.tags)
+    return CaseReport(
+        case.name,
+        False,
+        0.0,
+        (),
+        errored=True,
+        error=case.error,
+        tags=case.tags,
+        attempt=case.attempt,
+    )
 
 
 def skipped_turn(index: int) -> TurnReport:
@@ -65,5 +74,14 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
     duration = (time.perf_counter() - started) * 1000.0
     metadata = None if max_text is None else SampleForm(case.metadata, None, max_text)
     return CaseReport(
-        case.name, passed, score, tuple(turns), errored, None, duration, metadata, case.tags
+        case.name,
+        passed,
+        score,
+        tuple(turns),
+        errored,
+        None,
+        duration,
+        metadata,
+        case.tags,
+        case.attempt,
     )

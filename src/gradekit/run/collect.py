@@ -19,7 +19,8 @@ from typing import Final
 import attrs
 
 from gradekit._errors import SelectionError, WriteError
-from gradekit.report.model import CaseReport, SuiteReport, Summary, SummaryBuilder
+from gradekit.report.model import CaseReport, SuiteReport, Summary
+from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes
 from gradekit.run.executor import Execution, Executor, remote_run
 from gradekit.run.interrupts import RECORDING
@@ -49,10 +50,12 @@ class Collection:
         keep_cases: bool | Callable[[CaseReport], bool],
         selection: Selection | None,
         log: ResultsLog | None,
+        ks: tuple[int, ...] | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
         suite = self.notes.suite
         self.suite = suite
+        self.ks = ks
         self.settings = settings
         self.jobs = jobs
         self.keep_cases = keep_cases
@@ -152,7 +155,7 @@ class Collection:
         summary = self.collector.summary
         if self.index is not None:
             summary.merge(self.index.summary)
-        return summary.build()
+        return summary.build(self.ks)
 
     def _cases(self) -> tuple[CaseReport, ...]:
         keep = self.keep_cases

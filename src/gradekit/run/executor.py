@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, Union
 
-from gradekit.report.model import CaseReport, SummaryBuilder
+from gradekit.report.model import CaseReport
+from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite
 

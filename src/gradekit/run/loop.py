@@ -16,7 +16,8 @@ from typing import Any, Final
 
 from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import CaseReport, ResultRecord, SummaryBuilder
+from gradekit.report.model import CaseReport, ResultRecord
+from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.case import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket

@@ -23,7 +23,8 @@ import attrs
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report.jsonl import CaseLog
-from gradekit.report.model import CaseReport, SummaryBuilder
+from gradekit.report.model import CaseReport
+from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.report.target import target
 from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite
@@ -148,10 +149,11 @@ class RunIndex:
         self._results = log
         self._log = log.case_log
         self._lock = threading.Lock()
-        # Cases already in the log: name -> offset of its line (the first line of that name).
-        self._done: dict[str, int] = {}
+        # Cases already in the log: (name, attempt) -> offset of its line (the first line of
+        # that name and attempt index; None for a case of one attempt).
+        self._done: dict[tuple[str, int | None], int] = {}
         for offset, case in self._log.existing():
-            self._done.setdefault(case.name, offset)
+            self._done.setdefault((case.name, case.attempt), offset)
         self.offsets = array("q")
         """Per case of the run, in suite order: the offset of its line, or -1 until it ends."""
         self.outcomes = bytearray()
@@ -181,7 +183,7 @@ class RunIndex:
         for case in self._suite.cases():
             if selection is not None and not selection(case):
                 continue
-            offset = done.pop(case.name, None) if done else None
+            offset = done.pop((case.name, case.attempt), None) if done else None
             with self._lock:
                 ordinal = len(self.offsets)
                 self.selected += 1

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
@@ -21,6 +21,7 @@ from gradekit._errors import WriteError
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
+from gradekit.report.attempts import checked_ks
 from gradekit.report.baseline import Baseline, BaselineTally
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
@@ -75,6 +76,7 @@ def run_suite(
     samples: bool = True,
     max_text: int = 4096,
     baseline: Run | Baseline | None = None,
+    k: Sequence[int] | None = None,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -105,6 +107,9 @@ def run_suite(
     `SuiteReport`, case reports, or a `Baseline`; an unreadable one raises ConfigError before
     anything is graded): `report.baseline` marks each case new, fixed, regressed or unchanged
     against the baseline's case of the same name, and every report shows the marks.
+    `k`: the k at which the summary gives pass@k and pass^k of cases with several attempts
+    (default: 1, 5 and 10 up to the most attempts a case has, and that number; see
+    docs/reports.md, "Many attempts and pass@k"); each must be a whole number >= 1.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`.
@@ -118,6 +123,7 @@ def run_suite(
         raise ValueError(f"memory_limit_mb must be > 0, got {memory_limit_mb!r}")
     if isinstance(max_text, bool) or not isinstance(max_text, int) or max_text < 1:
         raise ValueError(f"max_text must be a whole number of bytes >= 1, got {max_text!r}")
+    ks = checked_ks(k)
     selection = as_selection(select)
     _check_sandbox(sandbox)
     base = None if baseline is None else Baseline.load(baseline)
@@ -140,7 +146,7 @@ def run_suite(
         tally = None if base is None or log is not None else base.tally()
         if tally is not None:  # no log to read the cases back from: counted as they end
             on_case = _counting(tally, on_case)
-        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log)
+        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log, ks)
         try:
             report = collection.run(executor, scheduler)
         except WriteError as error:

@@ -45,7 +45,7 @@ TURN_FIELDS: Final = (
     "graders",
     "metadata",
 )
-CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages", "tags")
+CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages", "tags", "attempts")
 CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
@@ -129,6 +129,16 @@ class CaseBuilder:
                 )
             )
         extra = self._extra(raw, base, CASE_FIELDS, problems, peers)
+        if "attempts" in raw:  # a suite file's cases give it (see `attempts`), not lines
+            problems.append(
+                Problem(
+                    (*base, "attempts"),
+                    "attempts: not read from a dataset line, which is one attempt: write "
+                    "one line per attempt, each with the case's name and its 'attempt' "
+                    "index (0, 1, 2 ...)",
+                    key=True,
+                )
+            )
         policy = parse_policy(raw, problems, base)
         tags = with_tags(self.suite_tags, parse_tags(raw.get("tags"), (*base, "tags"), problems))
         case_entries = build_entries(

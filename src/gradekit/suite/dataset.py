@@ -19,6 +19,7 @@ import attrs
 from gradekit._errors import ConfigError, Problem, format_path
 from gradekit._peers import PeerWarnings
 from gradekit.registry.entries import GraderEntry
+from gradekit.suite.attempt_index import DatasetAttempts
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.jsonline import LineError, parse_line
 from gradekit.suite.model import Case
@@ -109,6 +110,7 @@ class Dataset:
 
     def cases(self) -> Iterator[Case]:
         """Every case of the file, in order, one line read at a time."""
+        attempts = DatasetAttempts()
         try:
             file = self.path.open("rb")
         except OSError as error:
@@ -118,9 +120,9 @@ class Dataset:
         with file:
             for number, line in enumerate(file, start=1):
                 if not line.isspace():
-                    yield self._case(line, number)
+                    yield self._case(line, number, attempts)
 
-    def _case(self, line: bytes, number: int) -> Case:
+    def _case(self, line: bytes, number: int, attempts: DatasetAttempts) -> Case:
         where = f"{self.label}:{number}"
         default = where
         try:
@@ -133,20 +135,23 @@ class Dataset:
             message = f"a dataset line must be a JSON object (one case), got {shown}"
             return _error(default, where, message)
         name = case_name(raw, default)
+        attempt, wrong = attempts.take(raw, name, where)
+        if wrong is not None:
+            return _error(name, where, wrong)
         if name in self.taken:
             message = (
                 f"duplicate case name '{name}' (also at {self.taken[name]}); "
                 "give each case its own name"
             )
-            return _error(name, where, message)
+            return _error(name, where, message, attempt)
         peers: list[Problem] = []
         case, problems = self.builder.build(raw, name=name, location=where, warnings=peers)
         for peer in peers:
             self.warnings.add(str(peer.path[-1]), f"{where}: {peer.message}")
         if case is None:
-            return _error(name, where, "; ".join(problem_text(p) for p in problems))
-        return case
+            return _error(name, where, "; ".join(problem_text(p) for p in problems), attempt)
+        return case if attempt is None else attrs.evolve(case, attempt=attempt)
 
 
-def _error(name: str, where: str, message: str) -> Case:
-    return Case(name, (), location=where, error=f"{where}: {message}")
+def _error(name: str, where: str, message: str, attempt: int | None = None) -> Case:
+    return Case(name, (), location=where, error=f"{where}: {message}", attempt=attempt)

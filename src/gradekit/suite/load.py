@@ -25,6 +25,7 @@ from gradekit._peers import PeerWarnings, peer_field
 from gradekit._seconds import seconds_problem
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
+from gradekit.suite.attempts import build_with_attempts
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, survey
 from gradekit.suite.located_yaml import Located, load_located
@@ -296,16 +297,16 @@ class _Loader:
                 )
             else:
                 first[name] = (*base, "name")
-            case, problems = builder.build(
+            built, problems = build_with_attempts(
+                builder,
                 item,
                 name=name,
                 base=base,
-                location=self.at(*self.located.where(base)),
+                locate=lambda path: self.at(*self.located.where(path)),
                 warnings=self.peers,
             )
             self.problems.extend(problems)
-            if case is not None:
-                cases.append(case)
+            cases.extend(built)
         return tuple(cases)
 
     def dataset(

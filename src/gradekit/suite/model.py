@@ -49,7 +49,9 @@ class Case:
     has no turns and is reported as errored. `metadata`: the case's own metadata (its other
     keys and its `metadata:` mapping; each turn's sample also has its turn's), frozen.
     `tags`: the suite's `tags:`, then the case's own
-    (what `--select tag:NAME` reads; the report carries them).
+    (what `--select tag:NAME` reads; the report carries them). `attempt`: the index (from 0)
+    of this attempt among the case's `attempts:` (or dataset lines of its name), None for a
+    case of one attempt (see docs/suite-file.md, "Many attempts and pass@k").
     """
 
     name: str
@@ -59,6 +61,7 @@ class Case:
     error: str | None = None
     metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
     tags: tuple[str, ...] = ()
+    attempt: int | None = None
 
 
 @attrs.frozen

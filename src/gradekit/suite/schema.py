@@ -118,6 +118,40 @@ def _case() -> dict[str, Any]:
         "turns": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/turn"}},
         "messages": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/message"}},
         "tags": _TAGS,
+        "attempts": {
+            "type": "array",
+            "minItems": 1,
+            "description": "Several attempts at the case's task, each graded as a case (same "
+            "name, its index from 0) for pass@k: an output, or a mapping giving output / "
+            "tool_calls, turns or messages, and metadata.",
+            "items": {
+                "anyOf": [
+                    {"not": {"type": "object"}},
+                    {
+                        "type": "object",
+                        "properties": {
+                            "output": _ANY,
+                            "tool_calls": {
+                                "type": "array",
+                                "items": {"$ref": "#/$defs/tool_call"},
+                            },
+                            "turns": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {"$ref": "#/$defs/turn"},
+                            },
+                            "messages": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {"$ref": "#/$defs/message"},
+                            },
+                            "metadata": {"type": "object"},
+                        },
+                        "additionalProperties": False,
+                    },
+                ]
+            },
+        },
         **_turn_properties(),
     }
     return {

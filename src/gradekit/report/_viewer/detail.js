@@ -150,6 +150,16 @@
     return section;
   }
 
+  /* The pass@k line of the case group `name` (from the page's gk-pass-at-k data), or null. */
+  var groups = null;
+  GK.passAtK = function (name) {
+    if (groups === null) {
+      var node = document.getElementById("gk-pass-at-k");
+      try { groups = node ? JSON.parse(node.textContent) : {}; } catch (error) { groups = {}; }
+    }
+    return Object.prototype.hasOwnProperty.call(groups, name) ? groups[name] : null;
+  };
+
   /* The detail of one case; `outcome` comes from the index (the report's own verdict). */
   GK.renderCase = function (data, outcome) {
     var turns = Array.isArray(data.turns) ? data.turns : [];
@@ -162,8 +172,15 @@
       typeof data.baseline === "string"
         ? el("span", { "class": "mark " + data.baseline, text: data.baseline + " against the baseline" })
         : null);
+    var attempt = typeof data.attempt === "number" ? data.attempt : null;
+    var title = attempt === null ? data.name : data.name + " [attempt " + attempt + "]";
     var article = el("article", { "class": "case " + outcome, id: "case-detail", "data-name": data.name },
-      el("h2", { text: GK.visible(data.name) }), facts);
+      el("h2", { text: GK.visible(title) }), facts);
+    var group = attempt === null ? null : GK.passAtK(data.name);
+    if (group) {
+      article.appendChild(el("p", { "class": "pass-at-k", id: "case-pass-at-k",
+        text: "This case's attempts: " + group }));
+    }
     var tags = Array.isArray(data.tags) ? data.tags : [];
     if (tags.length) {
       article.appendChild(el("div", { "class": "tags" }, tags.map(function (t) {

@@ -189,7 +189,8 @@ class DaskRun:
             try:
                 lines.append(self._packer.line(case))
             except CannotSend as error:
-                unsent.append((position, unloadable(Case(case.name, (), error=str(error)))))
+                failed = Case(case.name, (), error=str(error), attempt=case.attempt)
+                unsent.append((position, unloadable(failed)))
                 continue
             batch.append((position, case.name))
         if unsent:

@@ -35,6 +35,7 @@ from gradekit.run.settings import Settings
 from gradekit.suite.model import Case, Suite
 
 __all__ = [
+    "ATTEMPT",
     "FORMAT",
     "MESSAGES",
     "OWN_GRADERS",
@@ -54,6 +55,10 @@ OWN_GRADERS: Final = "gradekit.own_graders"
 """Key of a case line whose turns list every entry (their lists do not start with the
 suite-level entries): the worker builds it without prepending the suite's. A dotted key,
 which no case field is; taken off the line before the case is built."""
+
+ATTEMPT: Final = "gradekit.attempt"
+"""Key of a case line holding the case's attempt index (`Case.attempt`); taken off the line
+before the case is built."""
 
 MESSAGES: Final = "gradekit.messages"
 """Key of a case line's turn holding the transcript messages of that turn (`Turn.messages`),
@@ -144,6 +149,8 @@ class CasePacker:
             if turn.messages is not None:
                 data[MESSAGES] = turn.messages
         line: dict[str, Any] = {"name": case.name, "turns": turns}
+        if case.attempt is not None:
+            line[ATTEMPT] = case.attempt
         if case.metadata:
             line["metadata"] = case.metadata
         if case.tags:

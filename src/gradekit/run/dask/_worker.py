@@ -28,7 +28,14 @@ from gradekit._types import error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
 from gradekit.run.case import unloadable
-from gradekit.run.dask._pack import FORMAT, MESSAGES, OWN_GRADERS, pack_reports, suite_folder
+from gradekit.run.dask._pack import (
+    ATTEMPT,
+    FORMAT,
+    MESSAGES,
+    OWN_GRADERS,
+    pack_reports,
+    suite_folder,
+)
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text
 from gradekit.suite.model import Case, Policy
@@ -124,11 +131,14 @@ def _case(built: _Built, line: bytes, address: str) -> Case:
     builder = built.own if raw.pop(OWN_GRADERS, False) else built.shared
     turns = raw.get("turns")
     messages = [t.pop(MESSAGES, None) if isinstance(t, dict) else None for t in turns or ()]
+    attempt = raw.pop(ATTEMPT, None)
     case, problems = builder.build(raw, name=name)
     if case is None:
         found = "; ".join(problem_text(problem) for problem in problems)
         text = f"case '{name}' cannot be built on Dask worker {address}: {found}"
-        return Case(name, (), error=text)
+        return Case(name, (), error=text, attempt=attempt)
+    if attempt is not None:
+        case = attrs.evolve(case, attempt=attempt)
     if any(found is not None for found in messages):
         with_messages = zip(case.turns, messages, strict=True)
         turns = tuple(attrs.evolve(turn, messages=found) for turn, found in with_messages)

@@ -1,0 +1,203 @@
+"""Many attempts per case: the counts of each case group and its pass@k, in every report.
+
+A case given several attempts is graded as one case report per attempt (same name, its
+`attempt` index). `AttemptTally` counts them, case group by case group, as a run finishes
+them (a run too large to keep its reports still counts); `PassAtK` is what the reports show:
+for each group its attempts (passed, failed, errored) and, for each k up to its number of
+attempts n, pass@k and pass^k (`gradekit.report.pass_at_k`), and the means over the groups
+with at least k attempts. An errored attempt is not a pass, and is counted apart.
+
+Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)`), else
+`DEFAULT_KS` that are at most the largest n, and the largest n itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from gradekit.report.pass_at_k import mean_over_tasks, pass_at_k, pass_hat_k
+
+if TYPE_CHECKING:
+    from gradekit.report.model import CaseReport
+
+__all__ = [
+    "DEFAULT_KS",
+    "AttemptTally",
+    "GroupCounts",
+    "PassAtK",
+    "case_label",
+    "checked_ks",
+    "pass_at_k_of",
+    "shown_ks",
+]
+
+DEFAULT_KS: Final = (1, 5, 10)
+"""The k shown when none is asked for: those at most the largest n (plus that n)."""
+
+
+def case_label(name: str, attempt: int | None) -> str:
+    """How reports name a case: `name`, or `name [attempt i]` for one of several attempts."""
+    return name if attempt is None else f"{name} [attempt {attempt}]"
+
+
+def checked_ks(ks: Sequence[int] | None) -> tuple[int, ...] | None:
+    """`ks` as a tuple, checked: whole numbers >= 1 (ValueError naming the wrong one)."""
+    if ks is None:
+        return None
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence) or not ks:
+        raise ValueError(f"k must be a non-empty sequence of whole numbers >= 1, got {ks!r}")
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"each k must be a whole number >= 1, got {k!r}")
+    return tuple(ks)
+
+
+def shown_ks(requested: Sequence[int] | None, largest: int) -> tuple[tuple[int, ...], list[str]]:
+    """The k to show for groups of at most `largest` attempts, and the notes on the ones
+    asked for that no group has enough attempts for."""
+    if requested is None:
+        return tuple(sorted({k for k in DEFAULT_KS if k <= largest} | {largest})), []
+    shown = tuple(sorted({k for k in requested if k <= largest}))
+    beyond = sorted({k for k in requested if k > largest})
+    notes = [
+        f"k={k} is larger than every case's number of attempts (at most {largest}): not shown"
+        for k in beyond
+    ]
+    return shown, notes
+
+
+@attrs.frozen
+class GroupCounts:
+    """One case group: its name and how many of its attempts passed, failed and errored."""
+
+    name: str
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+
+    @property
+    def attempts(self) -> int:
+        """n: every attempt graded (errored ones included)."""
+        return self.passed + self.failed + self.errored
+
+    def figures(self, ks: Iterable[int]) -> dict[str, float]:
+        """`{"pass@1": ..., "pass^1": ...}` for each k of `ks` up to n; errored attempts count
+        as not passed."""
+        n = self.attempts
+        figures: dict[str, float] = {}
+        for k in ks:
+            if k <= n:
+                figures[f"pass@{k}"] = pass_at_k(n, self.passed, k)
+                figures[f"pass^{k}"] = pass_hat_k(n, self.passed, k)
+        return figures
+
+    def to_dict(self, ks: Iterable[int]) -> dict[str, Any]:
+        """The JSON form: a `case_groups` item of the JSON report (docs/reports.md)."""
+        return {
+            "name": self.name,
+            "attempts": self.attempts,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errored": self.errored,
+            "pass_at_k": self.figures(ks),
+        }
+
+
+@attrs.frozen
+class PassAtK:
+    """pass@k of a run: its case groups (by name), the k shown, and notes on k asked for that
+    are larger than every group's n."""
+
+    groups: tuple[GroupCounts, ...]
+    ks: tuple[int, ...]
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, groups: Iterable[GroupCounts], requested: Sequence[int] | None) -> PassAtK | None:
+        """The figures of `groups` at the k `requested` (None: the default); None when there
+        is no group (a run with no case of several attempts)."""
+        found = tuple(sorted(groups, key=lambda group: group.name))
+        if not found:
+            return None
+        ks, notes = shown_ks(requested, max(group.attempts for group in found))
+        return cls(found, ks, tuple(notes))
+
+    def means(self) -> dict[str, float]:
+        """The mean pass@k and pass^k over the groups with at least k attempts, per k."""
+        return mean_over_tasks(((g.attempts, g.passed) for g in self.groups), self.ks)
+
+    def counted(self, k: int) -> int:
+        """How many groups have at least k attempts (the ones `means` averages at k)."""
+        return sum(1 for group in self.groups if group.attempts >= k)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: the report's `summary.pass_at_k` (docs/reports.md)."""
+        return {
+            "k": list(self.ks),
+            "groups": len(self.groups),
+            "attempts": sum(group.attempts for group in self.groups),
+            "passed": sum(group.passed for group in self.groups),
+            "failed": sum(group.failed for group in self.groups),
+            "errored": sum(group.errored for group in self.groups),
+            "mean": self.means(),
+            "groups_at_k": {str(k): self.counted(k) for k in self.ks},
+            "notes": list(self.notes),
+            "case_groups": [group.to_dict(self.ks) for group in self.groups],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PassAtK:
+        """Rebuild from its JSON form (a JSON report's `summary.pass_at_k`)."""
+        groups = data["case_groups"]
+        return cls(
+            tuple(GroupCounts(g["name"], g["passed"], g["failed"], g["errored"]) for g in groups),
+            tuple(data["k"]),
+            tuple(data.get("notes", ())),
+        )
+
+
+class AttemptTally:
+    """Counts attempts by case name as a run finishes them (cases of one attempt are not
+    counted here); `result(ks)` is their `PassAtK`."""
+
+    __slots__ = ("_counts",)
+
+    def __init__(self) -> None:
+        # name -> [passed, failed, errored]
+        self._counts: dict[str, list[int]] = {}
+
+    def add(self, case: CaseReport) -> None:
+        """Count `case` when it is one of several attempts."""
+        if case.attempt is not None:
+            self.count(case.name, case.passed, case.errored or case.error is not None)
+
+    def count(self, name: str, passed: bool, errored: bool) -> None:
+        """Count one attempt of case `name` by its verdict."""
+        counts = self._counts.get(name)
+        if counts is None:
+            counts = self._counts[name] = [0, 0, 0]
+        counts[2 if errored else 0 if passed else 1] += 1
+
+    def merge(self, other: AttemptTally) -> None:
+        """Count every attempt `other` counted."""
+        for name, (passed, failed, errored) in other._counts.items():
+            counts = self._counts.setdefault(name, [0, 0, 0])
+            counts[0] += passed
+            counts[1] += failed
+            counts[2] += errored
+
+    def result(self, ks: Sequence[int] | None = None) -> PassAtK | None:
+        """The pass@k of what was counted, at `ks` (None: the default)."""
+        groups = (GroupCounts(name, *counts) for name, counts in self._counts.items())
+        return PassAtK.of(groups, ks)
+
+
+def pass_at_k_of(cases: Iterable[CaseReport], ks: Sequence[int] | None = None) -> PassAtK | None:
+    """The pass@k of case reports (a run read back with `read_run`, say), at `ks`."""
+    tally = AttemptTally()
+    for case in cases:
+        tally.add(case)
+    return tally.result(ks)
