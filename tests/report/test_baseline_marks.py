@@ -16,9 +16,9 @@ from gradekit.report.model import CaseReport
 OUTCOMES = ("pass", "fail", "error")
 
 
-def _case(name: str, outcome: str) -> CaseReport:
+def _case(name: str, outcome: str, attempt: int | None = None) -> CaseReport:
     return CaseReport(name, outcome == "pass", 1.0 if outcome == "pass" else 0.0,
-                      errored=outcome == "error")  # fmt: skip
+                      errored=outcome == "error", attempt=attempt)  # fmt: skip
 
 
 def test_the_rule_for_each_pair_of_outcomes() -> None:
@@ -33,20 +33,24 @@ def test_the_rule_for_each_pair_of_outcomes() -> None:
     }  # fmt: skip
 
 
-runs = st.dictionaries(st.sampled_from("abcdefgh"), st.sampled_from(OUTCOMES), max_size=8)
+# A case is told apart by its name and, for one of several attempts, the attempt index.
+keys = st.tuples(st.sampled_from("abcdefgh"), st.sampled_from((None, 0, 1)))
+runs = st.dictionaries(keys, st.sampled_from(OUTCOMES), max_size=8)
 
 
 @given(runs, runs)
-def test_the_marks_agree_with_compare(before: dict[str, str], after: dict[str, str]) -> None:
-    base = [_case(name, outcome) for name, outcome in before.items()]
-    new = [_case(name, outcome) for name, outcome in after.items()]
+def test_the_marks_agree_with_compare(
+    before: dict[tuple[str, int | None], str], after: dict[tuple[str, int | None], str]
+) -> None:
+    base = [_case(name, outcome, attempt) for (name, attempt), outcome in before.items()]
+    new = [_case(name, outcome, attempt) for (name, attempt), outcome in after.items()]
     comparison = compare(base, new)
     marks = Baseline.load(base).tally().add_all(new).marks()
     by_mark = {mark: set(names) for mark, names in marks.names.items()}
-    assert by_mark["regressed"] == {change.name for change in comparison.regressed}
-    assert by_mark["fixed"] == {change.name for change in comparison.fixed}
-    assert by_mark["new"] == {change.name for change in comparison.added}
-    assert set(marks.removed_names) == {change.name for change in comparison.removed}
+    assert by_mark["regressed"] == {change.label for change in comparison.regressed}
+    assert by_mark["fixed"] == {change.label for change in comparison.fixed}
+    assert by_mark["new"] == {change.label for change in comparison.added}
+    assert set(marks.removed_names) == {change.label for change in comparison.removed}
     assert sum(marks.counts.values()) == len(new)
     assert marks.still_failing == sum(
         1 for n, o in after.items() if o != "pass" and before.get(n, "pass") != "pass"
