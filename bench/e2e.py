@@ -16,7 +16,7 @@ wall time and cases/s of each side and the median over the rounds of gradekit's 
 by the floor's in the same round; then the spread of gradekit's times across triples (the
 "no slow path" target: within 1.2x).
 
-    .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds equality,numeric,contains]...
+    .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--keep DIR]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ TRIPLES = (
 )
 """The triples timed by default: the issue's first one, and every kind at least once."""
 
-FLOOR = r'''
+FLOOR = r"""
 import json, re, sys, time
 
 kinds = sys.argv[1].split(",")
@@ -139,7 +139,7 @@ with open("data.jsonl", encoding="utf-8") as lines, open("floor.json", "w") as o
     out.write('\n], "passed": %s, "complete": true, "duration_ms": %r, "summary": %s}\n' % (
         "true" if passed_cases == cases else "false", (clock() - started) * 1000.0,
         encode(summary)))
-'''
+"""
 
 
 def write_dataset(folder: Path, cases: int) -> None:
@@ -172,7 +172,10 @@ def timed(argv: list[str], folder: Path) -> tuple[float, float]:
     """Run `argv` in `folder`; its wall time (s) and its own peak RSS (MB)."""
     started = time.perf_counter()
     child = subprocess.Popen(
-        argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        argv,
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     assert child.stderr is not None
@@ -225,7 +228,9 @@ def main() -> None:
         for round_ in range(args.rounds):
             order = list(sides.items())
             if round_ % 2:  # alternate which side of each pair goes first
-                order = [item for pair in zip(order[1::2], order[::2]) for item in pair]
+                order = [
+                    item for pair in zip(order[1::2], order[::2], strict=True) for item in pair
+                ]
             for label, argv in order:
                 seconds, mb = timed(argv, folder)
                 wall[label].append(seconds)
@@ -248,7 +253,8 @@ def main() -> None:
                     f"peak {max(peak[f'{side} {label}']):6.1f} MB"
                 )
             print(f"         {label:30} gradekit / floor: {ratio:.2f}x")
-        print(f"slowest / fastest triple (gradekit): {max(medians.values()) / min(medians.values()):.2f}x")
+        spread = max(medians.values()) / min(medians.values())
+        print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

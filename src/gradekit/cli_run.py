@@ -1,8 +1,8 @@
 """`gradekit run`: load the suite, check the report paths, grade, write every report, print.
 
 The steps the command adds to `run_suite`: report paths are checked before anything is graded
-(a bad one exits 2), a scratch results log holds the cases while the reports are written when
-`--resume` gives none, every report is attempted even when one cannot be written (exit 3), and
+(a bad one exits 2), the cases go straight to the reports as they end when `--resume` gives no
+log (`run.stream`), every report is attempted even when one cannot be written (exit 3), and
 the exit code says how the run ended (0, 1, 3, or 128 + the signal that stopped it).
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gradekit.report.model import SuiteReport
     from gradekit.run.resume import ResultsLog
     from gradekit.run.selection import Selection
+    from gradekit.run.stream import CaseStream
     from gradekit.suite.model import Suite
 
 __all__ = [
@@ -185,13 +186,13 @@ def warn(suite: Suite, shown: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
-    from gradekit import ResultsLog
     from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
     from gradekit.report.console import Progress, one_line_summary, print_summary
     from gradekit.report.target import probe
     from gradekit.report.writers import write_reports
+    from gradekit.run.stream import CaseStream
 
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
@@ -216,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
                 probe(path)  # refused before anything is graded
             sweep()  # what killed runs left in the temp folder
-            log = stack.enter_context(ResultsLog(args.resume)) if args.resume or targets else None
+            log = _log_of(args, targets, stack)
         except WriteError as error:
             raise Invalid(f"gradekit: {error}; nothing was graded") from error
         executor = stack.enter_context(_executor(args))
@@ -226,6 +227,9 @@ def run(args: argparse.Namespace) -> int:
         warn(suite, shown)  # those of the dataset's lines
         final = _with_judge(final, _judge.statistics())
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
+            if isinstance(log, CaseStream):  # the JSON report was written as cases ended
+                failures += log.write_json(final)
+                targets = [(form, path) for form, path in targets if form != "json"]
             failures += write_reports(final, targets, log)
         failing = log.failing() if log is not None else iter(final.cases)
         for failure in failures:
@@ -238,11 +242,27 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(final, failures, args)
 
 
+def _log_of(
+    args: argparse.Namespace, targets: list[tuple[str, str]], stack: contextlib.ExitStack
+) -> ResultsLog | CaseStream | None:
+    """The `--resume` log; else, when reports are asked, the stream that writes the cases
+    straight to them (spooled only when a report other than the JSON one needs them)."""
+    from gradekit.run.resume import ResultsLog
+    from gradekit.run.stream import CaseStream
+
+    if args.resume:
+        return stack.enter_context(ResultsLog(args.resume))
+    if targets:
+        others = any(form != "json" for form, _ in targets)
+        return stack.enter_context(CaseStream(args.output, spool=others))
+    return None
+
+
 def _grade(
     args: argparse.Namespace,
     suite: Suite,
     selection: Selection | None,
-    log: ResultsLog | None,
+    log: ResultsLog | CaseStream | None,
     progress: Progress,
     *,
     executor: Any,

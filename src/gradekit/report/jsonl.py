@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -119,8 +119,9 @@ class CaseLog:
     """An append-only JSONL file of finished cases (`CaseReport.to_dict()`, one a line).
 
     Opening cuts a partial last line. `existing()` reads the cases already there;
-    `append(case)` writes one line, flushes it and has it fsynced, and returns its offset;
-    `read_at(offset)` reads a case back, so a huge run keeps offsets, not cases, in memory.
+    `append(case)` writes one line (`append_many(cases)` one line each, in one write), has
+    it fsynced in the background, and returns its offset; `read_at(offset)` reads a case
+    back, so a huge run keeps offsets, not cases, in memory.
     `durable=False` skips fsync (for a scratch log that is deleted after the run).
 
     A line that cannot be written whole (a full disk) is taken back: the file is cut to the
@@ -150,26 +151,39 @@ class CaseLog:
 
     def append(self, case: CaseReport) -> int:
         """Write `case` as one line; return the offset where the line starts."""
-        line = case_json(case).encode() + b"\n"
+        return self.append_lines([case_json(case).encode() + b"\n"])[0]
+
+    def append_many(self, cases: Sequence[CaseReport]) -> list[int]:
+        """Write `cases` as one line each, in one write; the offset of each line."""
+        return self.append_lines([case_json(case).encode() + b"\n" for case in cases])
+
+    def append_lines(self, lines: Sequence[bytes]) -> list[int]:
+        """Write `lines` (each a case's JSON text and a newline) in one write, fsynced in the
+        background; the offset where each starts. A write that fails is taken back whole."""
+        offsets = []
         with self._lock:
             if self._broken is not None:
                 raise self._broken
-            offset = self._end
+            offset = start = self._end
+            for line in lines:
+                offsets.append(offset)
+                offset += len(line)
+            data = b"".join(lines)
             try:
-                written = os.write(self._fd, line)
-                while written < len(line):
-                    written += os.write(self._fd, line[written:])
+                written = os.write(self._fd, data)
+                while written < len(data):
+                    written += os.write(self._fd, data[written:])
             except OSError as error:
                 with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, offset)
+                    os.ftruncate(self._fd, start)
                 self._broken = WriteError(
                     str(self.path), error.strerror or str(error), "check the disk"
                 )
                 raise self._broken from error
-            self._end = offset + len(line)
+            self._end = offset
         if self._syncer is not None:
             self._syncer.mark()
-        return offset
+        return offsets
 
     def read_at(self, offset: int) -> CaseReport:
         """The case whose line starts at `offset`."""

@@ -29,6 +29,7 @@ from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
 from gradekit.run.stdin import detach_stdin
+from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 
 __all__ = ["grade", "run_suite"]
@@ -65,7 +66,7 @@ def run_suite(
     keep_cases: bool | Callable[[CaseReport], bool] = True,
     memory_limit_mb: int | None = None,
     select: Select | None = None,
-    resume: str | os.PathLike[str] | ResultsLog | None = None,
+    resume: str | os.PathLike[str] | ResultsLog | CaseStream | None = None,
     sandbox: str | None = None,
     executor: Executor = "local",
     scheduler: str | None = None,
@@ -88,6 +89,8 @@ def run_suite(
     cases from afterwards): the cases already in it are not graded again but are in the
     report, and each case graded is appended as it ends. If the log cannot be written (a full
     disk), the run stops and WriteError is raised; its `report` holds every case in the log.
+    A `CaseStream` instead streams the cases to reports, in suite order, with no log (what
+    `gradekit run` does without `--resume`).
     `sandbox` (`auto`, `bwrap`, `none`): for agent code of entries that set none (default: the
     suite's `sandbox:`, else auto); `bwrap` where bubblewrap cannot run raises SandboxError
     before anything is graded.
@@ -123,9 +126,9 @@ def run_suite(
     )
     with contextlib.ExitStack() as stack:
         log = resume
-        if resume is not None and not isinstance(resume, ResultsLog):
+        if resume is not None and not isinstance(resume, (ResultsLog, CaseStream)):
             log = stack.enter_context(ResultsLog(resume))
-        assert log is None or isinstance(log, ResultsLog)
+        assert log is None or isinstance(log, (ResultsLog, CaseStream))
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
         collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log)
