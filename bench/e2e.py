@@ -168,8 +168,9 @@ def write_suite(folder: Path, kinds: tuple[str, ...]) -> Path:
     return suite
 
 
-def timed(argv: list[str], folder: Path) -> tuple[float, float]:
-    """Run `argv` in `folder`; its wall time (s) and its own peak RSS (MB)."""
+def timed(argv: list[str], folder: Path) -> tuple[float, float, float]:
+    """Run `argv` in `folder`; its wall time (s), its CPU time (s, user and system, every
+    thread) and its own peak RSS (MB)."""
     started = time.perf_counter()
     child = subprocess.Popen(
         argv,
@@ -185,7 +186,7 @@ def timed(argv: list[str], folder: Path) -> tuple[float, float]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {errors.decode()}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def summary_of(path: Path) -> dict[str, object]:
@@ -225,6 +226,7 @@ def main() -> None:
             sides[f"gradekit {label}"] = [command, "run", suite.name, "-o", "report.json", "-q"]
         wall: dict[str, list[float]] = {label: [] for label in sides}
         peak: dict[str, list[float]] = {label: [] for label in sides}
+        cpu: dict[str, list[float]] = {label: [] for label in sides}
         for round_ in range(args.rounds):
             order = list(sides.items())
             if round_ % 2:  # alternate which side of each pair goes first
@@ -232,8 +234,9 @@ def main() -> None:
                     item for pair in zip(order[1::2], order[::2], strict=True) for item in pair
                 ]
             for label, argv in order:
-                seconds, mb = timed(argv, folder)
+                seconds, used, mb = timed(argv, folder)
                 wall[label].append(seconds)
+                cpu[label].append(used)
                 peak[label].append(mb)
                 if label.startswith("gradekit"):
                     counted = summary_of(folder / "report.json")["cases"]
@@ -245,14 +248,17 @@ def main() -> None:
             label = "+".join(kinds)
             ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
             ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
+            ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
+            cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
             medians[label] = statistics.median(ours)
             for side, times in (("floor", floor), ("gradekit", ours)):
                 median = statistics.median(times)
+                used = statistics.median(cpu[f"{side} {label}"])
                 print(
                     f"{side:8} {label:30} {median:7.2f} s {args.cases / median:9,.0f} cases/s "
-                    f"peak {max(peak[f'{side} {label}']):6.1f} MB"
+                    f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
                 )
-            print(f"         {label:30} gradekit / floor: {ratio:.2f}x")
+            print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
         spread = max(medians.values()) / min(medians.values())
         print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
     finally:

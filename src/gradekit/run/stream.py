@@ -36,6 +36,10 @@ __all__ = ["FAILING_KEPT", "CaseStream"]
 FAILING_KEPT: Final = 20
 """The cases that did not pass kept for the console (it lists the first 20)."""
 
+WRITE_BYTES: Final = 1 << 20
+"""Case texts are written once this many characters are waiting: few writes (each one lets
+another thread take the GIL, and waiting for it back costs up to its switch interval)."""
+
 
 class CaseStream:
     """Where a run without a results log sends its finished cases: the JSON report at
@@ -78,6 +82,8 @@ class CaseStream:
         self._failing_pending: dict[int, CaseReport] = {}
         self._next = 0
         self._failing: list[CaseReport] = []
+        self._waiting: list[str] = []  # texts in order, not written yet
+        self._waiting_size = 0
 
     # -- the run (Collection) ----------------------------------------------------------------
 
@@ -135,6 +141,14 @@ class CaseStream:
             position += 1
         self._next = position
         if texts:
+            self._waiting.extend(texts)
+            self._waiting_size += sum(map(len, texts))
+            if self._waiting_size >= WRITE_BYTES:
+                self._flush()
+
+    def _flush(self) -> None:
+        texts, self._waiting, self._waiting_size = self._waiting, [], 0
+        if texts:
             self._write_texts(texts)
 
     def _finish_pending(self) -> None:
@@ -144,6 +158,7 @@ class CaseStream:
             if position in pending:
                 self._next = position
                 self._drain()
+        self._flush()
 
     def _write_texts(self, texts: list[str]) -> None:
         if self._json is not None:
