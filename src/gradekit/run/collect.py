@@ -67,8 +67,7 @@ class Collection:
         else:
             graded = suite
         self.graded = graded
-        record = self.index.record_many if self.index is not None else None
-        self.collector = _Collector(keep_cases, on_case, record)
+        self.collector = _Collector(keep_cases, on_case, self.index)
         # Whether anyone will see the case reports (a run that keeps none, streams none and
         # logs none only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None
@@ -203,12 +202,12 @@ class _Collector:
         self,
         keep_cases: bool | Callable[[CaseReport], bool],
         on_case: Callable[[CaseReport], object] | None,
-        record: Callable[[Sequence[tuple[int, CaseReport]]], None] | None,
+        log: RunIndex | CaseStream | None,
     ) -> None:
         self.keep_all = keep_cases is True
         self.keep_some = None if isinstance(keep_cases, bool) else keep_cases
         self.on_case = on_case
-        self.record = record
+        self.log = log
         self.stored: dict[int, CaseReport] = {}
         self.summary = SummaryBuilder()
         self.freeze = False
@@ -218,7 +217,7 @@ class _Collector:
     ) -> None:
         """Take a chunk of finished cases; `counted` is their summary when the worker that
         graded them counted them already."""
-        if self.on_case is None and self.record is None and self.keep_some is None:
+        if self.on_case is None and self.log is None and self.keep_some is None:
             if self.keep_all:
                 self.stored.update(items)
             if counted is not None:
@@ -235,19 +234,16 @@ class _Collector:
         self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
     ) -> None:
         # The chunk is recorded (its log lines, in one write), kept and counted as one step
-        # that Ctrl-C does not cut in two, before `on_case` sees its cases: an exception (a
-        # full disk) leaves the whole chunk unreceived, and what was received is counted
-        # exactly.
-        record, on_case, keep_all, keep_some = (
-            self.record,
-            self.on_case,
-            self.keep_all,
-            self.keep_some,
-        )
+        # that Ctrl-C does not cut in two, before `on_case` sees its cases. A log that could
+        # not take every line (a full disk) took the first ones: only those are received (kept,
+        # counted), and the run stops with the log's failure.
+        log, on_case, keep_all, keep_some = self.log, self.on_case, self.keep_all, self.keep_some
         stored = self.stored
         with RECORDING:
-            if record is not None:
-                record(items)
+            if log is not None:
+                recorded = log.record_many(items)
+                if recorded < len(items):
+                    items, counted = items[:recorded], None
             if keep_all:
                 stored.update(items)
             elif keep_some is not None:
@@ -259,6 +255,8 @@ class _Collector:
             else:
                 for _, report in items:
                     self.summary.add(report)
+        if log is not None and log.failure is not None:
+            raise log.failure
         if on_case is not None:
             for _, report in items:
                 on_case(report)

@@ -55,7 +55,9 @@ class CaseStream:
         self.selected = 0
         self.resumed = 0
         self.failure: WriteError | None = None
-        """The spool could not be written: the run must stop (as with a results log)."""
+        """Always None: nothing here stops a run (a report that cannot be written is one
+        failure among the reports, after the run)."""
+        self._spool_failure: WriteError | None = None
         self._json_path = json_path
         self._json: IO[str] | None = None
         self._json_context: contextlib.AbstractContextManager[IO[str]] | None = None
@@ -112,9 +114,10 @@ class CaseStream:
                 self.selected += 1
                 yield case
 
-    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> None:
+    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
         """Take a chunk of finished cases (position in `suite()`, report): encoded once, and
-        written out in suite order as soon as every case before them has ended."""
+        written out in suite order as soon as every case before them has ended; the number
+        taken (all)."""
         pending, failing = self._pending, self._failing_pending
         keep_failing = len(self._failing) < FAILING_KEPT
         for position, report in items:
@@ -123,6 +126,7 @@ class CaseStream:
                 failing[position] = report
         if self._next in pending:
             self._drain()
+        return len(items)
 
     def record(self, position: int, report: CaseReport) -> None:
         """Take one finished case (see `record_many`)."""
@@ -165,18 +169,18 @@ class CaseStream:
             lead = "\n  " if self._first else ",\n  "
             self._first = False
             self._write_json_text(lead + ",\n  ".join(texts))
-        if self._spool is not None and self.failure is None:
+        if self._spool is not None and self._spool_failure is None:
             try:
                 self._spool.write(("\n".join(texts) + "\n").encode())
             except OSError as error:
-                self.failure = WriteError(
+                # The reports that read the cases back fail (each its own WriteError).
+                self._spool_failure = WriteError(
                     str(self._spool_path),
                     error.strerror or str(error),
                     "free some space in the temp folder (or point TMPDIR elsewhere); a "
                     "scratch file holds the cases while the reports are written",
                     what="the scratch file of the cases",
                 )
-                raise self.failure from error
 
     def _write_json_text(self, text: str) -> None:
         if self._json is None or self._json_failure is not None:
@@ -214,9 +218,7 @@ class CaseStream:
     def cases(self) -> Iterator[CaseReport]:
         """Every finished case in suite order, read back from the spool (see `spool`)."""
         self._finish_pending()
-        spool = self._spool
-        if spool is None:
-            raise RuntimeError("the cases were not spooled: CaseStream(..., spool=True)")
+        spool = self._spooled()
         spool.flush()
         spool.seek(0)
         for line in spool:
@@ -226,13 +228,19 @@ class CaseStream:
     def case_texts(self) -> Iterator[str]:
         """Every finished case's JSON text in suite order (from the spool)."""
         self._finish_pending()
-        spool = self._spool
-        if spool is None:
-            raise RuntimeError("the cases were not spooled: CaseStream(..., spool=True)")
+        spool = self._spooled()
         spool.flush()
         spool.seek(0)
         for line in spool:
             yield line.decode().rstrip("\n")
+
+    def _spooled(self) -> IO[bytes]:
+        spool = self._spool
+        if spool is None:
+            raise RuntimeError("the cases were not spooled: CaseStream(..., spool=True)")
+        if self._spool_failure is not None:
+            raise self._spool_failure
+        return spool
 
     def _discard_json(self) -> None:
         context, self._json, self._json_context = self._json_context, None, None
