@@ -11,12 +11,14 @@ three kinds. Then times child processes, alternating sides in every round:
   shape (each result's fields, each turn's sample, each case's metadata, the summary with its
   per-grader counts), one case at a time, cases first and the summary after.
 
+With `--before SRC`, a third side runs an older gradekit (its source folder) the same way.
 Each child's peak RSS comes from `os.wait4` (its own rusage). Prints, per triple, the median
 wall time and cases/s of each side and the median over the rounds of gradekit's time divided
 by the floor's in the same round; then the spread of gradekit's times across triples (the
 "no slow path" target: within 1.2x).
 
     .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--keep DIR]
+        [--before OLD/src]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 GRADERS = {
     "equality": "{kind: equality}",
@@ -168,13 +171,16 @@ def write_suite(folder: Path, kinds: tuple[str, ...]) -> Path:
     return suite
 
 
-def timed(argv: list[str], folder: Path) -> tuple[float, float, float]:
+def timed(
+    argv: list[str], folder: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, float]:
     """Run `argv` in `folder`; its wall time (s), its CPU time (s, user and system, every
     thread) and its own peak RSS (MB)."""
     started = time.perf_counter()
     child = subprocess.Popen(
         argv,
         cwd=folder,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -204,6 +210,36 @@ def summary_of(path: Path) -> dict[str, object]:
     return found
 
 
+def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) -> None:
+    """Print each side's medians and the ratios of each round, per triple."""
+    wall, cpu, peak = figures["wall"], figures["cpu"], figures["peak"]
+    medians = {}
+    for kinds in triples:
+        label = "+".join(kinds)
+        ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
+        ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
+        ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
+        cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
+        medians[label] = statistics.median(ours)
+        for side in ("floor", "gradekit", "before"):
+            times = wall.get(f"{side} {label}")
+            if not times:
+                continue
+            median = statistics.median(times)
+            used = statistics.median(cpu[f"{side} {label}"])
+            print(
+                f"{side:8} {label:30} {median:7.2f} s {cases / median:9,.0f} cases/s "
+                f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
+            )
+        print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
+        old = wall.get(f"before {label}")
+        if old:
+            gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
+            print(f"         {label:30} before / gradekit: {gain:.2f}x wall")
+    spread = max(medians.values()) / min(medians.values())
+    print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -211,6 +247,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--kinds", action="append", help="a triple, comma-separated (repeatable)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="SRC",
+        help="also time the gradekit whose `src` folder this is (a checkout of an older "
+        "commit: `git archive COMMIT src | tar -x -C DIR`), run as `python -m gradekit` with "
+        "it first on PYTHONPATH",
+    )
     args = parser.parse_args()
     triples = [tuple(k.split(",")) for k in args.kinds] if args.kinds else list(TRIPLES)
     command = str(Path(sys.executable).parent / "gradekit")
@@ -224,43 +268,29 @@ def main() -> None:
             suite = write_suite(folder, kinds)
             sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
             sides[f"gradekit {label}"] = [command, "run", suite.name, "-o", "report.json", "-q"]
+            if args.before:
+                module = [sys.executable, "-m", "gradekit"]
+                sides[f"before {label}"] = [*module, "run", suite.name, "-o", "report.json", "-q"]
+        before_env = dict(os.environ, PYTHONPATH=str(args.before)) if args.before else None
         wall: dict[str, list[float]] = {label: [] for label in sides}
         peak: dict[str, list[float]] = {label: [] for label in sides}
         cpu: dict[str, list[float]] = {label: [] for label in sides}
         for round_ in range(args.rounds):
             order = list(sides.items())
-            if round_ % 2:  # alternate which side of each pair goes first
-                order = [
-                    item for pair in zip(order[1::2], order[::2], strict=True) for item in pair
-                ]
+            if round_ % 2:  # alternate: every other round runs the sides the other way round
+                order.reverse()
             for label, argv in order:
-                seconds, used, mb = timed(argv, folder)
+                env = before_env if label.startswith("before") else None
+                seconds, used, mb = timed(argv, folder, env)
                 wall[label].append(seconds)
                 cpu[label].append(used)
                 peak[label].append(mb)
-                if label.startswith("gradekit"):
+                if not label.startswith("floor"):
                     counted = summary_of(folder / "report.json")["cases"]
                     if counted != args.cases:
                         raise SystemExit(f"{label}: the report counts {counted} cases")
         print(f"cases: {args.cases:,}, rounds: {args.rounds}, load: {os.getloadavg()}")
-        medians = {}
-        for kinds in triples:
-            label = "+".join(kinds)
-            ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
-            ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
-            ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
-            cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
-            medians[label] = statistics.median(ours)
-            for side, times in (("floor", floor), ("gradekit", ours)):
-                median = statistics.median(times)
-                used = statistics.median(cpu[f"{side} {label}"])
-                print(
-                    f"{side:8} {label:30} {median:7.2f} s {args.cases / median:9,.0f} cases/s "
-                    f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
-                )
-            print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
-        spread = max(medians.values()) / min(medians.values())
-        print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
+        show(triples, args.cases, {"wall": wall, "cpu": cpu, "peak": peak})
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
