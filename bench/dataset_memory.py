@@ -20,6 +20,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+from e2e import summary_of
 
 
 def write_suite(folder: Path, cases: int) -> Path:
@@ -77,9 +80,7 @@ def main() -> None:
         done = subprocess.run(argv, cwd=folder, stdin=subprocess.DEVNULL, check=False)
         seconds = time.perf_counter() - started
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        with open(folder / "report.json", encoding="utf-8") as report:
-            head = report.read(4096)
-        summary = json.loads(head.split(', "cases": [', 1)[0] + "}")["summary"]
+        summary: Any = summary_of(folder / "report.json")
         print(f"command: gradekit {' '.join(argv[1:])}")
         print(f"exit code: {done.returncode}")
         print(f"cases: {summary['cases']:,} ({summary['passed']:,} passed)")

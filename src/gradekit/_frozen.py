@@ -39,6 +39,8 @@ EMPTY: FrozenDict[Any, Any] = FrozenDict()
 
 def freeze(value: Any) -> Any:
     """Return `value` with every dict made a FrozenDict and every list a tuple, recursively."""
+    if type(value) in _PLAIN:  # the usual case, before the ABC checks (a microsecond each)
+        return value
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):

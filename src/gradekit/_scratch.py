@@ -2,8 +2,8 @@
 process is gone.
 
 A run that is killed (SIGKILL, a crash, a power cut) cannot clean up after itself: its scratch
-results log, its sandbox folders and the temporary files beside the reports it was writing
-stay behind. Each of them carries its owner's pid in its name
+results log, its spool of cases, its sandbox folders and the temporary files beside the
+reports it was writing stay behind. Each of them carries its owner's pid in its name
 (`gradekit-log-4242-k3j9x2ab.jsonl`, `.report.json.gradekit-tmp-4242-k3j9x2ab.tmp`), so the
 next gradekit to start removes the ones whose owner no longer runs, and never one whose owner
 is alive. (A pid is only meaningful inside its pid namespace: containers that share a temp
@@ -25,13 +25,15 @@ from typing import Any, Final
 
 __all__ = ["owner_alive", "remove_tree", "scratch_prefix", "sweep"]
 
-_NAME: Final = re.compile(r"(?:^|\.)gradekit-(log|sandbox|tmp)-(\d+)-[a-z0-9_]+(?:\.jsonl|\.tmp)?$")
+_NAME: Final = re.compile(
+    r"(?:^|\.)gradekit-(log|spool|sandbox|tmp)-(\d+)-[a-z0-9_]+(?:\.jsonl|\.tmp)?$"
+)
 """What `scratch_prefix` names look like once `tempfile` has added its random part."""
 
 
 def scratch_prefix(role: str) -> str:
     """The name prefix of a scratch item of this process: `gradekit-ROLE-PID-` (role: `log`,
-    `sandbox` or `tmp`), for `tempfile.mkstemp` / `mkdtemp` to complete."""
+    `spool`, `sandbox` or `tmp`), for `tempfile.mkstemp` / `mkdtemp` to complete."""
     return f"gradekit-{role}-{os.getpid()}-"
 
 

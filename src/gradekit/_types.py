@@ -20,6 +20,7 @@ __all__ = [
     "as_text",
     "error_text",
     "is_well_formed",
+    "loaded_sample",
     "well_formed",
 ]
 
@@ -85,6 +86,50 @@ class Sample:
     history: tuple[Sample, ...] = attrs.field(default=(), converter=_history)
     workspace: str | None = None
     metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=_frozen_mapping)
+
+
+# Each field's slot, in field order: what `loaded_sample` writes, once each.
+(
+    _set_case,
+    _set_turn,
+    _set_input,
+    _set_output,
+    _set_expected,
+    _set_tool_calls,
+    _set_context,
+    _set_history,
+    _set_workspace,
+    _set_metadata,
+) = (Sample.__dict__[field.name].__set__ for field in attrs.fields(Sample))
+
+
+def loaded_sample(  # noqa: PLR0917 - every field of Sample, in order
+    case: str,
+    turn: int,
+    input: Any,
+    output: Any,
+    expected: Any,
+    tool_calls: tuple[ToolCall, ...],
+    context: tuple[Any, ...] | None,
+    history: tuple[Sample, ...],
+    workspace: str | None,
+    metadata: FrozenDict[str, Any],
+) -> Sample:
+    """A Sample from values already checked and frozen (`freeze`), as the suite loader has
+    them: no converter runs again. Samples built by users go through `Sample(...)`, which
+    freezes and converts everything it is given."""
+    sample: Sample = object.__new__(Sample)
+    _set_case(sample, case)
+    _set_turn(sample, turn)
+    _set_input(sample, input)
+    _set_output(sample, output)
+    _set_expected(sample, expected)
+    _set_tool_calls(sample, tool_calls)
+    _set_context(sample, context)
+    _set_history(sample, history)
+    _set_workspace(sample, workspace)
+    _set_metadata(sample, metadata)
+    return sample
 
 
 def _score(value: Any) -> float:

@@ -1,8 +1,8 @@
 """`gradekit run`: load the suite, check the report paths, grade, write every report, print.
 
 The steps the command adds to `run_suite`: report paths are checked before anything is graded
-(a bad one exits 2), a scratch results log holds the cases while the reports are written when
-`--resume` gives none, every report is attempted even when one cannot be written (exit 3), and
+(a bad one exits 2), the cases go straight to the reports as they end when `--resume` gives no
+log (`run.stream`), every report is attempted even when one cannot be written (exit 3), and
 the exit code says how the run ended (0, 1, 3, or 128 + the signal that stopped it).
 """
 
@@ -19,6 +19,7 @@ from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_t
 from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
 from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
+from gradekit.cli_reports import log_of, print_summaries, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import whole_number
 from gradekit.run.interrupts import RECORDING, first_signal
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
     from gradekit.run.selection import Selection
+    from gradekit.run.stream import CaseStream
     from gradekit.suite.model import Suite
 
 __all__ = [
@@ -186,13 +188,11 @@ def warn(suite: Suite, shown: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
-    from gradekit import ResultsLog
     from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
-    from gradekit.report.progress import Progress, ReportsProgress
+    from gradekit.report.progress import Progress
     from gradekit.report.target import probe
-    from gradekit.report.writers import write_reports
 
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
@@ -217,8 +217,7 @@ def run(args: argparse.Namespace) -> int:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
                 probe(path)  # refused before anything is graded
             sweep()  # what killed runs left in the temp folder
-            wanted_log = args.resume or targets or github  # the cases are read back from it
-            log = stack.enter_context(ResultsLog(args.resume)) if wanted_log else None
+            log = log_of(args, targets, stack, github=github)
         except WriteError as error:
             raise Invalid(f"gradekit: {error}; nothing was graded") from error
         executor = stack.enter_context(_executor(args))
@@ -228,14 +227,13 @@ def run(args: argparse.Namespace) -> int:
         warn(suite, shown)  # those of the dataset's lines
         final = _with_judge(final, _judge.statistics())
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
-            watch = ReportsProgress().writing if show else None
-            failures += write_reports(final, targets, log, watch=watch)
+            failures += write_all(final, targets, log, show=show)
         for failure in failures:
             print(f"gradekit: {failure}", file=sys.stderr)
         if (note := k_note(final, args.k)) is not None:
             print(note, file=sys.stderr)
         if show:
-            _print_summaries(final, log, live=progress.live)
+            print_summaries(final, log, live=progress.live)
         if github and log is not None:
             failures += report_to_github(
                 final, suite, failing=log.failing(), cases=log.cases(), out=sys.stdout
@@ -243,24 +241,11 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(final, failures, args)
 
 
-def _print_summaries(final: SuiteReport, log: ResultsLog | None, *, live: bool) -> None:
-    """The one-line summary on stderr (unless the live bar showed it), the summary with the
-    failing cases on stdout, and the judge's statistics."""
-    from gradekit.graders import _judge
-    from gradekit.report import terminal
-    from gradekit.report.console import one_line_summary, print_summary
-
-    if not live:
-        print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
-    print_summary(final, log.failing() if log is not None else iter(final.cases), sys.stdout)
-    _judge.print_statistics(sys.stdout)
-
-
 def _grade(
     args: argparse.Namespace,
     suite: Suite,
     selection: Selection | None,
-    log: ResultsLog | None,
+    log: ResultsLog | CaseStream | None,
     progress: Progress,
     *,
     executor: Any,

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from cli_support import Run
 from processes import killed_at_the_end, pids, start, wait_until
 
@@ -22,8 +23,17 @@ QUICK_SUITE = """
 """
 
 
+@pytest.mark.parametrize(
+    ("reports", "scratch"),
+    [
+        # The JSON report alone: its cases go straight into it, no scratch file of them.
+        (["-o", "r.json"], ["sandbox"]),
+        # Another report needs the cases too: they are spooled to a scratch file.
+        (["-o", "r.json", "--junit", "r.xml"], ["sandbox", "spool"]),
+    ],
+)
 def test_the_next_run_removes_what_a_killed_run_left_in_the_temp_folder(
-    gradekit: Run, write: Write, tmp_path: Path
+    gradekit: Run, write: Write, tmp_path: Path, reports: list[str], scratch: list[str]
 ) -> None:
     pid_file = tmp_path / "pids"
     command = f'["sh", "-c", "echo $$ >> {pid_file}; exec sleep 120"]'
@@ -36,22 +46,23 @@ def test_the_next_run_removes_what_a_killed_run_left_in_the_temp_folder(
     )
     write("quick.yaml", QUICK_SUITE)
     tmp = tmp_path / "tmp"
-    process = start(tmp_path, "suite.yaml", "-o", "r.json", tmp=tmp)
+    process = start(tmp_path, "suite.yaml", *reports, tmp=tmp)
     with killed_at_the_end(pid_file, process):
         wait_until(process, lambda: len(pids(pid_file)) == 1, "the sandboxed command")
         process.kill()  # SIGKILL: nothing runs to clean up
         process.communicate()
         left = sorted(os.listdir(tmp))
-        assert len(left) == 2  # the scratch log, the sandbox folder
+        assert len(left) == len(scratch)
         alive = f"gradekit-log-{os.getpid()}-abcd1234.jsonl"  # this test runs: not swept
         (tmp / alive).write_text("")
         again = start(tmp_path, "quick.yaml", "--quiet", tmp=tmp)
         assert again.wait(timeout=60) == 0, again.communicate()
         assert os.listdir(tmp) == [alive]
         # What made them removable: the owner's pid in their names.
+        named = {"sandbox": f"gradekit-sandbox-{process.pid}-X"}
+        named["spool"] = f"gradekit-spool-{process.pid}-X.jsonl"
         assert [re.sub(r"-[a-z0-9_]{8}", "-X", name) for name in left] == [
-            f"gradekit-log-{process.pid}-X.jsonl",
-            f"gradekit-sandbox-{process.pid}-X",
+            named[role] for role in scratch
         ]
 
 

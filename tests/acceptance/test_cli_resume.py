@@ -1,5 +1,6 @@
 """`--resume`: a run killed with SIGKILL at any point, then resumed, grades every case exactly
-once in the final report and loses none; a line cut short by the kill is graded again."""
+once in the final report and loses none; a line cut short by the kill is graded again; the
+log is written a chunk of cases at a time, not a case at a time."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from cli_support import Run, gradekit_command
 
 Write = Callable[[str, str], Path]
@@ -193,3 +196,42 @@ def test_ctrl_c_exits_130_with_partial_reports(write: Write, tmp_path: Path) -> 
     finished = _names(log)
     assert [case["name"] for case in report["cases"]] == sorted(finished)
     assert 5 <= report["summary"]["cases"] == len(finished) < CASES
+
+
+WRITES_COUNTED = """
+import atexit, sys
+from gradekit.cli import main
+
+def writes() -> None:  # write system calls of this process, all files together
+    with open("/proc/self/io") as io:
+        counts = dict(line.split(": ") for line in io.read().splitlines())
+    sys.stderr.write(f"syscw {counts['syscw']}\\n")
+
+atexit.register(writes)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_log_is_written_a_chunk_of_cases_at_a_time(write: Write, tmp_path: Path) -> None:
+    if not Path("/proc/self/io").exists():
+        pytest.skip("no /proc/self/io to count write system calls")
+    cases = 3000
+    rows = (
+        json.dumps({"name": f"c{i:04d}", "output": str(i), "expected": i}) for i in range(cases)
+    )
+    write("data.jsonl", "\n".join(rows) + "\n")
+    write("suite.yaml", "name: big\ngraders: [{kind: numeric}]\ndataset: data.jsonl\n")
+    argv = ["run", "suite.yaml", "--resume", "results.jsonl", "-o", "report.json", "--quiet"]
+    done = subprocess.run(
+        [sys.executable, "-c", WRITES_COUNTED, *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(_names(tmp_path / "results.jsonl")) == [f"c{i:04d}" for i in range(cases)]
+    writes = int(done.stderr.rsplit("syscw ", 1)[1])
+    # One write a case was 3000 writes and more; a chunk of cases a write is a few dozen (the
+    # report's writes and the interpreter's own included).
+    assert writes < cases / 10, writes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,7 +66,26 @@ def test_pattern_is_required() -> None:
     )
 
 
-def test_not_inline_because_a_pattern_can_backtrack_for_long() -> None:
-    assert (
-        getattr(type(gradekit.create("regex", config={"pattern": "a"})), "inline", False) is False
+def test_inline_so_a_dataset_of_regex_cases_is_graded_in_batches() -> None:
+    assert getattr(type(gradekit.create("regex", config={"pattern": "a"})), "inline", False)
+
+
+def test_a_pattern_backtracking_past_the_timeout_is_a_timeout_error(tmp_path: Path) -> None:
+    # (a+)+$ on 21 a's and a b backtracks in C for about half a second, holding the GIL: the
+    # watch cannot act meanwhile, the grade is timed out when it returns.
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: backtrack\n"
+        "timeout: 0.1\n"
+        "graders:\n"
+        "  - {kind: regex, pattern: '(a+)+$'}\n"
+        "cases:\n"
+        "  - {name: slow, output: aaaaaaaaaaaaaaaaaaaaab}\n"
+        "  - {name: quick, output: aaa}\n",
+        encoding="utf-8",
     )
+    report = gradekit.run_suite(gradekit.load_suite(suite))
+    slow, quick = report.cases
+    assert slow.outcome == "error"
+    assert slow.turns[0].results[0].result.error == "TimeoutError: grader 'regex' exceeded 0.1s"
+    assert quick.outcome == "pass"

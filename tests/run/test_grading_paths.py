@@ -1,9 +1,13 @@
 """The two ways the runner grades a case agree: one case at a time on the event loop (any
 grader) and in batches on one thread (inline graders), with reports kept, streamed to
-`on_case`, or only counted (`keep_cases=False` without `on_case`)."""
+`on_case`, or only counted (`keep_cases=False` without `on_case`); and the JSON report is the
+same whether kept, streamed as cases end (`CaseStream`) or read back from a results log."""
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -11,7 +15,10 @@ from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
 
 from gradekit import Sample
+from gradekit.report.json import write_json
+from gradekit.run.resume import ResultsLog
 from gradekit.run.runner import run_suite
+from gradekit.run.stream import FAILING_KEPT, CaseStream
 from gradekit.suite.model import Case, Policy, Suite, Turn
 
 OUTCOMES = st.sampled_from(["pass", "fail", "error", "wrong"])
@@ -98,3 +105,39 @@ def test_counting_only_gives_the_summary_of_the_full_reports(spec, policy):
     assert sorted(map(str, map(without_durations, (c.to_dict() for c in streamed)))) == sorted(
         map(str, reports(full))
     )
+
+
+def build_mixed(spec: list[Any], suite_policy: Policy) -> Suite:
+    """Every other case graded one at a time (pooled), the rest in batches: cases end out of
+    suite order."""
+    inline_cases = build(spec, suite_policy, inline=True).cases()
+    pooled_cases = build(spec, suite_policy, inline=False).cases()
+    cases = [
+        inline if index % 2 else pooled
+        for index, (inline, pooled) in enumerate(zip(inline_cases, pooled_cases, strict=True))
+    ]
+    return Suite("paths", lambda: iter(cases), policy=suite_policy)
+
+
+def json_report(path: Path) -> Any:
+    return without_durations(json.loads(path.read_text(encoding="utf-8")))
+
+
+@settings(max_examples=40, deadline=None)
+@given(specs(), POLICIES)
+def test_the_streamed_json_report_and_the_logged_one_equal_the_kept_one(spec, policy):
+    suite = build_mixed(spec, policy)
+    with tempfile.TemporaryDirectory() as folder:
+        kept, streamed, logged = (Path(folder) / name for name in ("kept", "streamed", "log"))
+        full = run_suite(suite, jobs=3)
+        write_json(full, kept)
+        with CaseStream(streamed, spool=True) as stream:
+            report = run_suite(suite, jobs=3, keep_cases=False, resume=stream)
+            assert stream.write_json(report) == []
+            assert [without_durations(c.to_dict()) for c in stream.cases()] == reports(full)
+            failing = [c.name for c in full.cases if c.outcome != "pass"][:FAILING_KEPT]
+            assert [c.name for c in stream.failing()] == failing
+        with ResultsLog(Path(folder) / "results.jsonl") as log:
+            again = run_suite(suite, jobs=3, keep_cases=False, resume=log)
+            write_json(again, logged, log.case_texts())
+        assert json_report(streamed) == json_report(kept) == json_report(logged)

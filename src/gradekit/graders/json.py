@@ -117,10 +117,12 @@ class Json:
     the expected value (`equals_expected`; an expected string is parsed as JSON too).
 
     An output that is not JSON fails. A `schema` needs the jsonschema library and is checked
-    when the grader is created: an invalid schema is a ConfigError.
+    when the grader is created: an invalid schema is a ConfigError. Inline (pure CPU work,
+    graded in the runner's batches, which time out a long grade like any other).
     """
 
     kind: ClassVar[str] = "json"
+    inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="json")
     # Left out of the hash (a dict is unhashable) so a json grader can still be a dict key.

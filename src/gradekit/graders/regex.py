@@ -20,10 +20,12 @@ class Regex:
     """Passes when the pattern is found in the output (`full_match`: matches all of it).
 
     The pattern is compiled when the grader is created: an invalid pattern is a ConfigError
-    then, never an error in the middle of a run. Not inline: a pattern can backtrack for long.
+    then, never an error in the middle of a run. Inline: graded in the runner's batches, which
+    time out a pattern that backtracks for long (even while it holds the GIL) like any grade.
     """
 
     kind: ClassVar[str] = "regex"
+    inline: ClassVar[bool] = True
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
         {"pattern": r"\d+"},
         {"pattern": "^(yes|no)$", "case_insensitive": True, "full_match": True},

@@ -23,13 +23,25 @@ from gradekit.report.compare import Mark, Outcome, mark_of
 from gradekit.report.model import CaseReport
 from gradekit.report.reading import CaseKey, Run, key_of_data, outcome_of_data, read_outcomes
 
-__all__ = ["MARKS", "MAX_NAMED", "Baseline", "BaselineMarks", "BaselineTally"]
+__all__ = [
+    "MARKS",
+    "MAX_NAMED",
+    "Baseline",
+    "BaselineMarks",
+    "BaselineTally",
+    "with_mark",
+]
 
 MARKS: Final[tuple[Mark, ...]] = ("regressed", "fixed", "new", "unchanged")
 """Every mark, in the order the reports list them (what got worse first)."""
 
 MAX_NAMED = 1000
 """At most this many cases are named per mark (and of the removed); the counts stay exact."""
+
+
+def with_mark(text: str, mark: Mark) -> str:
+    """A case's JSON text (one object, no key `baseline` yet) with `mark` as its `baseline`."""
+    return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
 
 
 @attrs.frozen
@@ -115,7 +127,7 @@ class BaselineMarks:
             if "baseline" in data:  # marked before: the mark is replaced, not repeated
                 return json.dumps(self.marked_dict(data), ensure_ascii=False)
             mark = self.baseline.mark_data(data)
-        return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
+        return with_mark(text, mark)
 
     def marked_dict(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """A case's JSON form with its mark added as the key `baseline`."""

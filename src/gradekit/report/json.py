@@ -1,4 +1,8 @@
-"""The JSON report of DESIGN.md, streamed case by case and written atomically."""
+"""The JSON report of DESIGN.md, streamed case by case and written atomically.
+
+The keys come in this order: `suite`, `cases`, then what only the end of a run knows
+(`passed`, `complete`, `duration_ms`, `summary`, ...), so that a run can write its cases
+into the report as they end (`gradekit.run.stream`) and the summary last."""
 
 from __future__ import annotations
 
@@ -12,7 +16,19 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
 
-__all__ = ["write_json"]
+__all__ = ["json_head", "json_tail", "write_json"]
+
+
+def json_head(suite: str) -> str:
+    """The report's text before its first case."""
+    return '{"suite": ' + json.dumps(suite, ensure_ascii=False) + ', "cases": ['
+
+
+def json_tail(report: SuiteReport) -> str:
+    """The report's text after its last case: every key but `suite` and `cases`."""
+    header = attrs.evolve(report, cases=(), stored_summary=report.summary).to_dict()
+    del header["suite"], header["cases"]
+    return "\n], " + json.dumps(header, ensure_ascii=False)[1:] + "\n"
 
 
 def write_json(
@@ -26,13 +42,8 @@ def write_json(
     log instead of holding them in memory; `report.summary` must then count those cases. An
     item may be the case's JSON text as the log holds it (`case_json`), written as it is.
     """
-    # Serialise the header without the cases (they may be many): same summary, no cases.
-    header = attrs.evolve(report, cases=(), stored_summary=report.summary).to_dict()
-    header.pop("cases")
     with atomic_text(path) as out:
-        # The header's closing brace is replaced by the streamed `cases` array.
-        out.write(json.dumps(header, ensure_ascii=False)[:-1])
-        out.write(', "cases": [')
+        out.write(json_head(report.suite))
         first = True
         marks = report.baseline  # each case with its mark against the baseline, if any
         for case in report.cases if cases is None else cases:
@@ -40,4 +51,4 @@ def write_json(
             text = case if isinstance(case, str) else case_json(case)
             out.write(text if marks is None else marks.mark_text(text))
             first = False
-        out.write("\n]}\n")
+        out.write(json_tail(report))

@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -119,8 +119,9 @@ class CaseLog:
     """An append-only JSONL file of finished cases (`CaseReport.to_dict()`, one a line).
 
     Opening cuts a partial last line. `existing()` reads the cases already there;
-    `append(case)` writes one line, flushes it and has it fsynced, and returns its offset;
-    `read_at(offset)` reads a case back, so a huge run keeps offsets, not cases, in memory.
+    `append(case)` writes one line (`append_many(cases)` one line each, in one write), has
+    it fsynced in the background, and returns its offset; `read_at(offset)` reads a case
+    back, so a huge run keeps offsets, not cases, in memory.
     `durable=False` skips fsync (for a scratch log that is deleted after the run).
 
     A line that cannot be written whole (a full disk) is taken back: the file is cut to the
@@ -150,26 +151,73 @@ class CaseLog:
 
     def append(self, case: CaseReport) -> int:
         """Write `case` as one line; return the offset where the line starts."""
-        line = case_json(case).encode() + b"\n"
+        offsets = self.append_lines([case_json(case).encode() + b"\n"])
+        if not offsets:
+            assert self._broken is not None
+            raise self._broken
+        return offsets[0]
+
+    def append_many(self, cases: Sequence[CaseReport]) -> list[int]:
+        """Write `cases` as one line each, in one write; the offsets of the lines written
+        (see `append_lines`)."""
+        return self.append_lines([case_json(case).encode() + b"\n" for case in cases])
+
+    def append_lines(self, lines: Sequence[bytes]) -> list[int]:
+        """Write `lines` (each a case's JSON text and a newline) in one write, fsynced in the
+        background; the offset where each starts.
+
+        When the write fails (a full disk) it is taken back and the lines are written one at
+        a time, as many as fit: their offsets are returned, fewer than the lines, the file
+        ends with the last whole line, and the log is broken from then on (`broken`). Raises
+        the WriteError when the log was broken already."""
         with self._lock:
             if self._broken is not None:
                 raise self._broken
-            offset = self._end
+            start = self._end
+            offsets = []
+            offset = start
+            for line in lines:
+                offsets.append(offset)
+                offset += len(line)
             try:
-                written = os.write(self._fd, line)
-                while written < len(line):
-                    written += os.write(self._fd, line[written:])
+                self._write(b"".join(lines))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, start)
+                offsets = self._one_by_one(lines, start)
+            else:
+                self._end = offset
+        if self._syncer is not None:
+            self._syncer.mark()
+        return offsets
+
+    def _one_by_one(self, lines: Sequence[bytes], start: int) -> list[int]:
+        offsets: list[int] = []
+        offset = start
+        for line in lines:
+            try:
+                self._write(line)
             except OSError as error:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, offset)
                 self._broken = WriteError(
                     str(self.path), error.strerror or str(error), "check the disk"
                 )
-                raise self._broken from error
-            self._end = offset + len(line)
-        if self._syncer is not None:
-            self._syncer.mark()
-        return offset
+                break
+            offsets.append(offset)
+            offset += len(line)
+        self._end = offset
+        return offsets
+
+    def _write(self, data: bytes) -> None:
+        written = os.write(self._fd, data)
+        while written < len(data):
+            written += os.write(self._fd, data[written:])
+
+    @property
+    def broken(self) -> WriteError | None:
+        """Why a line could not be written, once one could not (no line is written after)."""
+        return self._broken
 
     def read_at(self, offset: int) -> CaseReport:
         """The case whose line starts at `offset`."""

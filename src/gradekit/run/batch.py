@@ -6,8 +6,10 @@ grader returned, `tally` decides each turn and `case_decision` each case, `Summa
 counts them; turns alike in everything those rules read are decided once and counted together
 (`gradekit.run.alike`).
 It records which grade is running so that the runner can time it out (see
-`gradekit.run.loop`), and counts the cases it finished into a summary of its own, so that the
-thread receiving them need not walk them again."""
+`gradekit.run.loop`), times a grade out itself when it returns past its timeout (a grade that
+held the GIL, as a regex backtracking in C does, kept the watch from acting), and counts the
+cases it finished into a summary of its own, so that the thread receiving them need not walk
+them again."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from gradekit.report.samples import SampleForm
 from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.run.alike import Alikes, TurnsAlike
 from gradekit.run.case import skipped_turn
-from gradekit.run.results import error_result, finish, is_final
+from gradekit.run.results import error_result, finish, is_final, timed_out
 from gradekit.run.settings import Settings
 from gradekit.run.verdict import Decision, case_decision
 from gradekit.suite.model import Case, Policy
@@ -172,7 +174,15 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                                 raise
                             result = error_result(step.entry, error_text(error))
                         later = clock()
-                        if keep:
+                        if later - now > step.seconds:
+                            # It held the thread (and the GIL: a regex backtracking in C)
+                            # past its timeout, so the watch could not act: timed out all
+                            # the same, as if the watch had.
+                            overran = timed_out(step.entry, step.seconds)
+                            result = overran.result
+                            if keep:
+                                records.append(overran)
+                        elif keep:
                             duration = (later - now) * 1000.0
                             records.append(
                                 result_record(result, step.advisory, step.weight, duration)

@@ -28,6 +28,7 @@ from gradekit.run.loop import _Run
 from gradekit.run.resume import ResultsLog, RunIndex
 from gradekit.run.selection import Selection
 from gradekit.run.settings import Settings
+from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Case, Suite
 
 __all__ = ["Collection"]
@@ -49,7 +50,7 @@ class Collection:
         on_case: Callable[[CaseReport], object] | None,
         keep_cases: bool | Callable[[CaseReport], bool],
         selection: Selection | None,
-        log: ResultsLog | None,
+        log: ResultsLog | CaseStream | None,
         ks: tuple[int, ...] | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
@@ -61,7 +62,7 @@ class Collection:
         self.keep_cases = keep_cases
         self.selection = selection
         self.log = log
-        self.index: RunIndex | None = None
+        self.index: RunIndex | CaseStream | None = None
         self.counter: _Counter | None = None
         if log is not None:
             self.index = log.start(suite, selection)
@@ -72,8 +73,7 @@ class Collection:
         else:
             graded = suite
         self.graded = graded
-        record = self.index.record if self.index is not None else None
-        self.collector = _Collector(keep_cases, on_case, record)
+        self.collector = _Collector(keep_cases, on_case, self.index)
         # Whether anyone will see the case reports (a run that keeps none, streams none and
         # logs none only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None
@@ -162,7 +162,7 @@ class Collection:
         if not keep:
             return ()
         stored, index = self.collector.stored, self.index
-        if index is None:
+        if not isinstance(index, RunIndex):
             return tuple(stored[position] for position in sorted(stored))
         # In suite order: graded cases from memory, resumed ones read back from the log.
         graded = index.position_ordinals()  # ascending: position -> ordinal
@@ -209,12 +209,12 @@ class _Collector:
         self,
         keep_cases: bool | Callable[[CaseReport], bool],
         on_case: Callable[[CaseReport], object] | None,
-        record: Callable[[int, CaseReport], None] | None,
+        log: RunIndex | CaseStream | None,
     ) -> None:
         self.keep_all = keep_cases is True
         self.keep_some = None if isinstance(keep_cases, bool) else keep_cases
         self.on_case = on_case
-        self.record = record
+        self.log = log
         self.stored: dict[int, CaseReport] = {}
         self.summary = SummaryBuilder()
         self.freeze = False
@@ -224,7 +224,7 @@ class _Collector:
     ) -> None:
         """Take a chunk of finished cases; `counted` is their summary when the worker that
         graded them counted them already."""
-        if self.on_case is None and self.record is None and self.keep_some is None:
+        if self.on_case is None and self.log is None and self.keep_some is None:
             if self.keep_all:
                 self.stored.update(items)
             if counted is not None:
@@ -240,31 +240,30 @@ class _Collector:
     def _one_by_one(
         self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
     ) -> None:
-        # Each case is recorded (its log line), kept and counted as one step that Ctrl-C does
-        # not cut in two, before `on_case` sees it: an exception (Ctrl-C, a full disk) leaves
-        # the rest of the chunk unreceived, and what was received is counted exactly.
-        record, on_case, keep_all, keep_some = (
-            self.record,
-            self.on_case,
-            self.keep_all,
-            self.keep_some,
-        )
+        # The chunk is recorded (its log lines, in one write), kept and counted as one step
+        # that Ctrl-C does not cut in two, before `on_case` sees its cases. A log that could
+        # not take every line (a full disk) took the first ones: only those are received (kept,
+        # counted), and the run stops with the log's failure.
+        log, on_case, keep_all, keep_some = self.log, self.on_case, self.keep_all, self.keep_some
         stored = self.stored
-        received = 0
-        try:
-            for position, report in items:
-                with RECORDING:
-                    if record is not None:
-                        record(position, report)
-                    if keep_all or (keep_some is not None and keep_some(report)):
+        with RECORDING:
+            if log is not None:
+                recorded = log.record_many(items)
+                if recorded < len(items):
+                    items, counted = items[:recorded], None
+            if keep_all:
+                stored.update(items)
+            elif keep_some is not None:
+                for position, report in items:
+                    if keep_some(report):
                         stored[position] = report
-                    received += 1
-                if on_case is not None:
-                    on_case(report)
-        finally:
-            with RECORDING:
-                if counted is not None and received == len(items):
-                    self.summary.merge(counted)
-                else:
-                    for _, report in items[:received]:
-                        self.summary.add(report)
+            if counted is not None:
+                self.summary.merge(counted)
+            else:
+                for _, report in items:
+                    self.summary.add(report)
+        if log is not None and log.failure is not None:
+            raise log.failure
+        if on_case is not None:
+            for _, report in items:
+                on_case(report)

@@ -14,7 +14,7 @@ import os
 import tempfile
 import threading
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -214,6 +214,27 @@ class RunIndex:
             ordinal = self._ordinals[position]
             self.offsets[ordinal] = offset
             self.outcomes[ordinal] = _OUTCOMES[report.outcome]
+
+    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
+        """Append a chunk of finished cases (position in `suite()`, report) to the log, in
+        one write; the number recorded: all of them, or (a full disk) those that fit, the
+        first ones, and `failure` says why the rest were not."""
+        try:
+            offsets = self._log.append_many([report for _, report in items])
+        except WriteError as error:
+            if self.failure is None:
+                self.failure = self._explained(error)
+            return 0
+        with self._lock:
+            ordinals, outcomes, kept = self._ordinals, self.outcomes, self.offsets
+            for (position, report), offset in zip(items, offsets, strict=False):
+                ordinal = ordinals[position]
+                kept[ordinal] = offset
+                outcomes[ordinal] = _OUTCOMES[report.outcome]
+        broken = self._log.broken
+        if broken is not None and self.failure is None:
+            self.failure = self._explained(broken)
+        return len(offsets)
 
     def read(self, ordinal: int) -> CaseReport | None:
         """The finished case at `ordinal` (suite order), read back; None if it did not end."""

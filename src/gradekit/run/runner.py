@@ -33,6 +33,7 @@ from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
 from gradekit.run.stdin import detach_stdin
+from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 
 __all__ = ["grade", "run_suite"]
@@ -69,7 +70,7 @@ def run_suite(
     keep_cases: bool | Callable[[CaseReport], bool] = True,
     memory_limit_mb: int | None = None,
     select: Select | None = None,
-    resume: str | os.PathLike[str] | ResultsLog | None = None,
+    resume: str | os.PathLike[str] | ResultsLog | CaseStream | None = None,
     sandbox: str | None = None,
     executor: Executor = "local",
     scheduler: str | None = None,
@@ -94,6 +95,8 @@ def run_suite(
     cases from afterwards): the cases already in it are not graded again but are in the
     report, and each case graded is appended as it ends. If the log cannot be written (a full
     disk), the run stops and WriteError is raised; its `report` holds every case in the log.
+    A `CaseStream` instead streams the cases to reports, in suite order, with no log (what
+    `gradekit run` does without `--resume`).
     `sandbox` (`auto`, `bwrap`, `none`): for agent code of entries that set none (default: the
     suite's `sandbox:`, else auto); `bwrap` where bubblewrap cannot run raises SandboxError
     before anything is graded.
@@ -138,14 +141,16 @@ def run_suite(
     )
     with contextlib.ExitStack() as stack:
         log = resume
-        if resume is not None and not isinstance(resume, ResultsLog):
+        if resume is not None and not isinstance(resume, (ResultsLog, CaseStream)):
             log = stack.enter_context(ResultsLog(resume))
-        assert log is None or isinstance(log, ResultsLog)
+        assert log is None or isinstance(log, (ResultsLog, CaseStream))
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
-        tally = None if base is None or log is not None else base.tally()
+        tally = None if base is None or isinstance(log, ResultsLog) else base.tally()
         if tally is not None:  # no log to read the cases back from: counted as they end
             on_case = _counting(tally, on_case)
+        if isinstance(log, CaseStream):
+            log.baseline = base  # each case streamed into the JSON report with its mark
         collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log, ks)
         try:
             report = collection.run(executor, scheduler)
@@ -157,7 +162,7 @@ def run_suite(
         if base is None:
             return report
         if tally is None:
-            assert log is not None
+            assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks())
 

@@ -16,10 +16,10 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
-from gradekit._frozen import EMPTY
+from gradekit._frozen import EMPTY, freeze, frozen_tuple
 from gradekit._hints import close_matches
 from gradekit._peers import peer_field, peer_note, strict_note
-from gradekit._types import Sample, ToolCall
+from gradekit._types import Sample, ToolCall, loaded_sample
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Turn
 from gradekit.suite.parse import (
@@ -169,19 +169,20 @@ class CaseBuilder:
                 calls = parse_tool_calls(
                     fields.get("tool_calls"), (*spec.path, "tool_calls"), problems
                 )
-            sample = Sample(
-                case=name,
-                turn=index,
-                input=fields.get("input"),
-                output=fields.get("output"),
-                expected=fields.get("expected"),
-                tool_calls=calls,
-                context=self._context(fields.get("context"), spec.origin("context"), problems),
-                history=tuple(samples),
-                workspace=self._workspace(
-                    fields.get("workspace"), spec.origin("workspace"), problems
-                ),
-                metadata={**extra, **spec.metadata},
+            context = self._context(fields.get("context"), spec.origin("context"), problems)
+            metadata = {**extra, **spec.metadata}
+            # Checked above: frozen here once, built without Sample's converters.
+            sample = loaded_sample(
+                name,
+                index,
+                freeze(fields.get("input")),
+                freeze(fields.get("output")),
+                freeze(fields.get("expected")),
+                calls if type(calls) is tuple else tuple(calls),
+                None if context is None else frozen_tuple(context),
+                tuple(samples),
+                self._workspace(fields.get("workspace"), spec.origin("workspace"), problems),
+                freeze(metadata) if metadata else EMPTY,
             )
             samples.append(sample)
             turns.append(

@@ -1,0 +1,300 @@
+"""`gradekit run` end to end against the plain floor script, for several triples of kinds.
+
+Writes a dataset of single-turn cases (one JSONL line each: name, input, output, expected, one
+tool call on every other case) and, for each triple of built-in deterministic kinds asked
+(equality, numeric, contains, regex, json, behavior), a suite grading every case with those
+three kinds. Then times child processes, alternating sides in every round:
+
+- `gradekit run suite.yaml -o report.json --quiet`;
+- the floor (`FLOOR`): a plain Python script that reads the same JSONL lines, does the same
+  three checks with the standard library and writes the same report content: the JSON report's
+  shape (each result's fields, each turn's sample, each case's metadata, the summary with its
+  per-grader counts), one case at a time, cases first and the summary after.
+
+With `--before SRC`, a third side runs an older gradekit (its source folder) the same way.
+Each child's peak RSS comes from `os.wait4` (its own rusage). Prints, per triple, the median
+wall time and cases/s of each side and the median over the rounds of gradekit's time divided
+by the floor's in the same round; then the spread of gradekit's times across triples (the
+"no slow path" target: within 1.2x).
+
+    .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--keep DIR]
+        [--before OLD/src]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+GRADERS = {
+    "equality": "{kind: equality}",
+    "numeric": "{kind: numeric}",
+    "contains": "{kind: contains, values: ['1']}",
+    "regex": "{kind: regex, pattern: '^[0-9]+$'}",
+    "json": "{kind: json}",
+    "behavior": "{kind: behavior, required_tools: [search]}",
+}
+"""Each kind's grader entry in the benchmark's suites."""
+
+TRIPLES = (
+    ("equality", "numeric", "contains"),
+    ("equality", "contains", "regex"),
+    ("regex", "json", "behavior"),
+    ("numeric", "json", "behavior"),
+)
+"""The triples timed by default: the issue's first one, and every kind at least once."""
+
+FLOOR = r"""
+import json, re, sys, time
+
+kinds = sys.argv[1].split(",")
+pattern = re.compile("^[0-9]+$")
+
+def equality(output, expected, calls):
+    want = "" if expected is None else str(expected)
+    ok = output == want
+    return ok, (f"output equals expected {want!r}" if ok else
+                f"output {output!r} does not equal expected {want!r}"), None
+
+def numeric(output, expected, calls):
+    try:
+        got, want = float(output), float(expected)
+    except (TypeError, ValueError):
+        return False, f"output {output!r} is not a number", None
+    ok = abs(got - want) <= 1e-6
+    return ok, f"{got:g} {'is' if ok else 'is not'} within 1e-06 of {want:g}", None
+
+def contains(output, expected, calls):
+    ok = "1" in output
+    return ok, ("output contains '1'" if ok else f"output {output!r} lacks '1'"), None
+
+def regex(output, expected, calls):
+    found = pattern.search(output)
+    if found is None:
+        return False, f"no match for /^[0-9]+$/ in {output!r}", {"match": None}
+    return True, f"found {found[0]!r} matching /^[0-9]+$/", {"match": found[0]}
+
+def json_(output, expected, calls):
+    try:
+        json.loads(output)
+    except ValueError as error:
+        return False, f"output is not valid JSON: {error}", None
+    return True, "output is valid JSON", None
+
+def behavior(output, expected, calls):
+    count = sum(call["name"] == "search" for call in calls)
+    ok = count > 0
+    check = {"check": "required tool search", "passed": ok,
+             "message": f"called {count} time(s)" if ok else "never called"}
+    return ok, ("1/1 checks passed" if ok else "0/1 checks passed: required tool search"), {
+        "checks": [check]}
+
+checks = [(kind, {"json": json_}.get(kind) or globals()[kind]) for kind in kinds]
+counts = {kind: [0, 0, 0.0] for kind in kinds}
+passed_cases = 0
+clock = time.perf_counter
+encode = json.JSONEncoder(ensure_ascii=False).encode
+started = clock()
+with open("data.jsonl", encoding="utf-8") as lines, open("floor.json", "w") as out:
+    out.write('{"suite": "e2e", "cases": [')
+    for number, line in enumerate(lines):
+        data = json.loads(line)
+        began = clock()
+        output, expected = data["output"], data.get("expected")
+        calls = data.get("tool_calls", [])
+        results, passed = [], True
+        for kind, check in checks:
+            now = clock()
+            ok, message, details = check(output, expected, calls)
+            results.append({"kind": kind, "name": kind, "passed": ok, "score": 1.0 if ok else 0.0,
+                            "message": message, "details": details, "error": None,
+                            "advisory": False, "weight": 1.0,
+                            "duration_ms": (clock() - now) * 1000.0})
+            tally = counts[kind]
+            tally[0 if ok else 1] += 1
+            tally[2] += 1.0 if ok else 0.0
+            passed = passed and ok
+        passed_cases += passed
+        score = 1.0 if passed else 0.0
+        turn = {"index": 0, "passed": passed, "score": score, "errored": False,
+                "results": results, "input": data.get("input"), "output": output,
+                "expected": expected}
+        if calls:
+            turn["tool_calls"] = [{"name": c["name"], "arguments": c.get("arguments", {}),
+                                   "result": None, "error": None, "turn": None} for c in calls]
+        case = {"name": data["name"], "passed": passed, "score": score, "errored": False,
+                "duration_ms": (clock() - began) * 1000.0, "turns": [turn], "metadata": {}}
+        out.write(("\n  " if number == 0 else ",\n  ") + encode(case))
+    cases = number + 1
+    graders = {kind: {"passed": p, "failed": f, "errored": 0, "mean_score": s / cases}
+               for kind, (p, f, s) in sorted(counts.items())}
+    summary = {"cases": cases, "passed": passed_cases, "failed": cases - passed_cases,
+               "errored": 0, "pass_rate": passed_cases / cases, "graders": graders}
+    out.write('\n], "passed": %s, "complete": true, "duration_ms": %r, "summary": %s}\n' % (
+        "true" if passed_cases == cases else "false", (clock() - started) * 1000.0,
+        encode(summary)))
+"""
+
+
+def write_dataset(folder: Path, cases: int) -> None:
+    """`data.jsonl`: `cases` single-turn cases; one in seven answers wrong, every other case
+    made one `search` tool call."""
+    with open(folder / "data.jsonl", "w", encoding="utf-8") as out:
+        for index in range(cases):
+            answer = index % 997
+            given = answer + 1 if index % 7 == 0 else answer
+            line: dict[str, object] = {
+                "name": f"case-{index:07d}",
+                "input": f"What is {answer} + 0?",
+                "output": str(given),
+                "expected": answer,
+            }
+            if index % 2:
+                line["tool_calls"] = [{"name": "search", "arguments": {"q": f"{answer} + 0"}}]
+            out.write(json.dumps(line) + "\n")
+
+
+def write_suite(folder: Path, kinds: tuple[str, ...]) -> Path:
+    """A suite grading the dataset with `kinds`."""
+    suite = folder / f"suite-{'-'.join(kinds)}.yaml"
+    entries = "".join(f"  - {GRADERS[kind]}\n" for kind in kinds)
+    suite.write_text(f"name: e2e\ngraders:\n{entries}dataset: data.jsonl\n", encoding="utf-8")
+    return suite
+
+
+def timed(
+    argv: list[str], folder: Path, env: dict[str, str] | None = None
+) -> tuple[float, float, float]:
+    """Run `argv` in `folder`; its wall time (s), its CPU time (s, user and system, every
+    thread) and its own peak RSS (MB)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        argv,
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}): {errors.decode()}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def summary_of(path: Path) -> dict[str, object]:
+    """The summary of a JSON report, read from its start or its end (the report may be huge,
+    and its keys may come in any order)."""
+    key = '"summary": '
+    with open(path, "rb") as report:
+        head = report.read(65536).decode(errors="replace")
+        size = report.seek(0, os.SEEK_END)
+        report.seek(max(0, size - 65536))
+        tail = report.read().decode(errors="replace")
+    cases = head.find('"cases": [')
+    text = head if -1 < head.find(key) < cases else tail
+    found: dict[str, object] = json.JSONDecoder().raw_decode(text, text.rfind(key) + len(key))[0]
+    return found
+
+
+def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) -> None:
+    """Print each side's medians and the ratios of each round, per triple."""
+    wall, cpu, peak = figures["wall"], figures["cpu"], figures["peak"]
+    medians = {}
+    for kinds in triples:
+        label = "+".join(kinds)
+        ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
+        ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
+        ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
+        cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
+        medians[label] = statistics.median(ours)
+        for side in ("floor", "gradekit", "before"):
+            times = wall.get(f"{side} {label}")
+            if not times:
+                continue
+            median = statistics.median(times)
+            used = statistics.median(cpu[f"{side} {label}"])
+            print(
+                f"{side:8} {label:30} {median:7.2f} s {cases / median:9,.0f} cases/s "
+                f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
+            )
+        print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
+        old = wall.get(f"before {label}")
+        if old:
+            gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
+            print(f"         {label:30} before / gradekit: {gain:.2f}x wall")
+    spread = max(medians.values()) / min(medians.values())
+    print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--kinds", action="append", help="a triple, comma-separated (repeatable)")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="SRC",
+        help="also time the gradekit whose `src` folder this is (a checkout of an older "
+        "commit: `git archive COMMIT src | tar -x -C DIR`), run as `python -m gradekit` with "
+        "it first on PYTHONPATH",
+    )
+    args = parser.parse_args()
+    triples = [tuple(k.split(",")) for k in args.kinds] if args.kinds else list(TRIPLES)
+    command = str(Path(sys.executable).parent / "gradekit")
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="gradekit-bench-e2e-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        write_dataset(folder, args.cases)
+        sides: dict[str, list[str]] = {}
+        for kinds in triples:
+            label = "+".join(kinds)
+            suite = write_suite(folder, kinds)
+            sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
+            sides[f"gradekit {label}"] = [command, "run", suite.name, "-o", "report.json", "-q"]
+            if args.before:
+                module = [sys.executable, "-m", "gradekit"]
+                sides[f"before {label}"] = [*module, "run", suite.name, "-o", "report.json", "-q"]
+        before_env = dict(os.environ, PYTHONPATH=str(args.before)) if args.before else None
+        wall: dict[str, list[float]] = {label: [] for label in sides}
+        peak: dict[str, list[float]] = {label: [] for label in sides}
+        cpu: dict[str, list[float]] = {label: [] for label in sides}
+        for round_ in range(args.rounds):
+            order = list(sides.items())
+            if round_ % 2:  # alternate: every other round runs the sides the other way round
+                order.reverse()
+            for label, argv in order:
+                env = before_env if label.startswith("before") else None
+                seconds, used, mb = timed(argv, folder, env)
+                wall[label].append(seconds)
+                cpu[label].append(used)
+                peak[label].append(mb)
+                if not label.startswith("floor"):
+                    counted = summary_of(folder / "report.json")["cases"]
+                    if counted != args.cases:
+                        raise SystemExit(f"{label}: the report counts {counted} cases")
+        print(f"cases: {args.cases:,}, rounds: {args.rounds}, load: {os.getloadavg()}")
+        show(triples, args.cases, {"wall": wall, "cpu": cpu, "peak": peak})
+    finally:
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
