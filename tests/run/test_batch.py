@@ -7,7 +7,7 @@ import pytest
 from runner_graders import Fixed, PooledScored, Scored, entry
 
 from gradekit import GradeResult, Sample
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.alike import GROUPS, entries_key
 from gradekit.run.runner import run_suite
 from gradekit.run.verdict import likeness, tally

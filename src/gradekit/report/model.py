@@ -5,17 +5,17 @@ and `--resume` read those. Plain, frozen data."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
 from gradekit.report._counts import GraderCounts
-from gradekit.report.attempts import PassAtK
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
+from gradekit.report.summary import GraderSummary, Outcome, Summary, outcome_of
 
 if TYPE_CHECKING:
     from gradekit.report.baseline import BaselineMarks
@@ -30,17 +30,6 @@ __all__ = [
     "TurnReport",
     "outcome_of",
 ]
-
-
-Outcome = Literal["pass", "fail", "error"]
-"""The tri-state outcome of a result or a case."""
-
-
-def outcome_of(passed: bool, errored: bool) -> Outcome:
-    """A case's outcome from its verdict: errored cases are neither passed nor failed."""
-    if errored:
-        return "error"
-    return "pass" if passed else "fail"
 
 
 @attrs.frozen
@@ -192,72 +181,6 @@ class CaseReport:
             tags=tuple(data.get("tags", ())),
             attempt=data.get("attempt"),
         )
-
-
-@attrs.frozen
-class GraderSummary:
-    """Counts for one grader name across the run; mean_score excludes errored results."""
-
-    passed: int = 0
-    failed: int = 0
-    errored: int = 0
-    mean_score: float | None = None
-
-    @property
-    def pass_rate(self) -> float | None:
-        """Passed / every result of this grader (errored ones included); None when none."""
-        total = self.passed + self.failed + self.errored
-        return self.passed / total if total else None
-
-
-@attrs.frozen
-class Summary:
-    """Counts for a run: cases passed / failed / errored (disjoint), per grader, pass@k.
-
-    `pass_rate` is passed / all cases: an errored case is not a failure (it is counted apart),
-    but it is not a pass either; None when there is no case. `graded_pass_rate` is the rate
-    over the cases that were graded (passed / (passed + failed)), shown beside it, labelled.
-    """
-
-    cases: int
-    passed: int
-    failed: int
-    errored: int
-    pass_rate: float | None
-    graders: Mapping[str, GraderSummary]
-    judge: Mapping[str, int] | None = None
-    """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
-    the command line after the run, from gradekit.graders._judge.statistics()."""
-    pass_at_k: PassAtK | None = None
-
-    @classmethod
-    def of(cls, cases: Iterable[CaseReport]) -> Summary:
-        """Summarise case reports (advisory results count in the per-grader figures)."""
-        from gradekit.report.summary_builder import SummaryBuilder
-
-        builder = SummaryBuilder()
-        for case in cases:
-            builder.add(case)
-        return builder.build()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form of DESIGN.md's `summary`."""
-        return {
-            "cases": self.cases,
-            "passed": self.passed,
-            "failed": self.failed,
-            "errored": self.errored,
-            "pass_rate": self.pass_rate,
-            "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
-            **({} if self.judge is None else {"judge": dict(self.judge)}),
-            **({} if self.pass_at_k is None else {"pass_at_k": self.pass_at_k.to_dict()}),
-        }
-
-    @property
-    def graded_pass_rate(self) -> float | None:
-        """Passed / (passed + failed): the rate over the cases that were graded without error."""
-        decided = self.passed + self.failed
-        return self.passed / decided if decided else None
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from typing import Final
 
 from gradekit._types import GradeResult
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.verdict import Decision, Likeness, TurnDecisions, likeness, tally
 from gradekit.suite.model import Policy
 

@@ -25,7 +25,7 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.samples import SampleForm
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.alike import Alikes, TurnsAlike
 from gradekit.run.case import skipped_turn
 from gradekit.run.results import error_result, finish, is_final, timed_out

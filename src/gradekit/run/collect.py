@@ -20,7 +20,7 @@ import attrs
 
 from gradekit._errors import SelectionError, WriteError
 from gradekit.report.model import CaseReport, SuiteReport, Summary
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes
 from gradekit.run.executor import Execution, Executor, remote_run
 from gradekit.run.interrupts import RECORDING

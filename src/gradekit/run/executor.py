@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, Union
 
 from gradekit.report.model import CaseReport
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import CaseReport, ResultRecord
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.case import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket

@@ -24,7 +24,7 @@ from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report.jsonl import CaseLog
 from gradekit.report.model import CaseReport
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.report.target import target
 from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite

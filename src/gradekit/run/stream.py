@@ -29,7 +29,7 @@ from gradekit.report.baseline import Baseline, with_mark
 from gradekit.report.json import json_head, json_tail
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
-from gradekit.report.summary_builder import SummaryBuilder
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite
 
@@ -84,10 +84,11 @@ class CaseStream:
         self.baseline: Baseline | None = None
         """The run's baseline (set by `run_suite`): each case is written with its mark."""
         self._suite: Suite | None = None
-        self._pending: dict[int, str] = {}
+        self._pending: dict[int, tuple[str, bool]] = {}  # position: (text, passed)
         self._failing_pending: dict[int, CaseReport] = {}
         self._next = 0
         self._failing: list[CaseReport] = []
+        self._passes = bytearray()  # in the order written: 1 for a case that passed
         self._waiting: list[str] = []  # texts in order, not written yet
         self._waiting_size = 0
 
@@ -127,7 +128,9 @@ class CaseStream:
         marked = self.baseline
         for position, report in items:
             text = case_json(report)
-            pending[position] = text if marked is None else with_mark(text, marked.mark(report))
+            if marked is not None:
+                text = with_mark(text, marked.mark(report))
+            pending[position] = (text, report.outcome == "pass")
             if keep_failing and report.outcome != "pass":
                 failing[position] = report
         if self._next in pending:
@@ -144,7 +147,9 @@ class CaseStream:
         texts = []
         position = self._next
         while position in pending:
-            texts.append(pending.pop(position))
+            text, passed = pending.pop(position)
+            texts.append(text)
+            self._passes.append(passed)
             report = failing.pop(position, None)
             if report is not None and len(self._failing) < FAILING_KEPT:
                 self._failing.append(report)
@@ -217,9 +222,20 @@ class CaseStream:
         return [] if self._json_failure is None else [self._json_failure]
 
     def failing(self) -> Iterator[CaseReport]:
-        """The first cases that did not pass (at most FAILING_KEPT), in suite order."""
+        """The cases that did not pass, in suite order: every one when the cases are spooled
+        (read back, the passing ones skipped unparsed), else the first FAILING_KEPT."""
         self._finish_pending()
-        return iter(self._failing)
+        if self._spool is None or self._spool_failure is not None:
+            return iter(self._failing)
+        return self._spooled_failing()
+
+    def _spooled_failing(self) -> Iterator[CaseReport]:
+        spool, passes = self._spooled(), self._passes
+        spool.flush()
+        spool.seek(0)
+        for written, line in enumerate(spool):
+            if not passes[written]:
+                yield CaseReport.from_dict(json.loads(line))
 
     def cases(self) -> Iterator[CaseReport]:
         """Every finished case in suite order, read back from the spool (see `spool`)."""
