@@ -32,14 +32,18 @@ def paired_ratio(side: Sequence[float], base: Sequence[float]) -> float:
     return statistics.median(s / b for s, b in zip(side, base, strict=True))
 
 
-def timed(loop: Callable[[], Any]) -> float:
-    """Seconds one call of `loop` takes, with the garbage collector off (as `timeit` does)."""
+def timed(loop: Callable[[], Any], clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds one call of `loop` takes, with the garbage collector off (as `timeit` does).
+
+    `clock` is wall time by default; `time.process_time` counts only this process's CPU time,
+    which other jobs on a shared machine disturb less.
+    """
     gc.collect()
     gc.disable()
     try:
-        started = time.perf_counter()
+        started = clock()
         loop()
-        return time.perf_counter() - started
+        return clock() - started
     finally:
         gc.enable()
 
@@ -58,9 +62,23 @@ def call_loop(call: Callable[..., Any], arguments: Sequence[tuple[Any, ...]]) ->
 
 
 def per_call_us(loop: Callable[[], Any], calls: int, repeat: int) -> list[float]:
-    """Microseconds per call of `loop` (which makes `calls` calls), one figure per repeat."""
+    """CPU microseconds per call of `loop` (which makes `calls` calls), one per repeat."""
     loop()  # warm up: caches, lazy imports, compiled patterns
-    return [timed(loop) / calls * 1e6 for _ in range(repeat)]
+    return [timed(loop, time.process_time) / calls * 1e6 for _ in range(repeat)]
+
+
+def against_plain(
+    loop: Callable[[], Any], plain: Callable[[], Any], calls: int, repeat: int
+) -> tuple[list[float], list[float]]:
+    """CPU µs per call of `loop` and of `plain`, timed one after the other in each repeat."""
+    loop()  # warm up both
+    plain()
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(repeat):
+        ours.append(timed(loop, time.process_time) / calls * 1e6)
+        theirs.append(timed(plain, time.process_time) / calls * 1e6)
+    return ours, theirs
 
 
 def alternate(sides: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +70,26 @@ def read(path: Path) -> dict[str, list[dict[str, Any]]]:
     """The samples written by `write`."""
     data: dict[str, list[dict[str, Any]]] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
+
+
+def plain_loop(check: str, samples: list[dict[str, Any]]) -> Callable[[], list[bool]]:
+    """A plain-Python loop doing `check`'s bare test on `samples`, one bool a sample.
+
+    Every side times it beside its own check, alternating, in its own process: each side's
+    figure is then its time over this loop's, which load on a shared machine disturbs little,
+    and two sides compare through it.
+    """
+    if check == "behavior":
+        calls = [[call["name"] for call in s["tool_calls"]] for s in samples]
+        return lambda: [TOOL in names for names in calls]
+    if check == "contains":
+        texts = [s["output"] for s in samples]
+        return lambda: [CONTAINS in text for text in texts]
+    if check == "regex":
+        search = re.compile(REGEX).search
+        texts = [s["output"] for s in samples]
+        return lambda: [search(text) is not None for text in texts]
+    pairs = [(s["output"], s["expected"]) for s in samples]
+    if check == "numeric":
+        return lambda: [abs(float(o) - float(e)) <= 1e-6 for o, e in pairs]
+    return lambda: [output == expected for output, expected in pairs]

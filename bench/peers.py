@@ -4,9 +4,13 @@ Each peer is installed into its own virtual environment under `bench/.peers/NAME
 the first run, kept for the next; git-ignored) and timed there by its child script
 (`bench/peer_children/child_NAME.py`) on the same samples, written once from a seed
 (`peer_data.py`). gradekit's graders are called directly (`grader.grade(sample)`) in this
-process, beside a plain-Python loop doing the bare check. The sides alternate by round: each
-round times gradekit and the plain loop here, then runs every peer's child; each ratio is the
-median over the rounds of gradekit's median in that round over the peer's.
+process. Every figure is CPU time (`time.process_time`) per call, the garbage collector
+off, results dropped as they come. Processes cannot be timed side by side, and the load of a
+shared machine changes from one to the next, so every side, in its own process, times a
+plain-Python loop doing the bare check on the same samples (`peer_data.plain_loop`) right
+after each repeat of its own check: a side's cost is the median over the repeats of its time
+over the plain loop's (`x plain`), and gradekit against a peer is the ratio of their costs.
+Each round runs gradekit's side here and then every peer's child once.
 
     .venv/bin/python bench/peers.py [--samples 20000] [--repeat 7] [--rounds 3]
 """
@@ -15,19 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
 import venv
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _timing import against_plain, call_loop, machine, median, paired_ratio
+from peer_data import CHECKS, CONTAINS, REGEX, TOOL, plain_loop, read, write
+
 import gradekit
-from _timing import call_loop, machine, median, paired_ratio, per_call_us, timed
 from gradekit import Sample
-from peer_data import CHECKS, CONTAINS, REGEX, TOOL, read, write
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".peers"
@@ -53,7 +56,8 @@ def peer_python(name: str) -> Path | str:
 
 
 def _imports(python: Path, name: str) -> bool:
-    return subprocess.run([str(python), "-c", f"import {name}"], capture_output=True).returncode == 0
+    done = subprocess.run([str(python), "-c", f"import {name}"], capture_output=True)
+    return done.returncode == 0
 
 
 def peer_version(python: Path, name: str) -> str:
@@ -81,41 +85,8 @@ def gradekit_checks(data: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[An
     return checks
 
 
-def plain_loops(data: dict[str, list[dict[str, Any]]]) -> dict[str, Callable[[], Any]]:
-    """For each check, a plain-Python loop over the same samples doing the bare check."""
-    equality = [(s["output"], s["expected"]) for s in data["equality"]]
-    numeric = [(s["output"], s["expected"]) for s in data["numeric"]]
-    contains = [s["output"] for s in data["contains"]]
-    texts = [s["output"] for s in data["regex"]]
-    calls = [[call["name"] for call in s["tool_calls"]] for s in data["behavior"]]
-    search = re.compile(REGEX).search
-
-    def plain_equality() -> list[bool]:
-        return [output == expected for output, expected in equality]
-
-    def plain_numeric() -> list[bool]:
-        return [abs(float(o) - float(e)) <= 1e-6 for o, e in numeric]
-
-    def plain_contains() -> list[bool]:
-        return [CONTAINS in output for output in contains]
-
-    def plain_regex() -> list[bool]:
-        return [search(text) is not None for text in texts]
-
-    def plain_behavior() -> list[bool]:
-        return [TOOL in names for names in calls]
-
-    return {
-        "equality": plain_equality,
-        "numeric": plain_numeric,
-        "contains": plain_contains,
-        "regex": plain_regex,
-        "behavior": plain_behavior,
-    }
-
-
 def measure(samples: int, repeat: int, rounds: int, seed: int = 2026) -> dict[str, Any]:
-    """Every side's µs per check and round, the pass counts, and what each peer called."""
+    """Per check and side: CPU µs per call and the plain loop's µs beside it, pass counts."""
     pythons = {name: peer_python(name) for name in PEERS}
     figures: dict[str, Any] = {"samples": samples, "repeat": repeat, "rounds": rounds}
     figures["peers"] = {
@@ -126,62 +97,81 @@ def measure(samples: int, repeat: int, rounds: int, seed: int = 2026) -> dict[st
         )
         for name, python in pythons.items()
     }
+    us: dict[str, dict[str, list[float]]] = {check: {} for check in CHECKS}
+    plain_us: dict[str, dict[str, list[float]]] = {check: {} for check in CHECKS}
+    passed: dict[str, dict[str, int]] = {check: {} for check in CHECKS}
+    what: dict[str, dict[str, str]] = {check: {} for check in CHECKS}
     with tempfile.TemporaryDirectory(prefix="gradekit-peers-") as folder:
         path = write(Path(folder) / "samples.json", seed, samples)
         data = read(path)
         ours = gradekit_checks(data)
-        plain = plain_loops(data)
-        us: dict[str, dict[str, list[float]]] = {c: {} for c in CHECKS}
-        passed: dict[str, dict[str, int]] = {c: {} for c in CHECKS}
-        what: dict[str, dict[str, str]] = {c: {} for c in CHECKS}
         for _ in range(rounds):
             for check, (grader, items) in ours.items():
                 loop = call_loop(grader.grade, [(sample,) for sample in items])
-                us[check].setdefault("gradekit", []).append(
-                    median(per_call_us(loop, len(items), repeat))
-                )
+                plain = plain_loop(check, data[check])
+                side, base = against_plain(loop, plain, len(items), repeat)
+                us[check].setdefault("gradekit", []).extend(side)
+                plain_us[check].setdefault("gradekit", []).extend(base)
                 passed[check]["gradekit"] = sum(grader.grade(s).passed for s in items)
-                plain[check]()
-                runs = [timed(plain[check]) / samples * 1e6 for _ in range(repeat)]
-                us[check].setdefault("plain", []).append(median(runs))
-                passed[check]["plain"] = sum(plain[check]())
+                passed[check]["plain"] = sum(plain())
             for name, python in pythons.items():
-                if not isinstance(python, Path):
-                    continue
-                child = HERE / "peer_children" / f"child_{name}.py"
-                done = subprocess.run(
-                    [str(python), str(child), str(path), str(repeat)],
-                    capture_output=True,
-                    text=True,
-                )
-                if done.returncode != 0:
-                    figures["peers"][name] = {"unavailable": done.stderr.strip()[-300:]}
-                    continue
-                for check, result in json.loads(done.stdout).items():
-                    if "unavailable" in result:
-                        what[check][name] = "unavailable: " + result["unavailable"]
-                        continue
-                    us[check].setdefault(name, []).append(median(result["us"]))
-                    passed[check][name] = result["passed"]
-                    what[check][name] = result["what"]
-    figures.update(us=us, passed=passed, what=what)
+                if isinstance(python, Path):
+                    _run_child(name, python, path, repeat, figures, us, plain_us, passed, what)
+    figures.update(us=us, plain_us=plain_us, passed=passed, what=what)
     return figures
 
 
+def _run_child(  # noqa: PLR0917 - fills the figures of measure()
+    name: str,
+    python: Path,
+    path: Path,
+    repeat: int,
+    figures: dict[str, Any],
+    us: dict[str, dict[str, list[float]]],
+    plain_us: dict[str, dict[str, list[float]]],
+    passed: dict[str, dict[str, int]],
+    what: dict[str, dict[str, str]],
+) -> None:
+    child = HERE / "peer_children" / f"child_{name}.py"
+    done = subprocess.run(
+        [str(python), str(child), str(path), str(repeat)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        figures["peers"][name] = {"unavailable": done.stderr.strip()[-300:]}
+        return
+    for check, result in json.loads(done.stdout).items():
+        if "unavailable" in result:
+            what[check][name] = "unavailable: " + result["unavailable"]
+            continue
+        us[check].setdefault(name, []).extend(result["us"])
+        plain_us[check].setdefault(name, []).extend(result["plain_us"])
+        passed[check][name] = result["passed"]
+        what[check][name] = result["what"]
+
+
 def table(figures: dict[str, Any]) -> str:
-    """The figures as a Markdown table, with the paired ratios and whether each target is met."""
+    """The figures as a Markdown table, with the paired ratios and whether each target is met.
+
+    A side's cost is its time over the plain loop's timed beside it in the same process
+    (`x plain`); gradekit against a peer is the ratio of the two.
+    """
     names = list(PEERS)
-    head = ["check", "gradekit µs", "plain µs", *(f"{n} µs" for n in names)]
+    head = ["check", "plain µs", "gradekit µs", *(f"{n} µs" for n in names)]
     head += ["fastest peer", "gradekit / fastest peer", "target met"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     for check in CHECKS:
-        sides = figures["us"][check]
-        cells = [check, f"{median(sides['gradekit']):.2f}", f"{median(sides['plain']):.2f}"]
-        cells += [f"{median(sides[n]):.2f}" if n in sides else "no such check" for n in names]
-        peers = [n for n in names if n in sides]
+        sides, bases = figures["us"][check], figures["plain_us"][check]
+        cost = {side: paired_ratio(sides[side], bases[side]) for side in sides}
+
+        cells = [check, f"{median(bases['gradekit']):.2f}"]
+        cells += [
+            f"{median(sides[side]):.2f} ({cost[side]:.1f}x plain)" if side in sides else "none"
+            for side in ("gradekit", *names)
+        ]
+        peers = [name for name in names if name in sides]
         if peers:
-            fastest = min(peers, key=lambda n: median(sides[n]))
-            ratio = paired_ratio(sides["gradekit"], sides[fastest])
+            fastest = min(peers, key=lambda name: cost[name])
+            ratio = cost["gradekit"] / cost[fastest]
             cells += [fastest, f"{ratio:.2f}x", "yes" if ratio < 1 else "**no**"]
         else:
             cells += ["none", "", ""]

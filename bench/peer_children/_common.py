@@ -3,7 +3,9 @@
 A child runs in the peer's own virtual environment as `python child_NAME.py DATA REPEAT`
 and prints one JSON object: for each check either `{"us": [...], "passed": N, "what": ...}`
 (microseconds per call, one figure per repeat; how many samples passed; what was called) or
-`{"unavailable": why}`.
+`{"unavailable": why}`. Beside each check it times the plain loop of `peer_data.plain_loop`
+on the same samples, alternating (`plain_us`), so the parent can compare sides run in
+different processes through it.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _timing import call_loop, per_call_us  # noqa: E402
-from peer_data import read  # noqa: E402
+from _timing import against_plain, call_loop
+from peer_data import plain_loop, read
 
 
 class Check(NamedTuple):
@@ -45,6 +47,7 @@ def main(builders: dict[str, Builder]) -> None:
             figures[name] = {"unavailable": check}
             continue
         passed = sum(bool(check.passed(check.call(*args))) for args in check.arguments)
-        us = per_call_us(call_loop(check.call, check.arguments), len(check.arguments), repeat)
-        figures[name] = {"us": us, "passed": passed, "what": check.what}
+        loop = call_loop(check.call, check.arguments)
+        us, plain = against_plain(loop, plain_loop(name, samples), len(samples), repeat)
+        figures[name] = {"us": us, "plain_us": plain, "passed": passed, "what": check.what}
     print(json.dumps(figures))

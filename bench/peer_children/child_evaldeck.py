@@ -9,6 +9,7 @@ from evaldeck.graders.code import ContainsGrader, EqualsGrader, RegexGrader, Too
 from evaldeck.test_case import EvalCase, ExpectedBehavior, Turn
 from evaldeck.trace import Step, Trace
 
+
 def _passed(result: Any) -> bool:
     return bool(result.passed)
 

@@ -66,7 +66,7 @@ if __name__ == "__main__":
             "regex": lambda s: _check(
                 pattern(REGEX, ignore_case=False),
                 s,
-                "pattern(REGEX, ignore_case=False): searches, then compares the group to the target",
+                "pattern(REGEX, ignore_case=False): a search, then the group against the target",
             ),
             "behavior": lambda _: "no tool-call scorer",
         }
