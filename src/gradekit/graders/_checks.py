@@ -13,12 +13,12 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._numbers import fraction_problem
-from gradekit._types import GradeResult
+from gradekit._types import GradeResult, checked_result
 
 __all__ = ["Check", "checks_result", "validate_threshold"]
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # a dict class: built faster, one per check per grade
 class Check:
     """One check: what was checked, whether it held, and what was found."""
 
@@ -43,15 +43,16 @@ def checks_result(
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
     listed = list(checks)
-    passed_count = sum(check.passed for check in listed)
-    score = passed_count / len(listed) if listed else 1.0
-    passed = score >= threshold if threshold is not None else passed_count == len(listed)
     failed = [check for check in listed if not check.passed]
+    passed_count = len(listed) - len(failed)
+    score = passed_count / len(listed) if listed else 1.0
+    passed = score >= threshold if threshold is not None else not failed
     if message is None:
         message = f"{passed_count}/{len(listed)} checks passed"
         if failed:
             message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
-    return GradeResult(
+    # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
+    return checked_result(
         kind,
         name,
         passed,
