@@ -28,7 +28,8 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form listed in `details.checks`."""
-        return {"name": self.name, "passed": self.passed, "message": self.message}
+        # A dict class: its __dict__ is exactly the three fields, in this order.
+        return self.__dict__.copy()
 
 
 def checks_result(
@@ -42,7 +43,7 @@ def checks_result(
 ) -> GradeResult:
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
-    listed = list(checks)
+    listed = checks if isinstance(checks, list) else list(checks)  # only read here
     failed = [check for check in listed if not check.passed]
     passed_count = len(listed) - len(failed)
     score = passed_count / len(listed) if listed else 1.0
@@ -52,14 +53,10 @@ def checks_result(
         if failed:
             message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
     # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
-    return checked_result(
-        kind,
-        name,
-        passed,
-        score,
-        message,
-        {"checks": [check.to_dict() for check in listed], **(details or {})},
-    )
+    entries: dict[str, Any] = {"checks": [check.to_dict() for check in listed]}
+    if details:
+        entries.update(details)
+    return checked_result(kind, name, passed, score, message, entries)
 
 
 def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:

@@ -118,6 +118,7 @@ class Behavior:
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)
+    _labels: dict[str, str] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if not any(getattr(self, option) not in (None, (), EMPTY) for option in _CONSTRAINTS):
@@ -129,6 +130,8 @@ class Behavior:
         patterns = {*self.required_tools, *self.forbidden_tools, *self.min_calls}
         patterns.update(self.max_calls, self.order)
         object.__setattr__(self, "_globs", {pattern: _compiled(pattern) for pattern in patterns})
+        labels = {pattern: f"required tool {pattern}" for pattern in self.required_tools}
+        object.__setattr__(self, "_labels", labels)
 
     def _matches(self, pattern: str, name: str) -> bool:
         """Exact name or glob (`mcp__github__*`), case-sensitive."""
@@ -155,8 +158,11 @@ class Behavior:
         checks: list[Check] = []
         for pattern in self.required_tools:
             count = self._count(pattern, names)
-            message = f"called {_times(count)}" if count else "never called"
-            checks.append(Check(f"required tool {pattern}", count > 0, message))
+            if count:
+                message = "called 1 time" if count == 1 else f"called {count} times"
+                checks.append(Check(self._labels[pattern], True, message))
+            else:
+                checks.append(Check(self._labels[pattern], False, "never called"))
         for pattern in self.forbidden_tools:
             hits = sorted({name for name in names if self._matches(pattern, name)})
             message = "called: " + ", ".join(hits) if hits else "not called"
