@@ -72,9 +72,22 @@ SECTIONS: dict[str, Section] = {
     ),
     "e2e": Section(
         "e2e.py",
-        "`gradekit run` on 100,000 and 1,000,000 cases against the plain floor (branch e2e)",
+        "`gradekit run` on 100,000 cases, several kind triples, against the plain floor "
+        "(branch e2e)",
         (),
-        ("--quick",),
+        ("--cases", "10000", "--rounds", "1"),
+    ),
+    "e2e_million": Section(
+        "e2e.py",
+        "the same on 1,000,000 cases (branch e2e)",
+        ("--cases", "1000000", "--rounds", "1"),
+        ("--cases", "50000", "--rounds", "1"),
+    ),
+    "sample": Section(
+        "sample.py",
+        "building one `Sample`: the loader's way and a user's (branch e2e)",
+        (),
+        ("--rounds", "3", "--number", "50000"),
     ),
     "memory": Section(
         "dataset_memory.py",
@@ -91,6 +104,12 @@ SECTIONS: dict[str, Section] = {
     "program": Section(
         "program_jobs.py",
         "`program` graders by --jobs against a thread pool of subprocess.run (branch workers)",
+        (),
+        ("--quick",),
+    ),
+    "isolation": Section(
+        "isolation.py",
+        "process-isolated graders on warm workers, grades/s (branch workers)",
         (),
         ("--quick",),
     ),
