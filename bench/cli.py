@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import paired_ratio
 from dataset_memory import write_suite
 
 PLAIN = """
@@ -90,7 +91,7 @@ def main() -> None:
         base = wall["plain script"]
         for label, times in wall.items():
             median = statistics.median(times)
-            ratio = statistics.median(t / b for t, b in zip(times, base, strict=True))
+            ratio = paired_ratio(times, base)
             print(
                 f"{label:30} {median:7.3f} s  {args.cases / median:9,.0f} cases/s  "
                 f"{ratio:5.2f}x plain script"

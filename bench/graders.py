@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import os
 import platform
 import random
 import re
 import statistics
 import sys
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from _timing import cpu_model, timed
 
 import gradekit
 from gradekit import Sample
@@ -214,34 +214,12 @@ CASES: list[tuple[str, str, dict[str, Any], Callable[..., list[Sample]], Callabl
 ]
 
 
-def timed(loop: Callable[[Sink], Sink], sink: Sink) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        loop(sink)
-        return time.perf_counter() - start
-    finally:
-        gc.enable()
-
-
 def gradekit_loop(grader: Any, samples: list[Sample], sink: Sink) -> Sink:
     grade = grader.grade
     append = sink.append
     for sample in samples:
         append(grade(sample))
     return sink
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main() -> None:
@@ -281,8 +259,8 @@ def main() -> None:
         plain(sink())  # warm up caches and the punctuation table
         ours_times, plain_times = [], []
         for _ in range(args.repeat):
-            ours_times.append(timed(ours, sink()))
-            plain_times.append(timed(plain, sink()))
+            ours_times.append(timed(functools.partial(ours, sink())))
+            plain_times.append(timed(functools.partial(plain, sink())))
         ratios = [ours / plain for ours, plain in zip(ours_times, plain_times, strict=True)]
         ours_median = statistics.median(ours_times)
         plain_median = statistics.median(plain_times)

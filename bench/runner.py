@@ -23,6 +23,8 @@ import argparse
 import statistics
 import time
 
+from _timing import paired_ratio
+
 import gradekit
 from gradekit import Sample
 from gradekit.registry.entries import GraderEntry
@@ -94,16 +96,12 @@ def main() -> None:
     for label in sides:
         w, c = statistics.median(wall[label]), statistics.median(cpu[label])
         base = baseline[label]
-        fair = _median_ratio(wall[label], wall[base])
-        plain = _median_ratio(wall[label], direct_wall)
+        fair = paired_ratio(wall[label], wall[base])
+        plain = paired_ratio(wall[label], direct_wall)
         print(
             f"{label:28} wall {w:7.3f} s   cpu {c:7.3f} s   "
             f"{fair:5.2f}x {base:18}   {plain:5.2f}x direct loop"
         )
-
-
-def _median_ratio(side: list[float], base: list[float]) -> float:
-    return statistics.median(s / b for s, b in zip(side, base, strict=True))
 
 
 if __name__ == "__main__":

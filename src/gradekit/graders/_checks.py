@@ -13,12 +13,12 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._numbers import fraction_problem
-from gradekit._types import GradeResult
+from gradekit._types import GradeResult, checked_result
 
 __all__ = ["Check", "checks_result", "validate_threshold"]
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # a dict class: built faster, one per check per grade
 class Check:
     """One check: what was checked, whether it held, and what was found."""
 
@@ -28,7 +28,8 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form listed in `details.checks`."""
-        return {"name": self.name, "passed": self.passed, "message": self.message}
+        # A dict class: its __dict__ is exactly the three fields, in this order.
+        return self.__dict__.copy()
 
 
 def checks_result(
@@ -42,23 +43,20 @@ def checks_result(
 ) -> GradeResult:
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
-    listed = list(checks)
-    passed_count = sum(check.passed for check in listed)
-    score = passed_count / len(listed) if listed else 1.0
-    passed = score >= threshold if threshold is not None else passed_count == len(listed)
+    listed = checks if isinstance(checks, list) else list(checks)  # only read here
     failed = [check for check in listed if not check.passed]
+    passed_count = len(listed) - len(failed)
+    score = passed_count / len(listed) if listed else 1.0
+    passed = score >= threshold if threshold is not None else not failed
     if message is None:
         message = f"{passed_count}/{len(listed)} checks passed"
         if failed:
             message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
-    return GradeResult(
-        kind,
-        name,
-        passed,
-        score,
-        message,
-        {"checks": [check.to_dict() for check in listed], **(details or {})},
-    )
+    # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
+    entries: dict[str, Any] = {"checks": [check.to_dict() for check in listed]}
+    if details:
+        entries.update(details)
+    return checked_result(kind, name, passed, score, message, entries)
 
 
 def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:

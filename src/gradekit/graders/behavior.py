@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
@@ -29,9 +30,21 @@ _CONSTRAINTS = (
 )
 
 
-def _matches(pattern: str, name: str) -> bool:
-    """Exact name or glob (`mcp__github__*`), case-sensitive."""
-    return name == pattern or fnmatch.fnmatchcase(name, pattern)
+_GLOB_CHARACTERS: Final = frozenset("*?[")
+
+NameMatch = Callable[[str], object] | None
+"""A tool-name pattern's compiled glob (its `match`), or None for a plain name."""
+
+
+def _compiled(pattern: str) -> NameMatch:
+    """None for a plain name (compared with ==), else the glob's compiled `match`.
+
+    The same test as `fnmatch.fnmatchcase`, compiled once when the grader is made instead of
+    looked up in fnmatch's cache for every name of every grade.
+    """
+    if _GLOB_CHARACTERS.isdisjoint(pattern):
+        return None
+    return re.compile(fnmatch.translate(pattern)).match
 
 
 def _times(count: int) -> str:
@@ -108,6 +121,8 @@ class Behavior:
     scope: Literal["turn", "case"] = attrs.field(kw_only=True, default="turn")
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
+    _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)
+    _labels: dict[str, str] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if not any(getattr(self, option) not in (None, (), EMPTY) for option in _CONSTRAINTS):
@@ -116,6 +131,25 @@ class Behavior:
                 + ", ".join(_CONSTRAINTS)
             )
         object.__setattr__(self, "_expected", _expected_calls(self.expected_calls))
+        patterns = {*self.required_tools, *self.forbidden_tools, *self.min_calls}
+        patterns.update(self.max_calls, self.order)
+        object.__setattr__(self, "_globs", {pattern: _compiled(pattern) for pattern in patterns})
+        labels = {pattern: f"required tool {pattern}" for pattern in self.required_tools}
+        object.__setattr__(self, "_labels", labels)
+
+    def _matches(self, pattern: str, name: str) -> bool:
+        """Exact name or glob (`mcp__github__*`), case-sensitive."""
+        if name == pattern:
+            return True
+        match = self._globs[pattern]
+        return match is not None and match(name) is not None
+
+    def _count(self, pattern: str, names: list[str]) -> int:
+        """How many of `names` the pattern matches."""
+        match = self._globs[pattern]
+        if match is None:
+            return names.count(pattern)
+        return sum(1 for name in names if name == pattern or match(name) is not None)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as its options: the argument matchers are closures, rebuilt from them."""
@@ -123,15 +157,18 @@ class Behavior:
 
     def grade(self, sample: Sample) -> GradeResult:
         """Check the tool calls in scope against every constraint."""
-        calls = self._calls(sample)
+        calls = sample.tool_calls if self.scope == "turn" else self._calls(sample)
         names = [call.name for call in calls]
         checks: list[Check] = []
         for pattern in self.required_tools:
-            count = sum(_matches(pattern, name) for name in names)
-            message = f"called {_times(count)}" if count else "never called"
-            checks.append(Check(f"required tool {pattern}", count > 0, message))
+            count = self._count(pattern, names)
+            if count:
+                message = "called 1 time" if count == 1 else f"called {count} times"
+                checks.append(Check(self._labels[pattern], True, message))
+            else:
+                checks.append(Check(self._labels[pattern], False, "never called"))
         for pattern in self.forbidden_tools:
-            hits = sorted({name for name in names if _matches(pattern, name)})
+            hits = sorted({name for name in names if self._matches(pattern, name)})
             message = "called: " + ", ".join(hits) if hits else "not called"
             checks.append(Check(f"forbidden tool {pattern}", not hits, message))
         if self.max_turns is not None:
@@ -143,29 +180,31 @@ class Behavior:
             ok = len(calls) <= self.max_tool_calls
             message = f"{len(calls)} tool calls (at most {self.max_tool_calls})"
             checks.append(Check("max_tool_calls", ok, message))
-        for pattern, bound in self.min_calls.items():
-            count = sum(_matches(pattern, name) for name in names)
-            message = f"called {_times(count)} (at least {bound})"
-            checks.append(Check(f"min_calls {pattern}", count >= bound, message))
-        for pattern, bound in self.max_calls.items():
-            count = sum(_matches(pattern, name) for name in names)
-            message = f"called {_times(count)} (at most {bound})"
-            checks.append(Check(f"max_calls {pattern}", count <= bound, message))
+        if self.min_calls:
+            for pattern, bound in self.min_calls.items():
+                count = self._count(pattern, names)
+                message = f"called {_times(count)} (at least {bound})"
+                checks.append(Check(f"min_calls {pattern}", count >= bound, message))
+        if self.max_calls:
+            for pattern, bound in self.max_calls.items():
+                count = self._count(pattern, names)
+                message = f"called {_times(count)} (at most {bound})"
+                checks.append(Check(f"max_calls {pattern}", count <= bound, message))
         if self.order:
             checks.append(self._order_check(names))
-        checks.extend(self._expected_check(expected, calls) for expected in self._expected)
+        if self._expected:
+            checks.extend(self._expected_check(expected, calls) for expected in self._expected)
         return checks_result(
             self.kind, self.name, checks, threshold=self.threshold, details={"tool_calls": names}
         )
 
     def _calls(self, sample: Sample) -> list[ToolCall]:
-        if self.scope == "turn":
-            return list(sample.tool_calls)
+        """The calls of `scope: case`: earlier turns' and this one's."""
         earlier = [call for turn in sample.history for call in turn.tool_calls]
         return [*earlier, *sample.tool_calls]
 
     @staticmethod
-    def _turns(sample: Sample, calls: list[ToolCall]) -> int:
+    def _turns(sample: Sample, calls: Sequence[ToolCall]) -> int:
         """The turns up to and including the graded one. Turns are numbered from 0 (like
         `Sample.turn` and the `turn` transcripts record on tool calls), so the count is the
         highest number + 1: of a recorded `turn` on a call in scope, or of the sample's place
@@ -180,7 +219,7 @@ class Behavior:
     def _order_check(self, names: list[str]) -> Check:
         step = 0
         for name in names:
-            if step < len(self.order) and _matches(self.order[step], name):
+            if step < len(self.order) and self._matches(self.order[step], name):
                 step += 1
         wanted = " -> ".join(self.order)
         if step == len(self.order):
@@ -193,7 +232,7 @@ class Behavior:
         return Check("order", False, message)
 
     @staticmethod
-    def _expected_check(expected: _ExpectedCall, calls: list[ToolCall]) -> Check:
+    def _expected_check(expected: _ExpectedCall, calls: Sequence[ToolCall]) -> Check:
         label = f"expected call {expected.name}"
         candidates = [
             (index, call) for index, call in enumerate(calls) if call.name == expected.name

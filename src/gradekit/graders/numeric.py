@@ -151,22 +151,45 @@ class Numeric:
         """Read one number from the output and one from the expected value, and compare them."""
         output = sample.output
         expected_text = sample.expected
-        if type(output) is not str or type(expected_text) is not str:
-            texts = compared_texts("numeric", self.name, sample)
-            if isinstance(texts, GradeResult):
-                return texts
-            output, expected_text = texts
-        try:
-            expected, expected_value, actual, got, actual_value = self._read(output, expected_text)
-        except _Unreadable as error:
-            return data_error("numeric", self.name, str(error), {"output": output})
+        expected = None
+        if (
+            self._whole_text
+            and type(output) is str
+            and type(expected_text) is str
+            and not expected_text.strip(_PLAIN_CHARACTERS)
+            and (output == expected_text or not output.strip(_PLAIN_CHARACTERS))
+        ):
+            # The usual case, two plain numbers such as `-12.5`: read without the number
+            # grammar, and the same text (the usual passing case) checked and read once.
+            try:
+                expected = _CONTEXT.create_decimal(expected_text)
+                actual = expected if output == expected_text else _CONTEXT.create_decimal(output)
+            except decimal.InvalidOperation:
+                expected = None  # `1-2`, `.`, empty: the general path says why
+            else:
+                got = actual_value = output
+                expected_value = expected_text
+        if expected is None:
+            if type(output) is not str or type(expected_text) is not str:
+                texts = compared_texts("numeric", self.name, sample)
+                if isinstance(texts, GradeResult):
+                    return texts
+                output, expected_text = texts
+            try:
+                expected, expected_value, actual, got, actual_value = self._read(
+                    output, expected_text
+                )
+            except _Unreadable as error:
+                return data_error("numeric", self.name, str(error), {"output": output})
         if actual == expected:  # exact, and the usual passing case: no subtraction needed
             difference = _ZERO
             shown_difference = "0"
             passed = True
         else:
             difference = _CONTEXT.subtract(actual, expected).copy_abs()
-            shown_difference = _show(difference)
+            shown_difference = str(difference)  # not zero: _show only for an exponent
+            if "E" in shown_difference:
+                shown_difference = _show(difference)
             passed = difference <= self._absolute
         shown_allowed = self._shown_absolute
         if self._relative:
