@@ -47,7 +47,9 @@ def _mp_context() -> Any:
         context = multiprocessing.get_context("forkserver")
         # `_forkserver` makes the server's children ignore Ctrl-C from their first instruction
         # (before `_child_main` runs), so a terminal's Ctrl-C prints no traceback from them.
-        context.set_forkserver_preload(["gradekit.run.isolation", "gradekit.run._forkserver"])
+        context.set_forkserver_preload(
+            ["gradekit.run.isolation", "gradekit.run.worker_child", "gradekit.run._forkserver"]
+        )
         return context
     return multiprocessing.get_context("spawn")
 
