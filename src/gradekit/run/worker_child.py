@@ -26,7 +26,10 @@ from typing import Any, Final
 from gradekit._types import GradeResult, error_text
 from gradekit.run.isolation import _detach_stdin, _grade, _limit_memory, _memory_error, _names
 
-__all__ = ["serve"]
+__all__ = ["READY", "serve"]
+
+READY: Final = "ready"
+"""What a worker sends once it is ready to grade."""
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
 _KILL_ROUNDS: Final = 20
@@ -57,6 +60,7 @@ def serve(connection: Any, memory_limit_mb: int | None, paths: list[str], tmp: s
     _become_subreaper()
     baseline = _Baseline(tmp)
     payloads: dict[int, tuple[str, Any]] = {}
+    connection.send(READY)  # the grades' timeouts count from here, not from the start
     while True:
         try:
             key, payload, sample = connection.recv()

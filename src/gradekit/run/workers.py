@@ -41,6 +41,7 @@ from gradekit.run.settings import Settings
 __all__ = ["grade_in_worker", "live_pids", "stop_workers"]
 
 _REAP_SECONDS: Final = 5.0
+_START_SECONDS: Final = 60.0
 _IDLE_KEPT: Final = 4 * (os.cpu_count() or 1) + 8
 _SIGNALLED: Final = 128  # bubblewrap exits with 128 + N when its command dies of signal N
 
@@ -177,7 +178,24 @@ def _take(spec: Spec, settings: Settings, paths: list[str], jailed: bool) -> _Wo
     with _lock:
         _busy.add(worker)
         worker.owner = settings
+    _await_ready(worker)
     return worker
+
+
+def _await_ready(worker: _Worker) -> None:
+    """Wait for a new worker to be ready (a Python start: not part of any grade's timeout)."""
+    from gradekit.run.worker_child import READY
+
+    try:
+        ready = worker.connection.poll(_START_SECONDS) and worker.connection.recv() == READY
+    except (EOFError, OSError):
+        ready = False
+    if not ready:
+        _give_back(worker, healthy=False)
+        raise ChildProcessError(
+            f"a worker process did not start within {_START_SECONDS:g}s (exit code "
+            f"{worker.exit_code()}); check that gradekit imports in a child process"
+        )
 
 
 def _give_back(worker: _Worker, healthy: bool) -> None:
