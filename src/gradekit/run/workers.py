@@ -42,7 +42,7 @@ __all__ = ["grade_in_worker", "live_pids", "stop_workers"]
 
 _REAP_SECONDS: Final = 5.0
 _START_SECONDS: Final = 60.0
-_IDLE_KEPT: Final = 4 * (os.cpu_count() or 1) + 8
+_IDLE_KEPT: Final = 2 * (os.cpu_count() or 1) + 4  # each holds a Python (~25 MB)
 _SIGNALLED: Final = 128  # bubblewrap exits with 128 + N when its command dies of signal N
 
 Spec = tuple[Any, ...]
@@ -135,7 +135,7 @@ def grade_in_worker(
     try:
         worker = _take(spec, settings, paths, jailed)
     except Exception as error:
-        text = f"{error_text(error)} (starting a worker process for grader '{entry.name}')"
+        text = f"{error_text(error)} (starting a child process for grader '{entry.name}')"
         return GradeResult.of_error(entry.kind, entry.name, text)
     key, payload = _payload_of(entry)
     healthy = False

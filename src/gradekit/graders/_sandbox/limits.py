@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from typing import Final
 
-__all__ = ["exec_failure", "limit_prefix"]
+__all__ = ["exec_failure", "limit_prefix", "starts_as_is"]
 
 _FAILED: Final = "prlimit: failed to execute "
 _EXEC_CODES: Final = (126, 127)  # prlimit's exit code when the exec itself failed
@@ -50,6 +50,18 @@ def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
         argv.append(f"--cpu={cpu}:{cpu + 1}")
     argv.append("--")
     return tuple(argv)
+
+
+def starts_as_is(path: str) -> bool:
+    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. `prlimit` runs
+    anything else with `/bin/sh` (as `execvp` does), where a command started directly fails
+    with `Exec format error`: such a command keeps the `setrlimit` path."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head.startswith(b"#!")
 
 
 def exec_failure(exit_code: int, stderr: str) -> str | None:

@@ -31,7 +31,7 @@ import attrs
 
 from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
-from gradekit.graders._sandbox.limits import exec_failure, limit_prefix
+from gradekit.graders._sandbox.limits import exec_failure, limit_prefix, starts_as_is
 from gradekit.graders._sandbox.scratch import Sandbox
 
 __all__ = [
@@ -197,7 +197,8 @@ def run(
         prefix: tuple[str, ...] = tuple(jail)
     else:
         prefix = () if network else _network_prefix()
-    limiter = limit_prefix(limits.memory, limits.cpu)  # None: set in the child (slower)
+    # None: the limits are set in the forked child instead (slower; see `limits`).
+    limiter = limit_prefix(limits.memory, limits.cpu) if starts_as_is((*prefix, *args)[0]) else None
     setter = None if limiter is not None else functools.partial(_set_limits, limits)
     data = stdin.encode() if isinstance(stdin, str) else stdin
     started = time.monotonic()
