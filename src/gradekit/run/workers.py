@@ -22,17 +22,13 @@ import atexit
 import contextlib
 import os
 import signal
-import socket
 import subprocess
-import sys
-import tempfile
 import threading
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Final
 
 from gradekit import _children
-from gradekit._scratch import remove_tree, scratch_prefix
+from gradekit._scratch import remove_tree
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import timeout_result
@@ -236,103 +232,14 @@ def _payload_of(entry: GraderEntry) -> tuple[int, tuple[str, Any]]:
     return key, payload
 
 
-# -- starting workers ---------------------------------------------------------------------
-
-
 def _spawn(spec: Spec, settings: Settings, paths: list[str], jailed: bool) -> _Worker:
-    """Start a worker, from the one long-lived spawning thread: bubblewrap dies with the thread
-    that started it (`--die-with-parent`), and pool threads come and go."""
-    future: Future[_Worker] = Future()
-    _spawner().put((future, spec, settings, paths, jailed))
-    return future.result()
+    from gradekit.run.worker_start import start
 
-
-_spawn_queue: Any = None
-
-
-def _spawner() -> Any:
-    global _spawn_queue  # noqa: PLW0603 - one spawning thread per process, started on demand
-    import queue
-
-    with _lock:
-        if _spawn_queue is None:
-            _spawn_queue = queue.SimpleQueue()
-            thread = threading.Thread(
-                target=_spawn_loop, args=(_spawn_queue,), name="gradekit-spawner", daemon=True
-            )
-            thread.start()
-        return _spawn_queue
-
-
-def _spawn_loop(requests: Any) -> None:
-    while True:
-        future, spec, settings, paths, jailed = requests.get()
-        try:
-            worker = (
-                _start_jailed(spec, settings, paths)
-                if jailed
-                else _start_forked(spec, settings, paths)
-            )
-        except BaseException as error:
-            future.set_exception(error)
-        else:
-            future.set_result(worker)
-
-
-def _start_forked(spec: Spec, settings: Settings, paths: list[str]) -> _Worker:
-    from gradekit.run.isolation import _mp_context
-    from gradekit.run.worker_child import serve
-
-    context = _mp_context()
-    ours, theirs = context.Pipe(duplex=True)
-    tmp = tempfile.mkdtemp(prefix=scratch_prefix("tmp"))
-    process = context.Process(
-        target=serve,
-        args=(theirs, settings.memory_limit_mb, paths, tmp),
-        name="gradekit-worker",
-        daemon=True,
-    )
-    try:
-        process.start()
-    except BaseException:
-        ours.close()
-        remove_tree(Path(tmp))
-        raise
-    finally:
-        theirs.close()
-    return _Worker(spec, ours, process, tmp)
-
-
-def _start_jailed(spec: Spec, settings: Settings, paths: list[str]) -> _Worker:
-    from multiprocessing.connection import Connection
-
-    from gradekit.sandbox import bwrap as _bwrap
-    from gradekit.sandbox import mode as _sandbox_mode
-
-    visible, cwd = spec[3], spec[4]
-    ours, theirs = socket.socketpair()
-    fd = theirs.fileno()
-    argv = [
-        *_bwrap.jail(_sandbox_mode.bwrap_executable(), readonly=visible, network=True, cwd=cwd),
-        sys.executable,
-        "-c",
-        f"from gradekit.run.worker_child import main; main({fd})",
-    ]
-    env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
-    try:
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, pass_fds=(fd,), start_new_session=True, env=env
-        )
-    except BaseException:
-        ours.close()
-        raise
-    finally:
-        theirs.close()
-    connection = Connection(ours.detach())
-    worker = _Worker(spec, connection, process, None)
-    with contextlib.suppress(OSError):  # it died at once: the grade will see it
-        connection.send((settings.memory_limit_mb, paths))
-    return worker
+    if jailed:
+        connection, process, tmp = start(settings.memory_limit_mb, paths, spec[3], spec[4])
+    else:
+        connection, process, tmp = start(settings.memory_limit_mb, paths, None, None)
+    return _Worker(spec, connection, process, tmp)
 
 
 @atexit.register
