@@ -10,7 +10,8 @@ round by round so that they see the same machine load:
 - `plain pool`: `concurrent.futures.ThreadPoolExecutor(J)` mapping `subprocess.run(argv,
   input=..., capture_output=True)` and the same check.
 
-Prints the median seconds of each side for J = 1 and 2, the median over the rounds of
+Within a round the sides take turns every 20 cases (the load of a shared machine drifts within
+seconds). Prints the median seconds of each side for J = 1 and 2, the median over the rounds of
 gradekit / plain (target at most 1.1), and jobs 1 / jobs 2 for each side (target at least
 1.8 on 2 cores).
 
@@ -36,6 +37,7 @@ from gradekit.sandbox.mode import problem
 from gradekit.suite.model import Case, Suite, Turn
 
 SCRIPT = "import sys; print(sys.stdin.read().upper())"
+CHUNK = 20
 ARGV = [sys.executable, "-c", SCRIPT]
 
 
@@ -88,15 +90,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     gradekit_side(outputs[:4], 2, "none")  # warm up: imports, caches
     sides = [("plain pool", None)] + [(f"gradekit, sandbox: {s}", s) for s in sandboxes]
     times: dict[tuple[str, int], list[float]] = {}
+    # Each round grades every case once per side and jobs, in chunks of CHUNK cases with the
+    # sides taking turns chunk by chunk: on a shared machine the load drifts within seconds.
+    chunks = [outputs[start : start + CHUNK] for start in range(0, len(outputs), CHUNK)]
     for _ in range(rounds):
-        for jobs in (1, 2):
-            for label, sandbox in sides:
-                if sandbox is None:
-                    seconds = plain_side(outputs, jobs)
-                else:
-                    seconds = gradekit_side(outputs, jobs, sandbox)
-                times.setdefault((label, jobs), []).append(seconds)
+        spent: dict[tuple[str, int], float] = {}
+        for chunk in chunks:
+            for jobs in (1, 2):
+                for label, sandbox in sides:
+                    if sandbox is None:
+                        seconds = plain_side(chunk, jobs)
+                    else:
+                        seconds = gradekit_side(chunk, jobs, sandbox)
+                    spent[(label, jobs)] = spent.get((label, jobs), 0.0) + seconds
+        for key, seconds in spent.items():
+            times.setdefault(key, []).append(seconds)
     print(f"\n### {len(outputs)} `program` cases, medians of {rounds} rounds\n")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("| side | jobs 1 (s) | jobs 2 (s) | jobs 1 / jobs 2 | vs plain pool, jobs 1 | jobs 2 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     plain = {jobs: times[("plain pool", jobs)] for jobs in (1, 2)}

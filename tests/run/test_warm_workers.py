@@ -50,7 +50,9 @@ def alive(pid):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_timeout_or_a_crash_costs_that_grade_and_its_worker_only(mode):
+def test_a_timeout_or_a_crash_costs_that_grade_and_its_worker_only(mode, monkeypatch):
+    token = uuid.uuid4().hex  # bubblewrap's workers inherit it: found by it after the run
+    monkeypatch.setenv("GRADEKIT_TEST_RUN", token)
     graders = [entry(Where(), isolation="process", timeout=1, sandbox=mode)]
     outputs = ["ok", "ok", "hang", "ok", "crash", "ok", "exit", "ok", "ok"]
     report = run_suite(suite_of(graders, outputs), jobs=1)
@@ -71,6 +73,11 @@ def test_a_timeout_or_a_crash_costs_that_grade_and_its_worker_only(mode):
     assert pid[7] == pid[8]
     assert [r.details["output"] for r in got if r.details] == [o for o in outputs if o == "ok"]
     assert workers.live_pids() == []  # the run ended: so did its workers
+    host_pids = [r.details["pid"] for r in got if r.details]
+    if mode == "none":
+        assert not any(alive(pid) for pid in host_pids)
+    else:
+        assert lingering_with(token) == []
 
 
 def test_many_grades_on_few_workers_come_back_right_and_in_order(tmp_path):
