@@ -7,6 +7,8 @@ round by round so that they see the same machine load:
 - `gradekit`: `run_suite(jobs=J)` (what `gradekit run --jobs J` does) with one `program`
   grader per case, `sandbox: none` (and `sandbox: bwrap` in its own row, against the same
   plain pool), default options (workspace copy, scrubbed environment, limits, output capture);
+- `former`: the `sandbox: none` side as gradekit was before (limits by `setrlimit` in a
+  `preexec_fn`, the scratch root removed before the grade returns), for comparison;
 - `plain pool`: `concurrent.futures.ThreadPoolExecutor(J)` mapping `subprocess.run(argv,
   input=..., capture_output=True)` and the same check.
 
@@ -21,12 +23,13 @@ gradekit / plain (target at most 1.1), and jobs 1 / jobs 2 for each side (target
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import gradekit
@@ -45,7 +48,27 @@ def texts(count: int) -> list[str]:
     return [f"answer number {index}" for index in range(count)]
 
 
+@contextlib.contextmanager
+def former_path() -> Iterator[None]:
+    """gradekit as it was: limits set by `setrlimit` in a `preexec_fn`, scratch roots removed
+    before the grade returns."""
+    from gradekit._scratch import remove_tree
+    from gradekit.graders._sandbox import process, scratch
+
+    prefix, close = process.limit_prefix, scratch.Sandbox.close
+    process.limit_prefix = lambda memory, cpu: None  # type: ignore[assignment]
+    scratch.Sandbox.close = lambda self: remove_tree(self.root)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        process.limit_prefix = prefix  # type: ignore[assignment]
+        scratch.Sandbox.close = close  # type: ignore[method-assign]
+
+
 def gradekit_side(outputs: Sequence[str], jobs: int, sandbox: str) -> float:
+    if sandbox == "former":
+        with former_path():
+            return gradekit_side(outputs, jobs, "none")
     cases = []
     for index, text in enumerate(outputs):
         grader = gradekit.create(
@@ -89,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, cpus: {os.cpu_count()}")
     gradekit_side(outputs[:4], 2, "none")  # warm up: imports, caches
     sides = [("plain pool", None)] + [(f"gradekit, sandbox: {s}", s) for s in sandboxes]
+    sides.append(("gradekit, sandbox: none, former limits and removal", "former"))
     times: dict[tuple[str, int], list[float]] = {}
     # Each round grades every case once per side and jobs, in chunks of CHUNK cases with the
     # sides taking turns chunk by chunk: on a shared machine the load drifts within seconds.
