@@ -117,6 +117,7 @@ class Collection:
         finally:
             if freeze:
                 gc.unfreeze()
+            _stop_workers(self.settings)
         report = SuiteReport(
             suite=self.suite.name,
             cases=self._cases(),
@@ -143,6 +144,7 @@ class Collection:
         isolation = sys.modules.get("gradekit.run.isolation")
         if isolation is not None:
             isolation.stop_children(self.settings)
+        _stop_workers(self.settings)
 
     def _selected(self) -> int:
         if self.index is not None:
@@ -179,6 +181,13 @@ class Collection:
                 if resumed is not None and (keep is True or keep(resumed)):
                     cases.append(resumed)
         return tuple(cases)
+
+
+def _stop_workers(settings: Settings) -> None:
+    """End the run's warm process-isolation workers (none ran if the module is not loaded)."""
+    workers = sys.modules.get("gradekit.run.workers")
+    if workers is not None:
+        workers.stop_workers(settings)
 
 
 class _Counter:

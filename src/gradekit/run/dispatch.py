@@ -104,8 +104,8 @@ async def _await_ticket(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any
 def _grade_in_a_child(
     entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
 ) -> GradeResult:
-    """Process isolation: in bubblewrap (`run.jailed`) when the entry's sandbox mode uses it,
-    else forked from the forkserver (`run.isolation`); blocks this worker thread."""
+    """Process isolation: in a warm worker (`run.workers`), in bubblewrap when the entry's
+    sandbox mode uses it, else forked from the forkserver; blocks this pool thread."""
     from gradekit._errors import SandboxError
     from gradekit.sandbox.mode import uses_bwrap
 
@@ -113,10 +113,6 @@ def _grade_in_a_child(
         jailed = uses_bwrap(settings.sandbox_of(entry))
     except SandboxError as error:
         return GradeResult.of_error(entry.kind, entry.name, error)
-    if jailed:
-        from gradekit.run.jailed import grade_in_jail
+    from gradekit.run.workers import grade_in_worker
 
-        return grade_in_jail(entry, sample, seconds, settings)
-    from gradekit.run.isolation import grade_in_child
-
-    return grade_in_child(entry, sample, seconds, settings)
+    return grade_in_worker(entry, sample, seconds, settings, jailed)

@@ -1,5 +1,9 @@
 """Process isolation: one grade in a child process, killed at its timeout.
 
+The runner grades in warm workers (`gradekit.run.workers`, whose main `worker_child` uses the
+grading, payload and memory-limit helpers here); `grade_in_child`, a fresh child per grade, is
+the former path, kept for `bench/isolation.py` to compare against.
+
 The child is forked from a clean server process (multiprocessing's `forkserver`; `spawn` where
 that does not exist), never from the runner itself, whose threads may hold locks. The grader
 travels to the child pickled; a grader that cannot be pickled is created again there from its
@@ -47,7 +51,9 @@ def _mp_context() -> Any:
         context = multiprocessing.get_context("forkserver")
         # `_forkserver` makes the server's children ignore Ctrl-C from their first instruction
         # (before `_child_main` runs), so a terminal's Ctrl-C prints no traceback from them.
-        context.set_forkserver_preload(["gradekit.run.isolation", "gradekit.run._forkserver"])
+        context.set_forkserver_preload(
+            ["gradekit.run.isolation", "gradekit.run.worker_child", "gradekit.run._forkserver"]
+        )
         return context
     return multiprocessing.get_context("spawn")
 

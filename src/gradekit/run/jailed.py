@@ -1,5 +1,9 @@
 """Process isolation in bubblewrap: one grade in a fresh Python inside a sandbox.
 
+The runner's warm workers (`gradekit.run.workers`) use this module's view of the files
+(`_visible`, `_working_folder`); `grade_in_jail`, a fresh sandbox per grade, is the former
+path, kept for `bench/isolation.py` to compare against.
+
 The parent starts `bwrap ... python -c "...child(FD)"` with one end of a socket pair as file
 descriptor FD, sends the grade over it (the same payload as the forkserver child gets) and
 waits for the result; at the timeout, or when the result is in, it kills bubblewrap, and with

@@ -132,7 +132,7 @@ class SandboxOptions:
 
     def open_sandbox(self, sample: Sample) -> Sandbox:
         """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false)."""
-        return Sandbox(sample.workspace, copy=self.copy_workspace)
+        return Sandbox(sample.workspace, copy=self.copy_workspace, defer=True)
 
     def sandbox_mode(self) -> str:
         """The sandbox these commands get: this grader's own, else the run's, else `auto`."""

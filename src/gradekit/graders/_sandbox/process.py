@@ -31,6 +31,7 @@ import attrs
 
 from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
+from gradekit.graders._sandbox.limits import exec_failure, limit_prefix, starts_as_is
 from gradekit.graders._sandbox.scratch import Sandbox
 
 __all__ = [
@@ -196,18 +197,21 @@ def run(
         prefix: tuple[str, ...] = tuple(jail)
     else:
         prefix = () if network else _network_prefix()
+    # None: the limits are set in the forked child instead (slower; see `limits`).
+    limiter = limit_prefix(limits.memory, limits.cpu) if starts_as_is((*prefix, *args)[0]) else None
+    setter = None if limiter is not None else functools.partial(_set_limits, limits)
     data = stdin.encode() if isinstance(stdin, str) else stdin
     started = time.monotonic()
     try:
         process = subprocess.Popen(
-            [*prefix, *args],
+            [*(limiter or ()), *prefix, *args],
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=functools.partial(_set_limits, limits),  # noqa: PLW1509
+            preexec_fn=setter,  # noqa: PLW1509
             close_fds=True,
         )
     except OSError as error:
@@ -222,6 +226,10 @@ def run(
         process.wait()
         _children.ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
+    if limiter is not None and not prefix:
+        failure = exec_failure(exit_code, err.text())
+        if failure is not None:
+            raise CommandError(f"cannot start '{args[0]}': {failure}; check the command")
     return ProcessResult(
         argv=args,
         exit_code=exit_code,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from gradekit._scratch import remove_tree, scratch_prefix
+from gradekit.graders._sandbox.remover import remove_later
 
 __all__ = ["PASSED_THROUGH", "Sandbox"]
 
@@ -20,9 +21,13 @@ PASSED_THROUGH: Final = ("PATH", "LANG")
 
 class Sandbox:
     """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
-    a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit."""
+    a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit (at
+    once, or with `defer` by the remover thread, before gradekit exits)."""
 
-    def __init__(self, workspace: str | os.PathLike[str] | None, *, copy: bool = True) -> None:
+    def __init__(
+        self, workspace: str | os.PathLike[str] | None, *, copy: bool = True, defer: bool = False
+    ) -> None:
+        self.defer = defer  # removed on the remover thread (see `remover`), not at once
         self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
@@ -58,8 +63,12 @@ class Sandbox:
         return env
 
     def close(self) -> None:
-        """Remove the scratch root, including read-only files a tool left behind."""
-        remove_tree(self.root)
+        """Remove the scratch root, including read-only files a tool left behind (with
+        `defer`, soon, on the remover thread: a grade need not wait for it)."""
+        if self.defer:
+            remove_later(self.root)
+        else:
+            remove_tree(self.root)
 
     def __enter__(self) -> Sandbox:
         return self

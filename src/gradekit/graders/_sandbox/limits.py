@@ -1,0 +1,72 @@
+"""A command's resource limits without Python code between fork and exec.
+
+Setting limits with `setrlimit` in a `preexec_fn` makes `subprocess` fork the whole gradekit
+process and run Python in the child before it execs (about 5-20 ms a command on a busy 2-core
+machine, against 2 ms for the `vfork` path it takes without one). So the limits are set by
+util-linux's `prlimit`, put in front of the command (it sets them on itself, then execs the
+command in the same process: same pid, same process group); where `prlimit` is not installed,
+the `preexec_fn` stays (`process.run` decides).
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from typing import Final
+
+__all__ = ["exec_failure", "limit_prefix", "starts_as_is"]
+
+_FAILED: Final = "prlimit: failed to execute "
+_EXEC_CODES: Final = (126, 127)  # prlimit's exit code when the exec itself failed
+
+
+@functools.cache
+def _prlimit() -> str | None:
+    """The `prlimit` that works here (probed once), or None."""
+    found = shutil.which("prlimit")
+    true = shutil.which("true")
+    if found is None or true is None:
+        return None
+    try:
+        probe = subprocess.run(
+            [found, "--core=0", "--", true], capture_output=True, check=False, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found if probe.returncode == 0 else None
+
+
+def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
+    """The `prlimit ... --` prefix setting no core dumps, the data limit `memory` (bytes) and
+    `cpu` seconds (the hard limit one more); None where `prlimit` cannot run."""
+    prlimit = _prlimit()
+    if prlimit is None:
+        return None
+    argv = [prlimit, "--core=0"]
+    if memory is not None:
+        argv.append(f"--data={memory}:{memory}")
+    if cpu is not None:
+        argv.append(f"--cpu={cpu}:{cpu + 1}")
+    argv.append("--")
+    return tuple(argv)
+
+
+def starts_as_is(path: str) -> bool:
+    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. `prlimit` runs
+    anything else with `/bin/sh` (as `execvp` does), where a command started directly fails
+    with `Exec format error`: such a command keeps the `setrlimit` path."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head.startswith(b"#!")
+
+
+def exec_failure(exit_code: int, stderr: str) -> str | None:
+    """Why `prlimit` could not exec the command (`Permission denied`...), or None when the
+    command ran."""
+    if exit_code not in _EXEC_CODES or not stderr.startswith(_FAILED):
+        return None
+    return stderr.rpartition(": ")[2].strip() or stderr.strip()

@@ -1,0 +1,70 @@
+"""A command's limits are set by `prlimit` in front of it (no Python between fork and exec),
+or in the forked child where `prlimit` cannot run: the same limits and errors either way."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from gradekit._errors import CommandError
+from gradekit.graders._sandbox import limits, process
+from gradekit.graders._sandbox.process import Limits, Sandbox, run
+
+LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"  # noqa: E501
+
+
+@pytest.fixture(params=["prlimit", "setrlimit in the child"])
+def how(request, monkeypatch):
+    if request.param == "prlimit":
+        if limits.limit_prefix(None, None) is None:
+            pytest.skip("prlimit cannot run here")
+    else:
+        monkeypatch.setattr(process, "limit_prefix", lambda memory, cpu: None)
+    return request.param
+
+
+def test_the_command_gets_its_limits(how):
+    with Sandbox(None) as box:
+        result = run(
+            [sys.executable, "-c", LIMITS],
+            cwd=box.cwd,
+            env=box.env(),
+            timeout=10,
+            limits=Limits(memory=1 << 30, cpu=7),
+        )
+    assert result.exit_code == 0, result.stderr
+    gib = 1 << 30
+    assert result.stdout.split("\n")[0] == f"({gib}, {gib}) (7, 8) (0, 0)"
+
+
+def test_a_file_that_cannot_be_executed_is_an_error_not_a_failure(how, tmp_path):
+    bogus = tmp_path / "bogus"
+    bogus.write_bytes(b"\x00\x01 not a program")
+    bogus.chmod(0o755)
+    with Sandbox(None) as box, pytest.raises(CommandError) as raised:
+        run([str(bogus)], cwd=box.cwd, env=box.env(), timeout=10)
+    assert str(raised.value).startswith(f"cannot start '{bogus}': ")
+    assert "Exec format error" in str(raised.value)
+    assert str(raised.value).endswith("; check the command")
+
+
+def test_prlimit_leaves_no_trace_in_what_the_command_sees():
+    if limits.limit_prefix(None, None) is None:
+        pytest.skip("prlimit cannot run here")
+    code = "import os, sys; print(os.getpid() == os.getpgid(0), sys.argv)"
+    with Sandbox(None) as box:
+        result = run([sys.executable, "-c", code, "x"], cwd=box.cwd, env=box.env(), timeout=10)
+    assert result.stdout == "True ['-c', 'x']\n"  # it leads its group; its argv is its own
+    assert result.argv == (sys.executable, "-c", code, "x")
+
+
+def test_a_script_whose_interpreter_is_missing_is_an_error_not_a_failure(how, tmp_path):
+    script = tmp_path / "script"
+    script.write_text("#!/nowhere/interpreter\nprint('hi')\n")
+    script.chmod(0o755)
+    with Sandbox(None) as box, pytest.raises(CommandError) as raised:
+        run([str(script)], cwd=box.cwd, env=box.env(), timeout=10)
+    assert str(raised.value) == (
+        f"cannot start '{script}': No such file or directory; check the command"
+    )
