@@ -22,7 +22,8 @@ import attrs
 
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
-from gradekit.report.jsonl import CaseLog
+from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import CaseLog, case_json
 from gradekit.report.model import CaseReport
 from gradekit.report.summary_builder import SummaryBuilder
 from gradekit.report.target import target
@@ -215,12 +216,16 @@ class RunIndex:
             self.offsets[ordinal] = offset
             self.outcomes[ordinal] = _OUTCOMES[report.outcome]
 
-    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
-        """Append a chunk of finished cases (position in `suite()`, report) to the log, in
-        one write; the number recorded: all of them, or (a full disk) those that fit, the
-        first ones, and `failure` says why the rest were not."""
+    def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
+        """Append a chunk of finished cases (position in `suite()`, report or its text) to the
+        log, in one write; the number recorded: all of them, or (a full disk) those that fit,
+        the first ones, and `failure` says why the rest were not."""
+        lines = [
+            (case_json(report) if isinstance(report, CaseReport) else report.text).encode() + b"\n"
+            for _, report in items
+        ]
         try:
-            offsets = self._log.append_many([report for _, report in items])
+            offsets = self._log.append_lines(lines)
         except WriteError as error:
             if self.failure is None:
                 self.failure = self._explained(error)

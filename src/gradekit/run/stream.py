@@ -26,6 +26,7 @@ from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report._atomic import atomic_text
 from gradekit.report.baseline import Baseline, with_mark
+from gradekit.report.case_text import CaseText, FinishedCase
 from gradekit.report.json import json_head, json_tail
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
@@ -85,7 +86,7 @@ class CaseStream:
         """The run's baseline (set by `run_suite`): each case is written with its mark."""
         self._suite: Suite | None = None
         self._pending: dict[int, str] = {}
-        self._failing_pending: dict[int, CaseReport] = {}
+        self._failing_pending: dict[int, FinishedCase] = {}
         self._next = 0
         self._failing: list[CaseReport] = []
         self._waiting: list[str] = []  # texts in order, not written yet
@@ -118,17 +119,26 @@ class CaseStream:
                 self.selected += 1
                 yield case
 
-    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
-        """Take a chunk of finished cases (position in `suite()`, report): encoded once, and
-        written out in suite order as soon as every case before them has ended; the number
-        taken (all)."""
+    def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
+        """Take a chunk of finished cases (position in `suite()`, report or text): encoded
+        once, and written out in suite order as soon as every case before them has ended; the
+        number taken (all)."""
         pending, failing = self._pending, self._failing_pending
         keep_failing = len(self._failing) < FAILING_KEPT
         marked = self.baseline
+        outcome: str
         for position, report in items:
-            text = case_json(report)
-            pending[position] = text if marked is None else with_mark(text, marked.mark(report))
-            if keep_failing and report.outcome != "pass":
+            if type(report) is CaseText:
+                text, outcome = report
+                if marked is not None:  # not streamed as texts (`Collection.encode`)
+                    text = with_mark(text, marked.mark(report.report()))
+            else:
+                assert isinstance(report, CaseReport)
+                text, outcome = case_json(report), report.outcome
+                if marked is not None:
+                    text = with_mark(text, marked.mark(report))
+            pending[position] = text
+            if keep_failing and outcome != "pass":
                 failing[position] = report
         if self._next in pending:
             self._drain()
@@ -147,6 +157,8 @@ class CaseStream:
             texts.append(pending.pop(position))
             report = failing.pop(position, None)
             if report is not None and len(self._failing) < FAILING_KEPT:
+                if not isinstance(report, CaseReport):
+                    report = report.report()  # a text: read back (20 cases at most)
                 self._failing.append(report)
             position += 1
         self._next = position

@@ -1,0 +1,178 @@
+"""A case's JSON text made straight from what graded it, with no report object in between.
+
+A run that streams its cases into a JSON report (or a `--resume` log) and keeps none needs
+each case only as its text: `case_json(CaseReport(...))`, which builds a `ResultRecord` per
+grade, a `TurnReport` and a `SampleForm` per turn, a `CaseReport` and a `SampleForm` per case,
+then walks them all again into dicts (`to_dict`) for the encoder. The functions here write the
+same text from the parts (results, the turn's sample, the case's metadata), part by part:
+each result's text, each turn's (from its results' texts), the case's (from its turns').
+Values are encoded by the encoder `case_json` uses, so the text is the same character for
+character; a property test holds `case_text(...)` equal to `case_json(CaseReport(...))`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring
+from typing import Any, Final, NamedTuple, TypeAlias
+
+from gradekit._frozen import thaw
+from gradekit._types import GradeResult, Sample
+from gradekit.report.model import CaseReport, Outcome, ResultRecord, TurnReport
+from gradekit.report.samples import json_value, tool_call_json
+
+__all__ = [
+    "CaseText",
+    "FinishedCase",
+    "case_text",
+    "metadata_text",
+    "record_text",
+    "result_text",
+    "sample_text",
+    "turn_report_text",
+    "turn_text",
+]
+
+_encode: Final = json.JSONEncoder(ensure_ascii=False).encode
+"""The encoder of `case_json` (the same options)."""
+
+_string: Final = encode_basestring
+"""What that encoder writes for a text (`ensure_ascii=False`): the text quoted and escaped."""
+
+
+_SKIPPED: Final = ', "skipped": true'
+
+
+class CaseText(NamedTuple):
+    """A finished case as the stream and the results log take it: its JSON text (one line,
+    `case_json` of its report) and its outcome."""
+
+    text: str
+    outcome: Outcome
+
+    def report(self) -> CaseReport:
+        """The case's report, read back from its text (as `--resume` reads a log's line)."""
+        data: Any = json.loads(self.text)
+        return CaseReport.from_dict(data)
+
+
+FinishedCase: TypeAlias = "CaseReport | CaseText"
+"""A finished case as the runner hands it over: its report, or only its text."""
+
+
+def _value(value: Any) -> str:
+    """`value` as the encoder writes it (the common plain values without a walk)."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _encode(value)
+
+
+def result_text(result: GradeResult, advisory: bool, weight: float, duration_ms: float) -> str:
+    """The text of `ResultRecord(result, advisory, weight, duration_ms).to_dict()`."""
+    details = result.details
+    return (
+        f'{{"kind": {_value(result.kind)}, "name": {_value(result.name)}, '
+        f'"passed": {_value(result.passed)}, "score": {_value(result.score)}, '
+        f'"message": {_value(result.message)}, '
+        f'"details": {"null" if details is None else _encode(thaw(details))}, '
+        f'"error": {_value(result.error)}, "advisory": {_value(advisory)}, '
+        f'"weight": {_value(weight)}, "duration_ms": {_value(duration_ms)}}}'
+    )
+
+
+def record_text(record: ResultRecord) -> str:
+    """The text of `record.to_dict()`."""
+    return result_text(record.result, record.advisory, record.weight, record.duration_ms)
+
+
+def sample_text(sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> str:
+    """The keys `SampleForm(sample, messages, max_text)` adds to its turn's JSON, each after a
+    `, ` (empty when the sample holds nothing)."""
+    parts = []
+    value = sample.input
+    if value is not None:
+        parts.append(f', "input": {_value(json_value(value, max_text))}')
+    value = sample.output
+    if value is not None:
+        parts.append(f', "output": {_value(json_value(value, max_text))}')
+    value = sample.expected
+    if value is not None:
+        parts.append(f', "expected": {_value(json_value(value, max_text))}')
+    if sample.tool_calls:
+        calls = [tool_call_json(call, max_text) for call in sample.tool_calls]
+        parts.append(f', "tool_calls": {_encode(calls)}')
+    if messages is not None:
+        parts.append(f', "messages": {_encode(json_value(messages, max_text))}')
+    return "".join(parts)
+
+
+def metadata_text(metadata: Mapping[str, Any], max_text: int) -> str:
+    """The text of `SampleForm(metadata, None, max_text).to_dict()`."""
+    return _encode(json_value(metadata, max_text)) if metadata else "{}"
+
+
+def turn_text(  # noqa: PLR0917 - positional like TurnReport: called once per turn
+    index: int,
+    passed: bool,
+    score: float,
+    errored: bool,
+    results: Sequence[str],
+    skipped: bool,
+    sample: str,
+) -> str:
+    """The text of a `TurnReport`'s `to_dict()`, from its results' texts and its sample's
+    (`sample_text`, or `""` without a sample)."""
+    return (
+        f'{{"index": {_value(index)}, "passed": {_value(passed)}, "score": {_value(score)}, '
+        f'"errored": {_value(errored)}, "results": [{", ".join(results)}]'
+        f"{_SKIPPED if skipped else ''}{sample}}}"
+    )
+
+
+def case_text(  # noqa: PLR0917 - positional like CaseReport: called once per case
+    name: str,
+    passed: bool,
+    score: float,
+    turns: Sequence[str],
+    errored: bool,
+    error: str | None,
+    duration_ms: float,
+    metadata: str | None,
+    tags: tuple[str, ...] = (),
+    attempt: int | None = None,
+) -> str:
+    """The text of a `CaseReport`'s `to_dict()`, from its turns' texts and its metadata's
+    (`metadata_text`, or None without one)."""
+    parts = [f'{{"name": {_value(name)}']
+    if attempt is not None:
+        parts.append(f', "attempt": {_value(attempt)}')
+    parts.append(
+        f', "passed": {_value(passed)}, "score": {_value(score)}, "errored": {_value(errored)}, '
+        f'"duration_ms": {_value(duration_ms)}, "turns": [{", ".join(turns)}]'
+    )
+    if error is not None:
+        parts.append(f', "error": {_value(error)}')
+    if metadata is not None:
+        parts.append(f', "metadata": {metadata}')
+    if tags:
+        parts.append(f', "tags": {_encode(list(tags))}')
+    parts.append("}")
+    return "".join(parts)
+
+
+def turn_report_text(turn: TurnReport) -> str:
+    """The text of `turn.to_dict()` (a turn the batch has a report of: a skipped one)."""
+    return _encode(turn.to_dict())
