@@ -5,6 +5,7 @@ calls, transcripts and texts cut at `max_text`, metadata, tags, attempts, skippe
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from gradekit import GradeResult, Sample, ToolCall
 from gradekit.report.case_text import (
+    ResultForm,
     case_text,
     metadata_text,
     record_text,
@@ -131,3 +133,13 @@ def cases(draw: Any) -> tuple[CaseReport, str]:
 def test_the_text_written_from_the_parts_is_case_json_of_their_report(case):
     report, text = case
     assert text == case_json(report)
+
+
+@given(records, st.sampled_from(["", "other"]), st.sampled_from(["", "other"]))
+def test_an_entry_s_result_form_writes_any_result_of_it(record, kind, name):
+    """The parts an entry's results share are written once; a result whose kind or name is
+    not the entry's (a grader naming its own) is written with its own."""
+    form = ResultForm(kind, name, record.advisory, record.weight)
+    result = record.result
+    expected = json.dumps(record.to_dict(), ensure_ascii=False)
+    assert form.text(result, record.duration_ms) == expected

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import Any, Final, NamedTuple, TypeAlias
 
-from gradekit._frozen import thaw
+from gradekit._frozen import FrozenDict, thaw
 from gradekit._types import GradeResult, Sample
 from gradekit.report.model import CaseReport, Outcome, ResultRecord, TurnReport
 from gradekit.report.samples import json_value, tool_call_json
@@ -26,6 +26,7 @@ from gradekit.report.samples import json_value, tool_call_json
 __all__ = [
     "CaseText",
     "FinishedCase",
+    "ResultForm",
     "case_text",
     "metadata_text",
     "record_text",
@@ -63,7 +64,9 @@ FinishedCase: TypeAlias = "CaseReport | CaseText"
 
 
 def _value(value: Any) -> str:
-    """`value` as the encoder writes it (the common plain values without a walk)."""
+    """`value` as the encoder writes it: plain values, and mappings and sequences of them,
+    written here (the encoder builds its C encoder anew at each call: more than the writing
+    of a small value)."""
     kind = type(value)
     if kind is str:
         return _string(value)
@@ -77,20 +80,60 @@ def _value(value: Any) -> str:
         return float.__repr__(value)
     if kind is int:
         return int.__repr__(value)
-    return _encode(value)
+    if kind is dict or kind is FrozenDict:
+        return _object(value)
+    if kind is list or kind is tuple:
+        return f"[{', '.join([_value(item) for item in value])}]" if value else "[]"
+    return _encode(thaw(value))
+
+
+def _object(value: Mapping[Any, Any]) -> str:
+    """A mapping as the encoder writes it (whose keys are texts; else the encoder's own)."""
+    if not value:
+        return "{}"
+    parts = []
+    for key, item in value.items():
+        if type(key) is not str:
+            return _encode(thaw(value))
+        parts.append(f"{_string(key)}: {_value(item)}")
+    return f"{{{', '.join(parts)}}}"
+
+
+class ResultForm:
+    """What the texts of one entry's results share, written once: the entry's kind and name
+    (which its results carry, unless a grader named its own), `advisory` and `weight`."""
+
+    __slots__ = ("_head", "_kind", "_name", "_tail")
+
+    def __init__(self, kind: str, name: str, advisory: bool, weight: float) -> None:
+        self._kind: Final = kind
+        self._name: Final = name
+        self._head: Final = _result_head(kind, name)
+        self._tail: Final = (
+            f', "advisory": {_value(advisory)}, "weight": {_value(weight)}, "duration_ms": '
+        )
+
+    def text(self, result: GradeResult, duration_ms: float) -> str:
+        """The text of `ResultRecord(result, advisory, weight, duration_ms).to_dict()`."""
+        kind, name, details = result.kind, result.name, result.details
+        same = kind == self._kind and name == self._name
+        head = self._head if same else _result_head(kind, name)
+        return (
+            f'{head}{_value(result.passed)}, "score": {_value(result.score)}, '
+            f'"message": {_value(result.message)}, '
+            f'"details": {"null" if details is None else _value(details)}, '
+            f'"error": {_value(result.error)}{self._tail}{_value(duration_ms)}}}'
+        )
+
+
+def _result_head(kind: str, name: str) -> str:
+    return f'{{"kind": {_value(kind)}, "name": {_value(name)}, "passed": '
 
 
 def result_text(result: GradeResult, advisory: bool, weight: float, duration_ms: float) -> str:
     """The text of `ResultRecord(result, advisory, weight, duration_ms).to_dict()`."""
-    details = result.details
-    return (
-        f'{{"kind": {_value(result.kind)}, "name": {_value(result.name)}, '
-        f'"passed": {_value(result.passed)}, "score": {_value(result.score)}, '
-        f'"message": {_value(result.message)}, '
-        f'"details": {"null" if details is None else _encode(thaw(details))}, '
-        f'"error": {_value(result.error)}, "advisory": {_value(advisory)}, '
-        f'"weight": {_value(weight)}, "duration_ms": {_value(duration_ms)}}}'
-    )
+    form = ResultForm(result.kind, result.name, advisory, weight)
+    return form.text(result, duration_ms)
 
 
 def record_text(record: ResultRecord) -> str:
@@ -113,15 +156,15 @@ def sample_text(sample: Sample, messages: tuple[Any, ...] | None, max_text: int)
         parts.append(f', "expected": {_value(json_value(value, max_text))}')
     if sample.tool_calls:
         calls = [tool_call_json(call, max_text) for call in sample.tool_calls]
-        parts.append(f', "tool_calls": {_encode(calls)}')
+        parts.append(f', "tool_calls": {_value(calls)}')
     if messages is not None:
-        parts.append(f', "messages": {_encode(json_value(messages, max_text))}')
+        parts.append(f', "messages": {_value(json_value(messages, max_text))}')
     return "".join(parts)
 
 
 def metadata_text(metadata: Mapping[str, Any], max_text: int) -> str:
     """The text of `SampleForm(metadata, None, max_text).to_dict()`."""
-    return _encode(json_value(metadata, max_text)) if metadata else "{}"
+    return _value(json_value(metadata, max_text)) if metadata else "{}"
 
 
 def turn_text(  # noqa: PLR0917 - positional like TurnReport: called once per turn
@@ -168,7 +211,7 @@ def case_text(  # noqa: PLR0917 - positional like CaseReport: called once per ca
     if metadata is not None:
         parts.append(f', "metadata": {metadata}')
     if tags:
-        parts.append(f', "tags": {_encode(list(tags))}')
+        parts.append(f', "tags": {_value(tags)}')
     parts.append("}")
     return "".join(parts)
 

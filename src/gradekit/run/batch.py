@@ -26,10 +26,10 @@ from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.case_text import (
     CaseText,
     FinishedCase,
+    ResultForm,
     case_text,
     metadata_text,
     record_text,
-    result_text,
     sample_text,
     turn_report_text,
     turn_text,
@@ -114,7 +114,16 @@ class BatchState:
 class _Step:
     """An entry as the batch loop uses it, read once per distinct tuple of graders."""
 
-    __slots__ = ("advisory", "entry", "final", "grade", "seconds", "weight", "well_formed")
+    __slots__ = (
+        "advisory",
+        "entry",
+        "final",
+        "form",
+        "grade",
+        "seconds",
+        "weight",
+        "well_formed",
+    )
 
     def __init__(self, entry: GraderEntry, settings: Settings) -> None:
         self.entry: Final = entry
@@ -125,6 +134,8 @@ class _Step:
         """What the grader returns is the result as it is (`finish` would not change it)."""
         self.advisory: Final = entry.advisory
         self.weight: Final = entry.weight
+        self.form: Final = ResultForm(entry.kind, entry.name, entry.advisory, entry.weight)
+        """The parts of its results' JSON texts that do not change."""
 
 
 def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
@@ -226,9 +237,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             )
                         elif encode:
                             duration = (later - now) * 1000.0
-                            record_texts.append(
-                                result_text(result, step.advisory, step.weight, duration)
-                            )
+                            record_texts.append(step.form.text(result, duration))
                         now = later
                     else:
                         result = known.result
