@@ -19,9 +19,9 @@ from json.encoder import encode_basestring
 from typing import Any, Final, NamedTuple, TypeAlias
 
 from gradekit._frozen import FrozenDict, thaw
-from gradekit._types import GradeResult, Sample
+from gradekit._types import GradeResult, Sample, ToolCall
 from gradekit.report.model import CaseReport, Outcome, ResultRecord, TurnReport
-from gradekit.report.samples import json_value, tool_call_json
+from gradekit.report.samples import cut_text, json_value
 
 __all__ = [
     "CaseText",
@@ -115,14 +115,19 @@ class ResultForm:
 
     def text(self, result: GradeResult, duration_ms: float) -> str:
         """The text of `ResultRecord(result, advisory, weight, duration_ms).to_dict()`."""
-        kind, name, details = result.kind, result.name, result.details
+        kind, name, passed, message = result.kind, result.name, result.passed, result.message
+        details, error = result.details, result.error
         same = kind == self._kind and name == self._name
-        head = self._head if same else _result_head(kind, name)
+        # The usual values written in place, the rest by `_value`: a score is a finite float
+        # (`GradeResult` converts it), whose text is its repr.
         return (
-            f'{head}{_value(result.passed)}, "score": {_value(result.score)}, '
-            f'"message": {_value(result.message)}, '
-            f'"details": {"null" if details is None else _value(details)}, '
-            f'"error": {_value(result.error)}{self._tail}{_value(duration_ms)}}}'
+            f"{self._head if same else _result_head(kind, name)}"
+            f"{'true' if passed is True else 'false' if passed is False else _value(passed)}"
+            f', "score": {float.__repr__(result.score)}, "message": '
+            f"{_string(message) if type(message) is str else _value(message)}"
+            f', "details": {"null" if details is None else _value(details)}, "error": '
+            f"{'null' if error is None else _value(error)}{self._tail}"
+            f"{_value(duration_ms)}}}"
         )
 
 
@@ -147,19 +152,38 @@ def sample_text(sample: Sample, messages: tuple[Any, ...] | None, max_text: int)
     parts = []
     value = sample.input
     if value is not None:
-        parts.append(f', "input": {_value(json_value(value, max_text))}')
+        parts.append(f', "input": {_cut(value, max_text)}')
     value = sample.output
     if value is not None:
-        parts.append(f', "output": {_value(json_value(value, max_text))}')
+        parts.append(f', "output": {_cut(value, max_text)}')
     value = sample.expected
     if value is not None:
-        parts.append(f', "expected": {_value(json_value(value, max_text))}')
+        parts.append(f', "expected": {_cut(value, max_text)}')
     if sample.tool_calls:
-        calls = [tool_call_json(call, max_text) for call in sample.tool_calls]
-        parts.append(f', "tool_calls": {_value(calls)}')
+        calls = ", ".join([_tool_call(call, max_text) for call in sample.tool_calls])
+        parts.append(f', "tool_calls": [{calls}]')
     if messages is not None:
         parts.append(f', "messages": {_value(json_value(messages, max_text))}')
     return "".join(parts)
+
+
+def _cut(value: Any, max_text: int) -> str:
+    """A sample's value as its JSON form shows it (`json_value`: texts cut at `max_text`)."""
+    if type(value) is str:
+        return _string(cut_text(value, max_text))
+    return _value(json_value(value, max_text))
+
+
+def _tool_call(call: ToolCall, max_text: int) -> str:
+    """The text of `tool_call_json(call, max_text)`."""
+    error, turn = call.error, call.turn
+    return (
+        f'{{"name": {_cut(call.name, max_text)}, '
+        f'"arguments": {_value(json_value(call.arguments, max_text))}, '
+        f'"result": {"null" if call.result is None else _cut(call.result, max_text)}, '
+        f'"error": {"null" if error is None else _cut(error, max_text)}, '
+        f'"turn": {"null" if turn is None else _value(turn)}}}'
+    )
 
 
 def metadata_text(metadata: Mapping[str, Any], max_text: int) -> str:
