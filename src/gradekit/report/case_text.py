@@ -203,8 +203,9 @@ def turn_text(  # noqa: PLR0917 - positional like TurnReport: called once per tu
     """The text of a `TurnReport`'s `to_dict()`, from its results' texts and its sample's
     (`sample_text`, or `""` without a sample)."""
     return (
-        f'{{"index": {_value(index)}, "passed": {_value(passed)}, "score": {_value(score)}, '
-        f'"errored": {_value(errored)}, "results": [{", ".join(results)}]'
+        f'{{"index": {_value(index)}, "passed": {"true" if passed else "false"}, '
+        f'"score": {_value(score)}, "errored": {"true" if errored else "false"}, '
+        f'"results": [{", ".join(results)}]'
         f"{_SKIPPED if skipped else ''}{sample}}}"
     )
 
@@ -227,7 +228,8 @@ def case_text(  # noqa: PLR0917 - positional like CaseReport: called once per ca
     if attempt is not None:
         parts.append(f', "attempt": {_value(attempt)}')
     parts.append(
-        f', "passed": {_value(passed)}, "score": {_value(score)}, "errored": {_value(errored)}, '
+        f', "passed": {"true" if passed else "false"}, "score": {_value(score)}, '
+        f'"errored": {"true" if errored else "false"}, '
         f'"duration_ms": {_value(duration_ms)}, "turns": [{", ".join(turns)}]'
     )
     if error is not None:

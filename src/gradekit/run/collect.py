@@ -242,6 +242,9 @@ class _Collector:
         # The batch that wrote it counted it, unless it was handed over uncounted (a batch cut
         # short at a timeout, a log that took only part of a chunk): then it is read back.
         stored, keep_all, keep_some = self.stored, self.keep_all, self.keep_some
+        if counted is not None and not keep_all and keep_some is None:
+            self.summary.merge(counted)  # nothing to keep: the cases need no walk
+            return
         for position, report in items:
             if not isinstance(report, CaseReport):
                 if counted is None:
