@@ -48,10 +48,13 @@ _SKIPPED: Final = ', "skipped": true'
 
 class CaseText(NamedTuple):
     """A finished case as the stream and the results log take it: its JSON text (one line,
-    `case_json` of its report) and its outcome."""
+    `case_json` of its report), its outcome, and what a baseline matches it by (its name and
+    attempt index)."""
 
     text: str
     outcome: Outcome
+    name: str
+    attempt: int | None
 
     def report(self) -> CaseReport:
         """The case's report, read back from its text (as `--resume` reads a log's line)."""

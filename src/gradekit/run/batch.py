@@ -289,7 +289,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     case.tags,
                     case.attempt,
                 )
-                finished: FinishedCase = CaseText(text, outcome_of(passed, errored))
+                outcome = outcome_of(passed, errored)
+                finished: FinishedCase = CaseText(text, outcome, case.name, case.attempt)
             elif build:
                 metadata = SampleForm(case.metadata, None, max_text) if samples else None
                 finished = case_report(

@@ -25,8 +25,9 @@ import attrs
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report._atomic import atomic_text
-from gradekit.report.baseline import Baseline, with_mark
+from gradekit.report.baseline import BaselineTally, with_mark
 from gradekit.report.case_text import CaseText, FinishedCase
+from gradekit.report.github import MAX_ANNOTATIONS
 from gradekit.report.json import json_head, json_tail
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
@@ -36,8 +37,9 @@ from gradekit.suite.model import Case, Suite
 
 __all__ = ["FAILING_KEPT", "CaseStream"]
 
-FAILING_KEPT: Final = 20
-"""The cases that did not pass kept for the console (it lists the first 20)."""
+FAILING_KEPT: Final = max(20, MAX_ANNOTATIONS)
+"""The cases that did not pass kept for the console (it lists the first 20) and for GitHub's
+annotations (the first `MAX_ANNOTATIONS`)."""
 
 WRITE_BYTES: Final = 1 << 20
 """Case texts are written once this many characters are waiting: few writes (each one lets
@@ -82,8 +84,9 @@ class CaseStream:
                     what="a scratch file of the cases in",
                 ) from error
             self._spool = os.fdopen(fd, "w+b")
-        self.baseline: Baseline | None = None
-        """The run's baseline (set by `run_suite`): each case is written with its mark."""
+        self.tally: BaselineTally | None = None
+        """The marks against the run's baseline (set by `run_suite`): each case is counted
+        and written with its mark."""
         self._suite: Suite | None = None
         self._pending: dict[int, str] = {}
         self._failing_pending: dict[int, FinishedCase] = {}
@@ -125,18 +128,18 @@ class CaseStream:
         number taken (all)."""
         pending, failing = self._pending, self._failing_pending
         keep_failing = len(self._failing) < FAILING_KEPT
-        marked = self.baseline
+        tally = self.tally
         outcome: str
         for position, report in items:
             if type(report) is CaseText:
-                text, outcome = report
-                if marked is not None:  # not streamed as texts (`Collection.encode`)
-                    text = with_mark(text, marked.mark(report.report()))
+                text, outcome, name, attempt = report
+                if tally is not None:
+                    text = with_mark(text, tally.count(name, attempt, report.outcome))
             else:
                 assert isinstance(report, CaseReport)
                 text, outcome = case_json(report), report.outcome
-                if marked is not None:
-                    text = with_mark(text, marked.mark(report))
+                if tally is not None:
+                    text = with_mark(text, tally.add(report))
             pending[position] = text
             if keep_failing and outcome != "pass":
                 failing[position] = report
