@@ -57,6 +57,9 @@ class ResultsLog:
         on_resumed: Callable[[CaseReport], object] | None = None,
     ) -> None:
         self.on_resumed = on_resumed
+        self.on_recorded: Callable[[str], object] | None = None
+        """Called with the outcome of each case the run appends, in the thread that appends
+        it (the command's progress: it needs no report object)."""
         self.scratch = path is None
         if path is None:
             sweep()
@@ -215,6 +218,8 @@ class RunIndex:
             ordinal = self._ordinals[position]
             self.offsets[ordinal] = offset
             self.outcomes[ordinal] = _OUTCOMES[report.outcome]
+        if self._results.on_recorded is not None:
+            self._results.on_recorded(report.outcome)
 
     def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
         """Append a chunk of finished cases (position in `suite()`, report or its text) to the
@@ -236,6 +241,10 @@ class RunIndex:
                 ordinal = ordinals[position]
                 kept[ordinal] = offset
                 outcomes[ordinal] = _OUTCOMES[report.outcome]
+        advance = self._results.on_recorded
+        if advance is not None:
+            for _, report in items[: len(offsets)]:
+                advance(report.outcome)
         broken = self._log.broken
         if broken is not None and self.failure is None:
             self.failure = self._explained(broken)

@@ -56,6 +56,9 @@ class CaseStream:
 
     def __init__(self, json_path: str | os.PathLike[str] | None, *, spool: bool) -> None:
         self.on_resumed: Callable[[CaseReport], object] | None = None  # nothing is resumed
+        self.on_recorded: Callable[[str], object] | None = None
+        """Called with the outcome of each case taken, in the thread that takes it (the
+        command's progress: it needs no report object)."""
         self.summary = SummaryBuilder()  # of the cases resumed: none
         self.selected = 0
         self.resumed = 0
@@ -128,7 +131,7 @@ class CaseStream:
         number taken (all)."""
         pending, failing = self._pending, self._failing_pending
         keep_failing = len(self._failing) < FAILING_KEPT
-        tally = self.tally
+        tally, advance = self.tally, self.on_recorded
         outcome: str
         for position, report in items:
             if type(report) is CaseText:
@@ -141,6 +144,8 @@ class CaseStream:
                 if tally is not None:
                     text = with_mark(text, tally.add(report))
             pending[position] = text
+            if advance is not None:
+                advance(outcome)
             if keep_failing and outcome != "pass":
                 failing[position] = report
         if self._next in pending:
