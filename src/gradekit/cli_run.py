@@ -258,13 +258,16 @@ def _grade(
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
+        # The log (or the stream) counts the progress from each case's outcome: the run then
+        # needs no report object of the cases it only writes (see `Collection.encode`).
         log.on_resumed = advance
+        log.on_recorded = progress.advance if progress.enabled else None
     with progress:
         try:
             final = run_suite(
                 suite,
                 jobs=args.jobs,
-                on_case=advance,
+                on_case=advance if log is None else None,
                 timeout=args.timeout,
                 isolation=args.isolation,
                 memory_limit_mb=args.memory_limit,

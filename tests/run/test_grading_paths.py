@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
 
-from gradekit import Sample
+from gradekit import Sample, ToolCall
 from gradekit.report.json import write_json
 from gradekit.run.resume import ResultsLog
 from gradekit.run.runner import run_suite
@@ -140,4 +140,85 @@ def test_the_streamed_json_report_and_the_logged_one_equal_the_kept_one(spec, po
         with ResultsLog(Path(folder) / "results.jsonl") as log:
             again = run_suite(suite, jobs=3, keep_cases=False, resume=log)
             write_json(again, logged, log.case_texts())
+        assert json_report(streamed) == json_report(kept) == json_report(logged)
+
+
+texts = st.text(max_size=20)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | texts,
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(texts, inner, max_size=2),
+    max_leaves=6,
+)
+rich_samples = st.builds(
+    Sample,
+    input=st.none() | texts,
+    output=texts,
+    expected=st.none() | json_values,
+    tool_calls=st.lists(
+        st.builds(
+            ToolCall,
+            texts,
+            st.dictionaries(texts, json_values, max_size=2),
+            json_values,
+            st.none() | texts,
+        ),
+        max_size=2,
+    ),
+)
+
+
+@st.composite
+def rich(draw: Any, spec: list[Any], suite_policy: Policy) -> Suite:
+    """The cases of `spec`, each with samples holding texts, values and tool calls, a
+    transcript's messages on some turns, metadata, tags and attempt indexes; every other one
+    graded one at a time (cases end out of order)."""
+    cases = []
+    for index, (policy, turns) in enumerate(spec):
+        kind = Fixed if index % 2 else PooledFixed
+        cases.append(
+            Case(
+                f"c{index}",
+                tuple(
+                    Turn(
+                        draw(rich_samples),
+                        tuple(
+                            entry(kind(name=name, outcome=outcome, score=score), **keys)
+                            for name, outcome, score, keys in graders
+                        ),
+                        messages=draw(st.none() | st.lists(json_values, max_size=2).map(tuple)),
+                    )
+                    for graders in turns
+                ),
+                policy=policy,
+                metadata=draw(st.dictionaries(texts, json_values, max_size=2)),
+                tags=tuple(draw(st.lists(st.sampled_from(["a", "b", "ü"]), max_size=2))),
+                attempt=draw(st.none() | st.integers(0, 3)),
+            )
+        )
+    return Suite("paths", lambda: iter(cases), policy=suite_policy)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), specs(), POLICIES, st.sampled_from([None, 1, 7, 4096]))
+def test_streamed_and_logged_reports_of_rich_cases_equal_the_kept_one(data, spec, policy, cut):
+    """With samples of every shape cut at `max_text` (or none: `samples=False`), metadata,
+    tags and attempts, the cases a streamed run writes from its batches' texts and the lines
+    of a results log are the kept report's cases."""
+    suite = data.draw(rich(spec, policy))
+    options: dict[str, Any] = {"samples": False} if cut is None else {"max_text": cut}
+    with tempfile.TemporaryDirectory() as folder:
+        kept, streamed, logged = (Path(folder) / name for name in ("kept", "streamed", "log"))
+        full = run_suite(suite, jobs=3, **options)
+        write_json(full, kept)
+        with CaseStream(streamed, spool=True) as stream:
+            report = run_suite(suite, jobs=3, keep_cases=False, resume=stream, **options)
+            assert stream.write_json(report) == []
+            assert [without_durations(c.to_dict()) for c in stream.cases()] == reports(full)
+            failing = [c.name for c in full.cases if c.outcome != "pass"][:FAILING_KEPT]
+            assert [c.name for c in stream.failing()] == failing
+            assert report.summary == full.summary
+        with ResultsLog(Path(folder) / "results.jsonl") as log:
+            again = run_suite(suite, jobs=3, keep_cases=False, resume=log, **options)
+            write_json(again, logged, log.case_texts())
+            assert again.summary == full.summary
         assert json_report(streamed) == json_report(kept) == json_report(logged)

@@ -98,3 +98,34 @@ def test_a_hung_inline_grader_in_a_run_that_only_counts_is_counted_once_with_the
         "errored": 1,
         "mean_score": None,
     }
+
+
+HUNG_STREAMED = (
+    HUNG_INLINE.split("report = run_suite", maxsplit=1)[0].replace(
+        "entry(InlineSpin(), timeout=1)", "entry(InlineSpin())"
+    )
+    + """
+import os, tempfile
+from gradekit.run.stream import CaseStream
+path = os.path.join(tempfile.mkdtemp(), "report.json")
+with CaseStream(path, spool=False) as stream:
+    suite = Suite("s", lambda: iter(cases))
+    report = run_suite(suite, keep_cases=False, resume=stream, timeout=1)
+    assert stream.write_json(report) == []
+print(open(path, encoding="utf-8").read())
+"""
+)
+
+
+def test_a_hung_inline_grader_in_a_streamed_run_is_in_the_report_once_with_the_rest():
+    """The grader hangs in a batch (the run's timeout, none of its own): the batch writing
+    the cases' texts is cut at the timeout, the cases it wrote are handed over (and counted
+    from their texts), the rest graded again, each once."""
+    report, _ = run_script(HUNG_STREAMED)
+    names = [case["name"] for case in report["cases"]]
+    assert names == [f"c{i}" for i in range(10)] + ["hung"] + [f"c{i}" for i in range(10, 50)]
+    results = {r["name"]: r for r in report["cases"][10]["turns"][0]["results"]}
+    assert results["inline_spin"]["error"] == "TimeoutError: grader 'inline_spin' exceeded 1s"
+    summary = report["summary"]
+    assert (summary["cases"], summary["passed"], summary["errored"]) == (51, 50, 1)
+    assert summary["graders"]["fixed"]["passed"] == 51

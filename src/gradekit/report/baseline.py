@@ -148,6 +148,10 @@ class BaselineTally:
         """Count one case of the run; its mark."""
         return self._count((case.name, case.attempt), case.outcome)  # type: ignore[arg-type]
 
+    def count(self, name: str, attempt: int | None, outcome: Outcome) -> Mark:
+        """Count one case of the run by its name, attempt index and outcome; its mark."""
+        return self._count((name, attempt), outcome)
+
     def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
         """Count every case of `cases`; this tally."""
         for case in cases:

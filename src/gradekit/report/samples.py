@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from gradekit._types import Sample, ToolCall
 
-__all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value"]
+__all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value", "tool_call_json"]
 
 MAX_TEXT: Final = 4096
 """The default bound of each text, in bytes of UTF-8."""
@@ -59,7 +59,8 @@ def json_value(value: Any, max_text: int) -> Any:
     return cut_text(repr(value), max_text)
 
 
-def _call(call: ToolCall, max_text: int) -> dict[str, Any]:
+def tool_call_json(call: ToolCall, max_text: int) -> dict[str, Any]:
+    """A tool call's JSON form in a turn's sample (texts cut at `max_text`)."""
     return {
         "name": cut_text(call.name, max_text),
         "arguments": json_value(call.arguments, max_text),
@@ -112,7 +113,7 @@ class SampleForm:
             if value is not None:
                 data[key] = json_value(value, bound)
         if source.tool_calls:
-            data["tool_calls"] = [_call(call, bound) for call in source.tool_calls]
+            data["tool_calls"] = [tool_call_json(call, bound) for call in source.tool_calls]
         if self._messages is not None:
             data["messages"] = json_value(self._messages, bound)
         return data

@@ -23,7 +23,18 @@ from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
-from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.case_text import (
+    CaseText,
+    FinishedCase,
+    ResultForm,
+    case_text,
+    metadata_text,
+    record_text,
+    sample_text,
+    turn_report_text,
+    turn_text,
+)
+from gradekit.report.model import ResultRecord, TurnReport, outcome_of
 from gradekit.report.samples import SampleForm
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.alike import Alikes, TurnsAlike
@@ -71,17 +82,29 @@ class BatchState:
 
     `grading` is the grade in progress. `finished` counts the cases finished, in the batch's
     order, and `summary` counts their results; `done` holds their (position, report) pairs
-    when the batch keeps reports (`keep`). Once `abandoned` is set the worker stops at the
+    when the batch keeps reports (`keep`): each a `CaseReport`, or only its JSON text (a
+    `CaseText`) when the batch `encode`s (a run that streams its cases to a JSON report or a
+    log, and nothing else reads them). Once `abandoned` is set the worker stops at the
     end of the case in progress (a batch that keeps reports leaves that case out, for the
     runner has copied `done`; one that counts counts it). `stopped` is set when the worker has
     stopped or finished: from then on `summary` and `finished` agree."""
 
-    __slots__ = ("abandoned", "done", "finished", "grading", "keep", "stopped", "summary")
+    __slots__ = (
+        "abandoned",
+        "done",
+        "encode",
+        "finished",
+        "grading",
+        "keep",
+        "stopped",
+        "summary",
+    )
 
-    def __init__(self, *, keep: bool = True) -> None:
+    def __init__(self, *, keep: bool = True, encode: bool = False) -> None:
         self.grading: GradeInProgress | None = None
         self.keep: Final = keep
-        self.done: list[tuple[int, CaseReport]] = []
+        self.encode: Final = keep and encode
+        self.done: list[tuple[int, FinishedCase]] = []
         self.finished = 0
         self.summary: Final = SummaryBuilder()
         self.abandoned = False
@@ -91,7 +114,16 @@ class BatchState:
 class _Step:
     """An entry as the batch loop uses it, read once per distinct tuple of graders."""
 
-    __slots__ = ("advisory", "entry", "final", "grade", "seconds", "weight", "well_formed")
+    __slots__ = (
+        "advisory",
+        "entry",
+        "final",
+        "form",
+        "grade",
+        "seconds",
+        "weight",
+        "well_formed",
+    )
 
     def __init__(self, entry: GraderEntry, settings: Settings) -> None:
         self.entry: Final = entry
@@ -102,6 +134,8 @@ class _Step:
         """What the grader returns is the result as it is (`finish` would not change it)."""
         self.advisory: Final = entry.advisory
         self.weight: Final = entry.weight
+        self.form: Final = ResultForm(entry.kind, entry.name, entry.advisory, entry.weight)
+        """The parts of its results' JSON texts that do not change."""
 
 
 def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
@@ -122,14 +156,18 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     """Grade cases whose graders are all inline, in this thread, one grade after another.
 
     Fills `state` (see `BatchState`) and returns it. Reports are built only when
-    `state.keep`; otherwise each case is only counted (a run that keeps no report and
-    streams none need not build them). `preset` holds grades decided already (the timeout of
-    a grade that hung in an earlier attempt at this batch); those grades are not run again.
+    `state.keep` (as their JSON texts alone when `state.encode`); otherwise each case is only
+    counted (a run that keeps no report and streams none need not build them). `preset`
+    holds grades decided already (the timeout of a grade that hung in an earlier attempt at
+    this batch); those grades are not run again.
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
+    encode = state.encode
+    build = keep and not encode  # report objects; else, when encoding, their texts
     max_text = settings.max_text
     samples = keep and max_text is not None
+    bound = 0 if max_text is None else max_text
     alikes = Alikes(summary)
     # Most turns share their graders' tuple with the turn before, and their case's policy.
     entries: tuple[GraderEntry, ...] = ()
@@ -138,18 +176,24 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     alike: TurnsAlike | None = None
     turns: list[TurnReport] = []
     records: list[ResultRecord] = []
+    turn_texts: list[str] = []
+    record_texts: list[str] = []
     try:
         for position, case in items:
             started = now = clock()
             policy = case.policy or default_policy
-            if keep:
+            if build:
                 turns = []
+            elif encode:
+                turn_texts = []
             ran: list[Decision] = []
             ended = False
             for index, turn in enumerate(case.turns):
                 if ended:
-                    if keep:
+                    if build:
                         turns.append(skipped_turn(index))
+                    elif encode:
+                        turn_texts.append(turn_report_text(skipped_turn(index)))
                     continue
                 graders = turn.graders
                 if graders is not entries and not _same(graders, entries):
@@ -159,8 +203,10 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     alike, last_policy = alikes.of(entries, policy), policy
                 sample = turn.sample
                 results: list[GradeResult] = []
-                if keep:
+                if build:
                     records = []
+                elif encode:
+                    record_texts = []
                 for number, step in enumerate(steps):
                     known = preset.get(GradeKey(position, index, number)) if preset else None
                     if known is None:
@@ -180,22 +226,41 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             # the same, as if the watch had.
                             overran = timed_out(step.entry, step.seconds)
                             result = overran.result
-                            if keep:
+                            if build:
                                 records.append(overran)
-                        elif keep:
+                            elif encode:
+                                record_texts.append(record_text(overran))
+                        elif build:
                             duration = (later - now) * 1000.0
                             records.append(
                                 result_record(result, step.advisory, step.weight, duration)
                             )
+                        elif encode:
+                            duration = (later - now) * 1000.0
+                            record_texts.append(step.form.text(result, duration))
                         now = later
                     else:
                         result = known.result
-                        if keep:
+                        if build:
                             records.append(known)
+                        elif encode:
+                            record_texts.append(record_text(known))
                     results.append(result)
                 decision = alike.decide(results, entries)
                 ran.append(decision)
-                if keep:
+                if encode:
+                    turn_texts.append(
+                        turn_text(
+                            index,
+                            decision.passed,
+                            decision.score,
+                            decision.errored,
+                            record_texts,
+                            False,
+                            sample_text(sample, turn.messages, bound) if samples else "",
+                        )
+                    )
+                elif build:
                     turns.append(
                         turn_report(
                             index,
@@ -211,8 +276,24 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             passed, score, errored, _ = case_decision(ran)
             if keep:
                 duration = (clock() - started) * 1000.0
+            if encode:
+                text = case_text(
+                    case.name,
+                    passed,
+                    score,
+                    turn_texts,
+                    errored,
+                    None,
+                    duration,
+                    metadata_text(case.metadata, bound) if samples else None,
+                    case.tags,
+                    case.attempt,
+                )
+                outcome = outcome_of(passed, errored)
+                finished: FinishedCase = CaseText(text, outcome, case.name, case.attempt)
+            elif build:
                 metadata = SampleForm(case.metadata, None, max_text) if samples else None
-                report = case_report(
+                finished = case_report(
                     case.name,
                     passed,
                     score,
@@ -224,11 +305,12 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     case.tags,
                     case.attempt,
                 )
+            if keep:
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).
                 if state.abandoned:
                     break
-                done.append((position, report))
+                done.append((position, finished))
             summary.count_case(passed, errored)
             if case.attempt is not None:
                 summary.attempts.count(case.name, passed, errored)

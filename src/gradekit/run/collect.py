@@ -19,6 +19,7 @@ from typing import Final
 import attrs
 
 from gradekit._errors import SelectionError, WriteError
+from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes
@@ -77,6 +78,9 @@ class Collection:
         # Whether anyone will see the case reports (a run that keeps none, streams none and
         # logs none only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None
+        # Whether the cases go only to the log (or the stream), which takes their texts: the
+        # batches then write those texts and build no report object.
+        self.encode = log is not None and on_case is None and keep_cases is False
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
 
@@ -87,7 +91,7 @@ class Collection:
         collector = self.collector
         run: Execution = remote_run(
             executor, scheduler, self.graded, self.settings, self.jobs, keep=self.keep
-        ) or _Run(self.graded, self.settings, self.jobs, keep=self.keep)
+        ) or _Run(self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode)
         complete = True
         failure: WriteError | None = None
         # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic
@@ -229,50 +233,56 @@ class _Collector:
         self.freeze = False
 
     def receive(
-        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
+        self, items: Sequence[tuple[int, FinishedCase]], counted: SummaryBuilder | None
     ) -> None:
         """Take a chunk of finished cases; `counted` is their summary when the worker that
         graded them counted them already."""
         if self.on_case is None and self.log is None and self.keep_some is None:
-            if self.keep_all:
-                self.stored.update(items)
-            if counted is not None:
-                self.summary.merge(counted)
-            else:
-                for _, report in items:
-                    self.summary.add(report)
+            self._keep_and_count(items, counted)
         else:
             self._one_by_one(items, counted)
         if self.freeze:  # see run_suite
             gc.freeze()
 
+    def _keep_and_count(
+        self, items: Sequence[tuple[int, FinishedCase]], counted: SummaryBuilder | None
+    ) -> None:
+        # A case handed over as its text alone is one no one keeps (see `Collection.encode`).
+        # The batch that wrote it counted it, unless it was handed over uncounted (a batch cut
+        # short at a timeout, a log that took only part of a chunk): then it is read back.
+        stored, keep_all, keep_some = self.stored, self.keep_all, self.keep_some
+        if counted is not None and not keep_all and keep_some is None:
+            self.summary.merge(counted)  # nothing to keep: the cases need no walk
+            return
+        for position, report in items:
+            if not isinstance(report, CaseReport):
+                if counted is None:
+                    self.summary.add(report.report())
+                continue
+            if keep_all or (keep_some is not None and keep_some(report)):
+                stored[position] = report
+            if counted is None:
+                self.summary.add(report)
+        if counted is not None:
+            self.summary.merge(counted)
+
     def _one_by_one(
-        self, items: Sequence[tuple[int, CaseReport]], counted: SummaryBuilder | None
+        self, items: Sequence[tuple[int, FinishedCase]], counted: SummaryBuilder | None
     ) -> None:
         # The chunk is recorded (its log lines, in one write), kept and counted as one step
         # that Ctrl-C does not cut in two, before `on_case` sees its cases. A log that could
         # not take every line (a full disk) took the first ones: only those are received (kept,
         # counted), and the run stops with the log's failure.
-        log, on_case, keep_all, keep_some = self.log, self.on_case, self.keep_all, self.keep_some
-        stored = self.stored
+        log, on_case = self.log, self.on_case
         with RECORDING:
             if log is not None:
                 recorded = log.record_many(items)
                 if recorded < len(items):
                     items, counted = items[:recorded], None
-            if keep_all:
-                stored.update(items)
-            elif keep_some is not None:
-                for position, report in items:
-                    if keep_some(report):
-                        stored[position] = report
-            if counted is not None:
-                self.summary.merge(counted)
-            else:
-                for _, report in items:
-                    self.summary.add(report)
+            self._keep_and_count(items, counted)
         if log is not None and log.failure is not None:
             raise log.failure
         if on_case is not None:
             for _, report in items:
+                assert isinstance(report, CaseReport)  # texts only when no one else reads
                 on_case(report)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, Union
 
-from gradekit.report.model import CaseReport
+from gradekit.report.case_text import FinishedCase
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite
@@ -25,7 +25,7 @@ __all__ = ["Execution", "Executor", "Receive", "remote_run"]
 Executor = Union[Literal["local", "dask"], "DaskExecutor"]
 """What `run_suite(executor=...)` takes: `local`, `dask`, or a `DaskExecutor`."""
 
-Receive = Callable[[Sequence[tuple[int, CaseReport]], SummaryBuilder | None], None]
+Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None], None]
 """`receive(items, counted)`: finished cases as (position, report), and their summary when
 whoever graded them counted them already (else None)."""
 

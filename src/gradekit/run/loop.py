@@ -16,7 +16,8 @@ from typing import Any, Final
 
 from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import CaseReport, ResultRecord
+from gradekit.report.case_text import FinishedCase
+from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.case import grade_case, unloadable
@@ -52,7 +53,7 @@ STOP_WAIT_SECONDS: Final = 0.1
 few microseconds, unless a grade hangs) so that the cases it finished are counted."""
 
 
-_Receive = Callable[[Sequence[tuple[int, CaseReport]], SummaryBuilder | None], None]
+_Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None], None]
 
 
 _CASES, _DONE, _FAILED = "cases", "done", "failed"
@@ -61,11 +62,15 @@ _CASES, _DONE, _FAILED = "cases", "done", "failed"
 class _Run:
     """The loop-thread side of one run."""
 
-    def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
+    def __init__(
+        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
+    ) -> None:
         self.suite = suite
         # Whether anyone will see the case reports: a run that keeps none and streams none
-        # only counts its inline cases.
+        # only counts its inline cases; one whose cases go only to a JSON report or a log
+        # has its batches hand over their texts alone (`encode`).
         self.keep = keep
+        self.encode = encode
         self.batch_size = BATCH_SIZE if keep else COUNTING_BATCH_SIZE
         self.settings = settings
         self.jobs = jobs
@@ -145,7 +150,7 @@ class _Run:
 
     def _emit(
         self,
-        items: list[tuple[int, CaseReport]],
+        items: Sequence[tuple[int, FinishedCase]],
         counted: SummaryBuilder | None = None,
         count: int | None = None,
     ) -> None:
@@ -247,7 +252,7 @@ class _Run:
         preset: dict[GradeKey, ResultRecord] = {}
         lane = self.lane
         while items:
-            state = BatchState(keep=self.keep)
+            state = BatchState(keep=self.keep, encode=self.encode)
             ticket = lane.submit(
                 grade_batch, items, state, preset, self.settings, self.suite.policy
             )

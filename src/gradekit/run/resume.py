@@ -22,7 +22,8 @@ import attrs
 
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
-from gradekit.report.jsonl import CaseLog
+from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import CaseLog, case_json
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.report.target import target
@@ -56,6 +57,9 @@ class ResultsLog:
         on_resumed: Callable[[CaseReport], object] | None = None,
     ) -> None:
         self.on_resumed = on_resumed
+        self.on_recorded: Callable[[str], object] | None = None
+        """Called with the outcome of each case the run appends, in the thread that appends
+        it (the command's progress: it needs no report object)."""
         self.scratch = path is None
         if path is None:
             sweep()
@@ -214,13 +218,19 @@ class RunIndex:
             ordinal = self._ordinals[position]
             self.offsets[ordinal] = offset
             self.outcomes[ordinal] = _OUTCOMES[report.outcome]
+        if self._results.on_recorded is not None:
+            self._results.on_recorded(report.outcome)
 
-    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
-        """Append a chunk of finished cases (position in `suite()`, report) to the log, in
-        one write; the number recorded: all of them, or (a full disk) those that fit, the
-        first ones, and `failure` says why the rest were not."""
+    def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
+        """Append a chunk of finished cases (position in `suite()`, report or its text) to the
+        log, in one write; the number recorded: all of them, or (a full disk) those that fit,
+        the first ones, and `failure` says why the rest were not."""
+        lines = [
+            (case_json(report) if isinstance(report, CaseReport) else report.text).encode() + b"\n"
+            for _, report in items
+        ]
         try:
-            offsets = self._log.append_many([report for _, report in items])
+            offsets = self._log.append_lines(lines)
         except WriteError as error:
             if self.failure is None:
                 self.failure = self._explained(error)
@@ -231,6 +241,10 @@ class RunIndex:
                 ordinal = ordinals[position]
                 kept[ordinal] = offset
                 outcomes[ordinal] = _OUTCOMES[report.outcome]
+        advance = self._results.on_recorded
+        if advance is not None:
+            for _, report in items[: len(offsets)]:
+                advance(report.outcome)
         broken = self._log.broken
         if broken is not None and self.failure is None:
             self.failure = self._explained(broken)

@@ -147,10 +147,10 @@ def run_suite(
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
         tally = None if base is None or isinstance(log, ResultsLog) else base.tally()
-        if tally is not None:  # no log to read the cases back from: counted as they end
-            on_case = _counting(tally, on_case)
         if isinstance(log, CaseStream):
-            log.baseline = base  # each case streamed into the JSON report with its mark
+            log.tally = tally  # each case counted, and streamed into the JSON report marked
+        elif tally is not None:  # no log to read the cases back from: counted as they end
+            on_case = _counting(tally, on_case)
         collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log, ks)
         try:
             report = collection.run(executor, scheduler)

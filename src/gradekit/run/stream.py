@@ -25,7 +25,9 @@ import attrs
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit.report._atomic import atomic_text
-from gradekit.report.baseline import Baseline, with_mark
+from gradekit.report.baseline import BaselineTally, with_mark
+from gradekit.report.case_text import CaseText, FinishedCase
+from gradekit.report.github import MAX_ANNOTATIONS
 from gradekit.report.json import json_head, json_tail
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
@@ -35,8 +37,9 @@ from gradekit.suite.model import Case, Suite
 
 __all__ = ["FAILING_KEPT", "CaseStream"]
 
-FAILING_KEPT: Final = 20
-"""The cases that did not pass kept for the console (it lists the first 20)."""
+FAILING_KEPT: Final = max(20, MAX_ANNOTATIONS)
+"""The cases that did not pass kept for the console (it lists the first 20) and for GitHub's
+annotations (the first `MAX_ANNOTATIONS`)."""
 
 WRITE_BYTES: Final = 1 << 20
 """Case texts are written once this many characters are waiting: few writes (each one lets
@@ -53,6 +56,9 @@ class CaseStream:
 
     def __init__(self, json_path: str | os.PathLike[str] | None, *, spool: bool) -> None:
         self.on_resumed: Callable[[CaseReport], object] | None = None  # nothing is resumed
+        self.on_recorded: Callable[[str], object] | None = None
+        """Called with the outcome of each case taken, in the thread that takes it (the
+        command's progress: it needs no report object)."""
         self.summary = SummaryBuilder()  # of the cases resumed: none
         self.selected = 0
         self.resumed = 0
@@ -81,11 +87,12 @@ class CaseStream:
                     what="a scratch file of the cases in",
                 ) from error
             self._spool = os.fdopen(fd, "w+b")
-        self.baseline: Baseline | None = None
-        """The run's baseline (set by `run_suite`): each case is written with its mark."""
+        self.tally: BaselineTally | None = None
+        """The marks against the run's baseline (set by `run_suite`): each case is counted
+        and written with its mark."""
         self._suite: Suite | None = None
         self._pending: dict[int, tuple[str, bool]] = {}  # position: (text, passed)
-        self._failing_pending: dict[int, CaseReport] = {}
+        self._failing_pending: dict[int, FinishedCase] = {}
         self._next = 0
         self._failing: list[CaseReport] = []
         self._passes = bytearray()  # in the order written: 1 for a case that passed
@@ -119,19 +126,28 @@ class CaseStream:
                 self.selected += 1
                 yield case
 
-    def record_many(self, items: Sequence[tuple[int, CaseReport]]) -> int:
-        """Take a chunk of finished cases (position in `suite()`, report): encoded once, and
-        written out in suite order as soon as every case before them has ended; the number
-        taken (all)."""
+    def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
+        """Take a chunk of finished cases (position in `suite()`, report or text): encoded
+        once, and written out in suite order as soon as every case before them has ended; the
+        number taken (all)."""
         pending, failing = self._pending, self._failing_pending
         keep_failing = len(self._failing) < FAILING_KEPT
-        marked = self.baseline
+        tally, advance = self.tally, self.on_recorded
+        outcome: str
         for position, report in items:
-            text = case_json(report)
-            if marked is not None:
-                text = with_mark(text, marked.mark(report))
-            pending[position] = (text, report.outcome == "pass")
-            if keep_failing and report.outcome != "pass":
+            if type(report) is CaseText:
+                text, outcome, name, attempt = report
+                if tally is not None:
+                    text = with_mark(text, tally.count(name, attempt, report.outcome))
+            else:
+                assert isinstance(report, CaseReport)
+                text, outcome = case_json(report), report.outcome
+                if tally is not None:
+                    text = with_mark(text, tally.add(report))
+            pending[position] = (text, outcome == "pass")
+            if advance is not None:
+                advance(outcome)
+            if keep_failing and outcome != "pass":
                 failing[position] = report
         if self._next in pending:
             self._drain()
@@ -152,6 +168,8 @@ class CaseStream:
             self._passes.append(passed)
             report = failing.pop(position, None)
             if report is not None and len(self._failing) < FAILING_KEPT:
+                if not isinstance(report, CaseReport):
+                    report = report.report()  # a text: read back (20 cases at most)
                 self._failing.append(report)
             position += 1
         self._next = position
