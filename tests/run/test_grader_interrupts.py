@@ -62,7 +62,8 @@ def on_case(case):
 
 graders = [entry(Raises()), entry(Sleep(seconds=0.1))]
 report = run_suite(one_turn_suite(graders, ["0"] * 500), jobs=2, on_case=on_case)
-print(json.dumps({"complete": report.complete, "cases": len(report.cases)}), flush=True)
+# On a line of its own: the Ctrl-C may have cut the last "case" line short.
+print("\\n" + json.dumps({"complete": report.complete, "cases": len(report.cases)}), flush=True)
 """
 
 
