@@ -83,8 +83,10 @@ def test_a_temporary_report_left_by_a_kill_is_removed_by_the_next_write_there(
 
         wait_until(process, writing, "the HTML report's temporary file")
         process.kill()
-        process.communicate()
-    (left,) = os.listdir(out)
+        said = process.communicate()
+    left_over = os.listdir(out)
+    assert len(left_over) == 1, (left_over, process.returncode, said)  # what the run said
+    (left,) = left_over
     done = gradekit("run", "quick.yaml", "--quiet", "-o", "out/q.json")
     assert done.returncode == 0, done.stderr
     assert os.listdir(out) == ["q.json"]
