@@ -107,9 +107,10 @@ class DaskExecutor:
                     host="127.0.0.1",
                     dashboard_address=None,
                     preload=["gradekit.run.dask._local_worker"],
-                    # Its workers' warnings (a cancelled task after Ctrl-C) are not the user's
-                    # business; gradekit reports what matters in the run's results.
-                    silence_logs=logging.ERROR,
+                    # Its workers' logs (a cancelled task, a heartbeat to a scheduler that is
+                    # closing after Ctrl-C) are not the user's business; gradekit reports what
+                    # matters in the run's results (a lost worker's batch is retried).
+                    silence_logs=logging.CRITICAL,
                 )
                 self._client = dist.Client(self._cluster, timeout=self.timeout)
             except Exception as error:
