@@ -248,38 +248,33 @@ class CaseStream:
         return self._spooled_failing()
 
     def _spooled_failing(self) -> Iterator[CaseReport]:
-        spool, passes = self._spooled(), self._passes
-        spool.flush()
-        spool.seek(0)
-        for written, line in enumerate(spool):
+        passes = self._passes
+        for written, line in enumerate(self._rewound()):
             if not passes[written]:
                 yield CaseReport.from_dict(json.loads(line))
 
     def cases(self) -> Iterator[CaseReport]:
         """Every finished case in suite order, read back from the spool (see `spool`)."""
         self._finish_pending()
-        spool = self._spooled()
-        spool.flush()
-        spool.seek(0)
-        for line in spool:
+        for line in self._rewound():
             data: Any = json.loads(line)
             yield CaseReport.from_dict(data)
 
     def case_texts(self) -> Iterator[str]:
         """Every finished case's JSON text in suite order (from the spool)."""
         self._finish_pending()
-        spool = self._spooled()
-        spool.flush()
-        spool.seek(0)
-        for line in spool:
+        for line in self._rewound():
             yield line.decode().rstrip("\n")
 
-    def _spooled(self) -> IO[bytes]:
+    def _rewound(self) -> IO[bytes]:
+        """The spool, flushed and back at its first case (every reading starts there)."""
         spool = self._spool
         if spool is None:
             raise RuntimeError("the cases were not spooled: CaseStream(..., spool=True)")
         if self._spool_failure is not None:
             raise self._spool_failure
+        spool.flush()
+        spool.seek(0)
         return spool
 
     def _discard_json(self) -> None:
