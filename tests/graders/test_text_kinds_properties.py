@@ -129,7 +129,7 @@ def test_random_configs_keep_the_contract_and_the_text_kinds_promises(
     # them to return exactly a GradeResult.
     assert type(result) is GradeResult
     assert is_well_formed(grader.grade) is (
-        kind in {"equality", "numeric", "contains", "not_contains"}
+        kind in {"equality", "numeric", "contains", "not_contains", "regex", "json"}
     )
 
 

@@ -27,6 +27,8 @@ __all__ = [
     "text_of",
 ]
 
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
 QUOTE_LIMIT: Final = 60
 """Texts longer than this are cut in messages (details keep the whole text)."""
 
@@ -40,6 +42,8 @@ def quote(text: str) -> str:
 
 def _shape(value: Any) -> str | None:
     """`mapping` or `list` for a structured YAML value, None for a scalar."""
+    if type(value) in _SCALARS:  # the usual values, without the ABC checks below
+        return None
     if isinstance(value, Mapping):
         return "mapping"
     if isinstance(value, (tuple, list, set, frozenset)):

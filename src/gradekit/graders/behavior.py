@@ -11,10 +11,10 @@ import attrs
 
 from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._types import GradeResult, Sample, ToolCall
+from gradekit._types import GradeResult, Sample, ToolCall, well_formed
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher
-from gradekit.graders._text import rebuilt
+from gradekit.graders._text import data_error, rebuilt
 
 __all__ = ["Behavior"]
 
@@ -155,10 +155,19 @@ class Behavior:
         """Pickled as its options: the argument matchers are closures, rebuilt from them."""
         return rebuilt(self)
 
+    @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Check the tool calls in scope against every constraint."""
         calls = sample.tool_calls if self.scope == "turn" else self._calls(sample)
         names = [call.name for call in calls]
+        for number, name in enumerate(names, 1):
+            if not isinstance(name, str):  # its results are well formed: details list names
+                return data_error(
+                    "behavior",
+                    self.name,
+                    f"tool call #{number} has a name that is not text ({type(name).__name__} "
+                    f"{name!r}); give each tool call its tool's name as text",
+                )
         checks: list[Check] = []
         for pattern in self.required_tools:
             count = self._count(pattern, names)

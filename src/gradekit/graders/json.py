@@ -14,7 +14,7 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._frozen import thaw
-from gradekit._types import GradeResult, Sample, as_text
+from gradekit._types import GradeResult, Sample, as_text, well_formed
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 
 __all__ = ["Json"]
@@ -27,9 +27,15 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_decode: Final = json.JSONDecoder(parse_constant=_reject_constant).decode
+"""`json.loads(text, parse_constant=...)` without building a decoder at each call."""
+
+
 def _parse(text: str) -> Any:
     """Strict JSON: `NaN` and `Infinity` are refused, as the JSON standard does."""
-    return json.loads(text, parse_constant=_reject_constant)
+    if text.startswith("\ufeff"):
+        return json.loads(text, parse_constant=_reject_constant)  # its own BOM error
+    return _decode(text)
 
 
 def _shown(value: Any) -> str:
@@ -139,13 +145,14 @@ class Json:
         """Pickled as its options: the schema validator is rebuilt from them."""
         return rebuilt(self)
 
+    @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Parse the output as JSON, then check the schema and the expected value if asked."""
         output = sample.output
-        if isinstance(output, (Mapping, tuple)):
+        if type(output) is not str and isinstance(output, (Mapping, tuple)):
             value = thaw(output)  # already structured (a YAML or JSONL value): nothing to parse
         else:
-            text = as_text(output)
+            text = output if type(output) is str else as_text(output)
             try:
                 value = _parse(text)
             except (ValueError, RecursionError) as error:

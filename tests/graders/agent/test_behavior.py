@@ -263,6 +263,16 @@ def test_result_details_are_json_safe() -> None:
     json.dumps(result.details)
 
 
+def test_a_tool_name_that_is_not_text_is_an_error_naming_the_call() -> None:
+    # Its details list the names, and the batch runner trusts them to be JSON.
+    sample = Sample(tool_calls=[ToolCall("search"), ToolCall(object())])  # type: ignore[arg-type]
+    result = behavior(required_tools=["search"]).grade(sample)
+    assert result.outcome == "error"
+    assert result.message.startswith("tool call #2 has a name that is not text (object <")
+    assert result.message.endswith("give each tool call its tool's name as text")
+    assert result.details is None
+
+
 def test_turn_values_that_are_not_numbers_are_ignored() -> None:
     sample = Sample(tool_calls=[ToolCall("a", turn="9"), ToolCall("b", turn=0)])  # type: ignore[arg-type]
     result = behavior(max_turns=1).grade(sample)
