@@ -26,6 +26,7 @@ by the floor's in the same round; then the spread of gradekit's times across tri
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -38,8 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from _timing import compile_sources
-
-import gradekit
 
 GRADERS = {
     "equality": "{kind: equality}",
@@ -268,7 +267,10 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         write_dataset(folder, args.cases)
-        compile_sources(Path(gradekit.__file__).parent, *([args.before] if args.before else []))
+        # Found, not imported: each child's peak RSS counts the memory it was forked with.
+        spec = importlib.util.find_spec("gradekit")
+        assert spec is not None and spec.submodule_search_locations
+        compile_sources(*spec.submodule_search_locations, *([args.before] if args.before else []))
         sides: dict[str, list[str]] = {}
         for kinds in triples:
             label = "+".join(kinds)
