@@ -1,7 +1,8 @@
 """A case's JSON text written straight from its parts (`gradekit.report.case_text`, what a
-streamed run's batches write) is, character for character, `case_json` of the `CaseReport`
-those parts make: results with details, errors, advisory ones and weights, samples with tool
-calls, transcripts and texts cut at `max_text`, metadata, tags, attempts, skipped turns."""
+streamed run's batches write where the standard library writes JSON) is, character for
+character, the standard library's text of the `CaseReport` those parts make: results with
+details, errors, advisory ones and weights, samples with tool calls, transcripts and texts cut
+at `max_text`, metadata, tags, attempts, skipped turns."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from gradekit.report.case_text import (
     sample_text,
     turn_text,
 )
-from gradekit.report.jsonl import case_json
+from gradekit.report.json_text import STDLIB_WRITER
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.samples import SampleForm
 
@@ -130,9 +131,9 @@ def cases(draw: Any) -> tuple[CaseReport, str]:
 
 @settings(max_examples=400, deadline=None)
 @given(cases())
-def test_the_text_written_from_the_parts_is_case_json_of_their_report(case):
+def test_the_text_written_from_the_parts_is_the_standard_library_s_text_of_their_report(case):
     report, text = case
-    assert text == case_json(report)
+    assert text == STDLIB_WRITER(report.to_dict())
 
 
 @given(records, st.sampled_from(["", "other"]), st.sampled_from(["", "other"]))

@@ -5,16 +5,21 @@ same whether kept, streamed as cases end (`CaseStream`) or read back from a resu
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
 
 from gradekit import Sample, ToolCall
+from gradekit.report import json_text
 from gradekit.report.json import write_json
 from gradekit.run.resume import ResultsLog
 from gradekit.run.runner import run_suite
@@ -198,12 +203,38 @@ def rich(draw: Any, spec: list[Any], suite_policy: Policy) -> Suite:
     return Suite("paths", lambda: iter(cases), policy=suite_policy)
 
 
+@contextlib.contextmanager
+def chosen_json_writer(name: str) -> Iterator[None]:
+    """JSON written by orjson or, as `GRADEKIT_JSON=stdlib` asks, by the standard library
+    (the choice is made once per process: made again here, and again after)."""
+    before = os.environ.get(json_text.CHOICE_VARIABLE)
+    os.environ[json_text.CHOICE_VARIABLE] = name
+    json_text._chosen = None
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[json_text.CHOICE_VARIABLE]
+        else:
+            os.environ[json_text.CHOICE_VARIABLE] = before
+        json_text._chosen = None
+
+
+@pytest.mark.parametrize("writer", ["orjson", "stdlib"])
 @settings(max_examples=40, deadline=None)
-@given(st.data(), specs(), POLICIES, st.sampled_from([None, 1, 7, 4096]))
-def test_streamed_and_logged_reports_of_rich_cases_equal_the_kept_one(data, spec, policy, cut):
+@given(data=st.data(), spec=specs(), policy=POLICIES, cut=st.sampled_from([None, 1, 7, 4096]))
+def test_streamed_and_logged_reports_of_rich_cases_equal_the_kept_one(
+    writer, data, spec, policy, cut
+):
     """With samples of every shape cut at `max_text` (or none: `samples=False`), metadata,
     tags and attempts, the cases a streamed run writes from its batches' texts and the lines
-    of a results log are the kept report's cases."""
+    of a results log are the kept report's cases, whichever writes the JSON."""
+    with chosen_json_writer(writer):
+        assert (json_text.json_writer() is json_text.STDLIB_WRITER) is (writer == "stdlib")
+        check_rich_reports(data, spec, policy, cut)
+
+
+def check_rich_reports(data: Any, spec: Any, policy: Policy, cut: int | None) -> None:
     suite = data.draw(rich(spec, policy))
     options: dict[str, Any] = {"samples": False} if cut is None else {"max_text": cut}
     with tempfile.TemporaryDirectory() as folder:

@@ -16,17 +16,16 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gradekit._errors import ConfigError, WriteError
+from gradekit.report.json_text import json_text
 from gradekit.report.model import CaseReport
 
 __all__ = ["CaseLog", "case_json", "read_cases"]
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode
-
 
 def case_json(case: CaseReport) -> str:
     """The JSON text of one case, on one line: a line of the log, an item of the JSON report
-    (`json.dumps(case.to_dict(), ensure_ascii=False)`, with one encoder for every case)."""
-    return _encode(case.to_dict())
+    (`json_text(case.to_dict())`: orjson's text when it is installed)."""
+    return json_text(case.to_dict())
 
 
 def _parse(line: bytes, path: Path, number: int) -> CaseReport:

@@ -23,17 +23,8 @@ from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
-from gradekit.report.case_text import (
-    CaseText,
-    FinishedCase,
-    ResultForm,
-    case_text,
-    metadata_text,
-    record_text,
-    sample_text,
-    turn_report_text,
-    turn_text,
-)
+from gradekit.report.case_text import CaseText, FinishedCase
+from gradekit.report.case_writers import CaseWriter, TextCaseWriter, case_writer
 from gradekit.report.model import ResultRecord, TurnReport, outcome_of
 from gradekit.report.samples import SampleForm
 from gradekit.report.summary import SummaryBuilder
@@ -45,6 +36,9 @@ from gradekit.run.verdict import Decision, case_decision
 from gradekit.suite.model import Case, Policy
 
 __all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
+
+
+_UNUSED_WRITER: Final = TextCaseWriter()
 
 
 class GradeKey(NamedTuple):
@@ -118,14 +112,14 @@ class _Step:
         "advisory",
         "entry",
         "final",
-        "form",
         "grade",
         "seconds",
         "weight",
         "well_formed",
+        "write",
     )
 
-    def __init__(self, entry: GraderEntry, settings: Settings) -> None:
+    def __init__(self, entry: GraderEntry, settings: Settings, writer: CaseWriter) -> None:
         self.entry: Final = entry
         self.grade: Final[Callable[[Sample], Any]] = entry.grader.grade
         self.seconds: Final = settings.timeout_of(entry)
@@ -134,8 +128,10 @@ class _Step:
         """What the grader returns is the result as it is (`finish` would not change it)."""
         self.advisory: Final = entry.advisory
         self.weight: Final = entry.weight
-        self.form: Final = ResultForm(entry.kind, entry.name, entry.advisory, entry.weight)
-        """The parts of its results' JSON texts that do not change."""
+        self.write: Final = writer.result_writer(
+            entry.kind, entry.name, entry.advisory, entry.weight
+        )
+        """Writes one of its results as a part of its case's text (see `case_writers`)."""
 
 
 def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
@@ -176,8 +172,10 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     alike: TurnsAlike | None = None
     turns: list[TurnReport] = []
     records: list[ResultRecord] = []
-    turn_texts: list[str] = []
-    record_texts: list[str] = []
+    turn_parts: list[Any] = []
+    record_parts: list[Any] = []
+    writer = case_writer() if encode else _UNUSED_WRITER  # orjson imported only to write
+    no_sample = writer.no_sample
     try:
         for position, case in items:
             started = now = clock()
@@ -185,7 +183,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             if build:
                 turns = []
             elif encode:
-                turn_texts = []
+                turn_parts = []
             ran: list[Decision] = []
             ended = False
             for index, turn in enumerate(case.turns):
@@ -193,12 +191,12 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     if build:
                         turns.append(skipped_turn(index))
                     elif encode:
-                        turn_texts.append(turn_report_text(skipped_turn(index)))
+                        turn_parts.append(writer.skipped_turn(skipped_turn(index)))
                     continue
                 graders = turn.graders
                 if graders is not entries and not _same(graders, entries):
                     entries, alike = graders, None
-                    steps = [_Step(entry, settings) for entry in entries]
+                    steps = [_Step(entry, settings, writer) for entry in entries]
                 if alike is None or policy is not last_policy:
                     alike, last_policy = alikes.of(entries, policy), policy
                 sample = turn.sample
@@ -206,7 +204,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                 if build:
                     records = []
                 elif encode:
-                    record_texts = []
+                    record_parts = []
                 for number, step in enumerate(steps):
                     known = preset.get(GradeKey(position, index, number)) if preset else None
                     if known is None:
@@ -229,7 +227,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             if build:
                                 records.append(overran)
                             elif encode:
-                                record_texts.append(record_text(overran))
+                                record_parts.append(writer.record(overran))
                         elif build:
                             duration = (later - now) * 1000.0
                             records.append(
@@ -237,27 +235,27 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             )
                         elif encode:
                             duration = (later - now) * 1000.0
-                            record_texts.append(step.form.text(result, duration))
+                            record_parts.append(step.write(result, duration))
                         now = later
                     else:
                         result = known.result
                         if build:
                             records.append(known)
                         elif encode:
-                            record_texts.append(record_text(known))
+                            record_parts.append(writer.record(known))
                     results.append(result)
                 decision = alike.decide(results, entries)
                 ran.append(decision)
                 if encode:
-                    turn_texts.append(
-                        turn_text(
+                    turn_parts.append(
+                        writer.turn(
                             index,
                             decision.passed,
                             decision.score,
                             decision.errored,
-                            record_texts,
+                            record_parts,
                             False,
-                            sample_text(sample, turn.messages, bound) if samples else "",
+                            writer.sample(sample, turn.messages, bound) if samples else no_sample,
                         )
                     )
                 elif build:
@@ -277,15 +275,15 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             if keep:
                 duration = (clock() - started) * 1000.0
             if encode:
-                text = case_text(
+                text = writer.case(
                     case.name,
                     passed,
                     score,
-                    turn_texts,
+                    turn_parts,
                     errored,
                     None,
                     duration,
-                    metadata_text(case.metadata, bound) if samples else None,
+                    writer.metadata(case.metadata, bound) if samples else None,
                     case.tags,
                     case.attempt,
                 )

@@ -1,0 +1,150 @@
+"""A case's JSON form built straight from its parts (`gradekit.report.case_forms`, what a
+streamed run's batches build where orjson writes JSON) is the `to_dict()` of the `CaseReport`
+those parts make, and its text, character for character, that report's `case_json`: results
+with details, errors, advisory ones and weights, samples with tool calls, transcripts and texts
+cut at `max_text`, metadata, tags, attempts, skipped turns."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradekit import GradeResult, Sample, ToolCall
+from gradekit.report.case_forms import (
+    ResultDataForm,
+    case_data,
+    metadata_data,
+    record_data,
+    sample_data,
+    turn_data,
+)
+from gradekit.report.json_text import json_text
+from gradekit.report.jsonl import case_json
+from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.samples import SampleForm
+
+texts = st.text(max_size=12)
+long_texts = st.text(min_size=0, max_size=60)
+scores = st.floats(0.0, 1.0)
+durations = st.floats(0.0, 1e6)
+# Details are strict JSON (no NaN or infinity: `finish` refuses them); integers of any size.
+json_leaves = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+) | texts
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+details = st.none() | st.dictionaries(texts, json_values, max_size=3)
+results = st.builds(
+    GradeResult, texts, texts, st.booleans(), scores, long_texts, details
+) | st.builds(GradeResult.of_error, texts, texts, texts.map(lambda t: f"ValueError: {t}"))
+records = st.builds(
+    ResultRecord, results, st.booleans(), st.sampled_from([0.0, 0.5, 1.0, 2, 3.25]), durations
+)
+# Sample values: texts (cut), numbers, NaN and infinities (shown as their repr), containers.
+values = (
+    st.none()
+    | long_texts
+    | st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.lists(json_values, max_size=3)
+    | st.dictionaries(texts, json_values, max_size=3)
+)
+tool_calls = st.builds(
+    ToolCall,
+    texts,
+    st.dictionaries(texts, json_values, max_size=2),
+    json_values,
+    st.none() | texts,
+    st.none() | st.integers(0, 5),
+)
+samples = st.builds(
+    Sample,
+    input=values,
+    output=values,
+    expected=values,
+    tool_calls=st.lists(tool_calls, max_size=2),
+)
+messages = st.none() | st.lists(
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": long_texts}),
+    max_size=2,
+).map(tuple)
+max_texts = st.sampled_from([1, 5, 16, 4096])
+
+
+@st.composite
+def turns(draw: Any, index: int, max_text: int | None) -> tuple[TurnReport, dict[str, Any]]:
+    """A turn report and its JSON form made from the same parts."""
+    skipped = draw(st.booleans()) and index > 0
+    chosen = () if skipped else tuple(draw(st.lists(records, max_size=3)))
+    passed, score, errored = draw(st.booleans()), draw(scores), draw(st.booleans())
+    sample = None if skipped or max_text is None else (draw(samples), draw(messages))
+    form = None if sample is None else SampleForm(sample[0], sample[1], max_text)
+    report = TurnReport(index, passed, score, chosen, errored, skipped, form)
+    shown = None if sample is None else sample_data(sample[0], sample[1], max_text)  # type: ignore[arg-type]
+    shown_results = [record_data(record) for record in chosen]
+    data = turn_data(index, passed, score, errored, shown_results, skipped, shown)
+    return report, data
+
+
+@st.composite
+def cases(draw: Any) -> tuple[CaseReport, dict[str, Any]]:
+    """A case report and its JSON form made from the same parts."""
+    max_text = draw(st.none() | max_texts)
+    made = [draw(turns(index, max_text)) for index in range(draw(st.integers(0, 3)))]
+    name, passed, score = draw(texts), draw(st.booleans()), draw(scores)
+    errored = draw(st.booleans())
+    error, duration = draw(st.none() | texts), draw(durations)
+    tags = tuple(draw(st.lists(texts, max_size=3)))
+    attempt = draw(st.none() | st.integers(0, 9))
+    metadata = None if max_text is None else draw(st.dictionaries(texts, values, max_size=3))
+    form = None if metadata is None else SampleForm(metadata, None, max_text)
+    report = CaseReport(
+        name,
+        passed,
+        score,
+        tuple(turn for turn, _ in made),
+        errored,
+        error,
+        duration,
+        form,
+        tags,
+        attempt,
+    )
+    shown = None if metadata is None else metadata_data(metadata, max_text)  # type: ignore[arg-type]
+    data = case_data(
+        name,
+        passed,
+        score,
+        [data for _, data in made],
+        errored,
+        error,
+        duration,
+        shown,
+        tags,
+        attempt,
+    )
+    return report, data
+
+
+@settings(max_examples=400, deadline=None)
+@given(cases())
+def test_the_form_built_from_the_parts_is_the_to_dict_of_their_report(case):
+    report, data = case
+    assert data == report.to_dict()
+    assert json_text(data) == case_json(report)
+    assert json.loads(json_text(data)) == json.loads(json.dumps(report.to_dict()))
+
+
+@given(records)
+def test_an_entry_s_result_form_builds_any_result_of_it(record):
+    """A result whose kind or name is not the entry's (a grader naming its own) keeps its
+    own."""
+    form = ResultDataForm(record.advisory, record.weight)
+    assert form.data(record.result, record.duration_ms) == record.to_dict()
