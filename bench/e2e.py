@@ -11,7 +11,9 @@ three kinds. Then times child processes, alternating sides in every round:
   shape (each result's fields, each turn's sample, each case's metadata, the summary with its
   per-grader counts), one case at a time, cases first and the summary after.
 
-With `--before SRC`, a third side runs an older gradekit (its source folder) the same way.
+With `--before SRC`, a third side runs an older gradekit (its source folder) the same way;
+with `--stdlib`, another runs this gradekit with `GRADEKIT_JSON=stdlib` (the standard
+library writes the JSON, as where orjson, the `fast` extra, is not installed).
 Both gradekits' modules are compiled to bytecode first, as an installed package has them
 (`_timing.compile_sources`: an unset cache would cost each child 0.1 s of compiling).
 Each child's peak RSS comes from `os.wait4` (its own rusage). Prints, per triple, the median
@@ -226,7 +228,7 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
         ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
         cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
         medians[label] = statistics.median(ours)
-        for side in ("floor", "gradekit", "before"):
+        for side in ("floor", "gradekit", "stdlib", "before"):
             times = wall.get(f"{side} {label}")
             if not times:
                 continue
@@ -237,6 +239,10 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
                 f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
             )
         print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
+        plain = cpu.get(f"stdlib {label}")
+        if plain:
+            plain_ratio = statistics.median(o / f for o, f in zip(plain, floor_cpu, strict=True))
+            print(f"         {label:30} stdlib / floor: {plain_ratio:.2f}x cpu")
         old = wall.get(f"before {label}")
         if old:
             gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
@@ -252,6 +258,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--kinds", action="append", help="a triple, comma-separated (repeatable)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--stdlib",
+        action="store_true",
+        help="also time gradekit with GRADEKIT_JSON=stdlib (the standard library writes the "
+        "JSON, as where orjson is not installed)",
+    )
     parser.add_argument(
         "--before",
         type=Path,
@@ -277,10 +289,15 @@ def main() -> None:
             suite = write_suite(folder, kinds)
             sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
             sides[f"gradekit {label}"] = [command, "run", suite.name, "-o", "report.json", "-q"]
+            if args.stdlib:
+                sides[f"stdlib {label}"] = sides[f"gradekit {label}"]
             if args.before:
                 module = [sys.executable, "-m", "gradekit"]
                 sides[f"before {label}"] = [*module, "run", suite.name, "-o", "report.json", "-q"]
-        before_env = dict(os.environ, PYTHONPATH=str(args.before)) if args.before else None
+        envs = {
+            "before": dict(os.environ, PYTHONPATH=str(args.before)) if args.before else None,
+            "stdlib": dict(os.environ, GRADEKIT_JSON="stdlib"),
+        }
         wall: dict[str, list[float]] = {label: [] for label in sides}
         peak: dict[str, list[float]] = {label: [] for label in sides}
         cpu: dict[str, list[float]] = {label: [] for label in sides}
@@ -289,7 +306,7 @@ def main() -> None:
             if round_ % 2:  # alternate: every other round runs the sides the other way round
                 order.reverse()
             for label, argv in order:
-                env = before_env if label.startswith("before") else None
+                env = envs.get(label.split()[0])
                 seconds, used, mb = timed(argv, folder, env)
                 wall[label].append(seconds)
                 cpu[label].append(used)

@@ -72,10 +72,10 @@ SECTIONS: dict[str, Section] = {
     ),
     "e2e": Section(
         "e2e.py",
-        "`gradekit run` on 100,000 cases, several kind triples, against the plain floor "
-        "(branch e2e)",
-        (),
-        ("--cases", "10000", "--rounds", "1"),
+        "`gradekit run` on 100,000 cases, several kind triples, against the plain floor, "
+        "with orjson and with the standard library writing the JSON (branch e2e)",
+        ("--stdlib",),
+        ("--cases", "10000", "--rounds", "1", "--stdlib"),
     ),
     "e2e_million": Section(
         "e2e.py",
