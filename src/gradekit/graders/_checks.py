@@ -43,17 +43,24 @@ def checks_result(
 ) -> GradeResult:
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
-    listed = checks if isinstance(checks, list) else list(checks)  # only read here
-    failed = [check for check in listed if not check.passed]
-    passed_count = len(listed) - len(failed)
-    score = passed_count / len(listed) if listed else 1.0
+    listed = checks if type(checks) is list else list(checks)  # only read here
+    forms = []
+    failed = []
+    for check in listed:
+        form = check.__dict__
+        forms.append(form.copy())  # Check.to_dict(), inlined: once per check per grade
+        if not form["passed"]:
+            failed.append(check)
+    total = len(listed)
+    passed_count = total - len(failed)
+    score = passed_count / total if total else 1.0
     passed = score >= threshold if threshold is not None else not failed
     if message is None:
-        message = f"{passed_count}/{len(listed)} checks passed"
+        message = f"{passed_count}/{total} checks passed"
         if failed:
             message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
     # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
-    entries: dict[str, Any] = {"checks": [check.to_dict() for check in listed]}
+    entries: dict[str, Any] = {"checks": forms}
     if details:
         entries.update(details)
     return checked_result(kind, name, passed, score, message, entries)
