@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gradekit._frozen import FrozenDict
 from gradekit._types import Sample, ToolCall
 
 __all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value", "tool_call_json"]
@@ -49,14 +50,23 @@ def json_value(value: Any, max_text: int) -> Any:
         return value
     if kind is float:
         return value if math.isfinite(value) else repr(value)
+    # The usual containers by their type first: the ABC check costs more than the rest.
+    if kind is FrozenDict or kind is dict:
+        return _json_object(value, max_text)
+    if kind is tuple or kind is list:
+        return [json_value(item, max_text) for item in value]
     if isinstance(value, Mapping):
-        return {
-            key if type(key) is str else repr(key): json_value(item, max_text)
-            for key, item in value.items()
-        }
+        return _json_object(value, max_text)
     if isinstance(value, (tuple, list)):
         return [json_value(item, max_text) for item in value]
     return cut_text(repr(value), max_text)
+
+
+def _json_object(value: Mapping[Any, Any], max_text: int) -> dict[str, Any]:
+    return {
+        key if type(key) is str else repr(key): json_value(item, max_text)
+        for key, item in value.items()
+    }
 
 
 def tool_call_json(call: ToolCall, max_text: int) -> dict[str, Any]:
@@ -108,10 +118,16 @@ class SampleForm:
         if not isinstance(source, Sample):
             return json_value(source, bound)  # type: ignore[no-any-return]
         data: dict[str, Any] = {}
-        for key in _SAMPLE_KEYS:
-            value = getattr(source, key)
-            if value is not None:
-                data[key] = json_value(value, bound)
+        # The keys of _SAMPLE_KEYS, one by one: this runs once per turn written.
+        value = source.input
+        if value is not None:
+            data["input"] = json_value(value, bound)
+        value = source.output
+        if value is not None:
+            data["output"] = json_value(value, bound)
+        value = source.expected
+        if value is not None:
+            data["expected"] = json_value(value, bound)
         if source.tool_calls:
             data["tool_calls"] = [tool_call_json(call, bound) for call in source.tool_calls]
         if self._messages is not None:
