@@ -98,7 +98,8 @@ def _object(value: Mapping[Any, Any]) -> str:
     for key, item in value.items():
         if type(key) is not str:
             return _encode(thaw(value))
-        parts.append(f"{_string(key)}: {_value(item)}")
+        # A text, the usual item, written here: a call of `_value` costs as much again.
+        parts.append(f"{_string(key)}: {_string(item) if type(item) is str else _value(item)}")
     return f"{{{', '.join(parts)}}}"
 
 
@@ -121,6 +122,7 @@ class ResultForm:
         kind, name, passed, message = result.kind, result.name, result.passed, result.message
         details, error = result.details, result.error
         same = kind == self._kind and name == self._name
+        finite = type(duration_ms) is float and math.isfinite(duration_ms)
         # The usual values written in place, the rest by `_value`: a score is a finite float
         # (`GradeResult` converts it), whose text is its repr.
         return (
@@ -130,7 +132,7 @@ class ResultForm:
             f"{_string(message) if type(message) is str else _value(message)}"
             f', "details": {"null" if details is None else _value(details)}, "error": '
             f"{'null' if error is None else _value(error)}{self._tail}"
-            f"{_value(duration_ms)}}}"
+            f"{float.__repr__(duration_ms) if finite else _value(duration_ms)}}}"
         )
 
 
