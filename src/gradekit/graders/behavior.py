@@ -123,6 +123,10 @@ class Behavior:
     _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)
     _labels: dict[str, str] = attrs.field(init=False, repr=False, eq=False)
+    _required: tuple[tuple[str, str, NameMatch], ...] = attrs.field(
+        init=False, repr=False, eq=False
+    )
+    _only_required: bool = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if not any(getattr(self, option) not in (None, (), EMPTY) for option in _CONSTRAINTS):
@@ -136,6 +140,11 @@ class Behavior:
         object.__setattr__(self, "_globs", {pattern: _compiled(pattern) for pattern in patterns})
         labels = {pattern: f"required tool {pattern}" for pattern in self.required_tools}
         object.__setattr__(self, "_labels", labels)
+        required = tuple((p, labels[p], self._globs[p]) for p in self.required_tools)
+        object.__setattr__(self, "_required", required)
+        others = [option for option in _CONSTRAINTS if option != "required_tools"]
+        only = all(getattr(self, option) in (None, (), EMPTY) for option in others)
+        object.__setattr__(self, "_only_required", only)
 
     def _matches(self, pattern: str, name: str) -> bool:
         """Exact name or glob (`mcp__github__*`), case-sensitive."""
@@ -169,13 +178,23 @@ class Behavior:
                     f"{name!r}); give each tool call its tool's name as text",
                 )
         checks: list[Check] = []
-        for pattern in self.required_tools:
-            count = self._count(pattern, names)
+        for pattern, label, match in self._required:
+            count = names.count(pattern) if match is None else self._count(pattern, names)
             if count:
                 message = "called 1 time" if count == 1 else f"called {count} times"
-                checks.append(Check(self._labels[pattern], True, message))
+                checks.append(Check(label, True, message))
             else:
-                checks.append(Check(self._labels[pattern], False, "never called"))
+                checks.append(Check(label, False, "never called"))
+        if not self._only_required:
+            self._other_checks(sample, calls, names, checks)
+        return checks_result(
+            self.kind, self.name, checks, threshold=self.threshold, details={"tool_calls": names}
+        )
+
+    def _other_checks(
+        self, sample: Sample, calls: Sequence[ToolCall], names: list[str], checks: list[Check]
+    ) -> None:
+        """Every constraint but `required_tools`, each adding its checks to `checks`."""
         for pattern in self.forbidden_tools:
             hits = sorted({name for name in names if self._matches(pattern, name)})
             message = "called: " + ", ".join(hits) if hits else "not called"
@@ -203,9 +222,6 @@ class Behavior:
             checks.append(self._order_check(names))
         if self._expected:
             checks.extend(self._expected_check(expected, calls) for expected in self._expected)
-        return checks_result(
-            self.kind, self.name, checks, threshold=self.threshold, details={"tool_calls": names}
-        )
 
     def _calls(self, sample: Sample) -> list[ToolCall]:
         """The calls of `scope: case`: earlier turns' and this one's."""
