@@ -42,10 +42,14 @@ class _Search:
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
     _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
     _listed: str = attrs.field(init=False, repr=False, eq=False)
+    _pairs: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
+    """Each value with the text searched for it (casefolded when case does not matter)."""
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_searched", _folded(self.values, self.case_insensitive))
+        searched = _folded(self.values, self.case_insensitive)
+        object.__setattr__(self, "_searched", searched)
         object.__setattr__(self, "_listed", _listed(self.values))
+        object.__setattr__(self, "_pairs", tuple(zip(self.values, searched, strict=True)))
 
 
 @attrs.frozen
@@ -77,19 +81,15 @@ class Contains(_Search):
         text = output.casefold() if self.case_insensitive else output
         values = self.values
         if self.mode == "any":
-            for value, searched in zip(values, self._searched, strict=True):
+            for value, searched in self._pairs:
                 if searched in text:
                     message = f"found {quote(value)}"
                     return result("contains", self.name, True, 1.0, message, {"found": [value]})
             message = f"found none of {self._listed} in {quote(output)}"
             return result("contains", self.name, False, 0.0, message, {"found": []})
-        missing = [
-            value
-            for value, searched in zip(values, self._searched, strict=True)
-            if searched not in text
-        ]
+        missing = [value for value, searched in self._pairs if searched not in text]
         if not missing:
-            message = f"found all of {self._listed}"
+            message = "found all of " + self._listed
             return result("contains", self.name, True, 1.0, message, {"missing": []})
         found = len(values) - len(missing)
         message = (
@@ -121,13 +121,9 @@ class NotContains(_Search):
             if output is None:
                 return output_not_text("not_contains", self.name, sample.output)
         text = output.casefold() if self.case_insensitive else output
-        found = [
-            value
-            for value, searched in zip(self.values, self._searched, strict=True)
-            if searched in text
-        ]
+        found = [value for value, searched in self._pairs if searched in text]
         if not found:
-            message = f"found none of {self._listed}"
+            message = "found none of " + self._listed
             return result("not_contains", self.name, True, 1.0, message, {"found": []})
         message = f"found forbidden {_listed(tuple(found))} in {quote(output)}"
         return result("not_contains", self.name, False, 0.0, message, {"found": found})
