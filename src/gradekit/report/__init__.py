@@ -9,12 +9,30 @@ May import: the core modules only (the model is plain data; writers read it).
 
 from __future__ import annotations
 
-from gradekit.report.html import write_html
-from gradekit.report.json import write_json
-from gradekit.report.jsonl import CaseLog, read_cases
-from gradekit.report.junit import write_junit
-from gradekit.report.markdown import render_markdown, write_markdown
-from gradekit.report.records import to_frame, to_records
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers
+    from gradekit.report.html import write_html
+    from gradekit.report.json import write_json
+    from gradekit.report.jsonl import CaseLog, read_cases
+    from gradekit.report.junit import write_junit
+    from gradekit.report.markdown import render_markdown, write_markdown
+    from gradekit.report.records import to_frame, to_records
+
+# Each writer is imported when it is first asked for: a run writing one JSON report does not
+# load the HTML viewer's, the Markdown and the JUnit writers' modules.
+_LAZY = {
+    "CaseLog": "jsonl",
+    "read_cases": "jsonl",
+    "render_markdown": "markdown",
+    "to_frame": "records",
+    "to_records": "records",
+    "write_html": "html",
+    "write_json": "json",
+    "write_junit": "junit",
+    "write_markdown": "markdown",
+}
 
 __all__ = [
     "CaseLog",
@@ -27,3 +45,16 @@ __all__ = [
     "write_junit",
     "write_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gradekit.report' has no attribute {name!r}")
+    value = getattr(import_module(f"gradekit.report.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

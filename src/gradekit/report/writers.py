@@ -6,24 +6,29 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
+from importlib import import_module
 from typing import Any, Final, Protocol
 
 from gradekit._errors import WriteError
-from gradekit.report.html import write_html
-from gradekit.report.json import write_json
-from gradekit.report.junit import write_junit
-from gradekit.report.markdown import write_markdown
 from gradekit.report.model import CaseReport, SuiteReport
 
-__all__ = ["FORMATS", "CaseSource", "Watch", "write_reports"]
+__all__ = ["FORMATS", "CaseSource", "Watch", "write_reports", "writer_of"]
 
-FORMATS: Final[dict[str, Callable[..., None]]] = {
-    "json": write_json,
-    "junit": write_junit,
-    "markdown": write_markdown,
-    "html": write_html,
+FORMATS: Final[dict[str, tuple[str, str]]] = {
+    "json": ("gradekit.report.json", "write_json"),
+    "junit": ("gradekit.report.junit", "write_junit"),
+    "markdown": ("gradekit.report.markdown", "write_markdown"),
+    "html": ("gradekit.report.html", "write_html"),
 }
-"""Each format's writer: `writer(report, path, cases=None)`."""
+"""Each format's writer, `writer(report, path, cases=None)`: its module and name (imported
+only when a run writes that format)."""
+
+
+def writer_of(form: str) -> Callable[..., None]:
+    """The writer of the format `form` (a key of FORMATS)."""
+    module, name = FORMATS[form]
+    writer: Callable[..., None] = getattr(import_module(module), name)
+    return writer
 
 
 class CaseSource(Protocol):
@@ -69,11 +74,11 @@ def write_reports(
             cases = source.case_texts() if form == "json" else source.cases()
         try:
             if watch is None:
-                FORMATS[form](report, path, cases)
+                writer_of(form)(report, path, cases)
                 continue
             items = report.cases if cases is None else cases
             with watch(os.fspath(path), report.summary.cases) as tick:
-                FORMATS[form](report, path, _counted(items, tick))
+                writer_of(form)(report, path, _counted(items, tick))
         except WriteError as error:
             failures.append(error)
     return failures
