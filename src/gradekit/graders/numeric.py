@@ -62,6 +62,7 @@ def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Patt
 _LENIENT_WHOLE, _LENIENT_INSIDE = _patterns(True, True)
 _PLAIN_CHARACTERS: Final = "0123456789.-"
 _ZERO: Final = Decimal(0)
+_read_plain: Final = _CONTEXT.create_decimal  # exact for a text of at most `prec` digits
 _subtract: Final = _CONTEXT.subtract
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _NOT_FINITE: Final = re.compile(r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?", re.IGNORECASE)
@@ -146,6 +147,8 @@ class Numeric:
     _shown_absolute: str = attrs.field(init=False, repr=False, eq=False)
     _whole_text: bool = attrs.field(init=False, repr=False, eq=False)
     _plain_path: bool = attrs.field(init=False, repr=False, eq=False)
+    _allowed_end: str = attrs.field(init=False, repr=False, eq=False)
+    _no_difference: str = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         whole, inside = _patterns(self.accept_thousands_separators, self.accept_percent)
@@ -158,72 +161,90 @@ class Numeric:
         object.__setattr__(self, "_shown_absolute", _show(self._absolute))
         object.__setattr__(self, "_whole_text", self.extract == "whole")
         object.__setattr__(self, "_plain_path", self._whole_text and not self._relative)
+        # The ends of the plain path's messages, the same for every grade.
+        object.__setattr__(self, "_allowed_end", f"; allowed {self._shown_absolute})")
+        object.__setattr__(self, "_no_difference", f" (off by 0{self._allowed_end}")
 
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""
         output = sample.output
         if type(output) is str and self._plain_path and len(output) <= QUOTE_LIMIT:
-            # The usual case: two short plain numbers (`_plain`), the expected one maybe a YAML
-            # number (an int, not a bool, is plain; a float is unless it has an exponent). Read
-            # without the number grammar, exactly (a short text has fewer digits than
-            # _CONTEXT's precision), and quoted as `'text'`, which is what quote() gives them.
-            # The result is the one `_graded` gives, as a property test holds it.
+            # The usual case: two short plain numbers (`_signed_plain`), the expected one maybe
+            # a YAML number (an int, not a bool, is plain; a float is unless it has an
+            # exponent). Read without the number grammar, exactly (a short text has fewer
+            # digits than _CONTEXT's precision), and quoted as `'text'`, which is what quote()
+            # gives them. The result is the one `_graded` gives, as a property test holds it.
             expected = sample.expected
             kind = type(expected)
-            if kind is str or kind is float:
-                expected_text = expected if kind is str else str(expected)  # as_text's
-                plain = len(expected_text) <= QUOTE_LIMIT and (
-                    (expected_text.replace(".", "", 1).isdecimal() and expected_text.isascii())
+            if kind is str:
+                expected_text = expected
+            elif kind is int or kind is float:
+                expected_text = str(expected)  # as_text's
+            else:
+                return self._graded(sample)
+            if output == expected_text:  # the usual passing case: nothing to compute
+                if (
+                    kind is int
+                    or (output.replace(".", "", 1).isdecimal() and output.isascii())
+                    or _signed_plain(output)
+                ):
+                    return result(
+                        "numeric",
+                        self.name,
+                        True,
+                        1.0,
+                        f"got '{output}', expected '{output}'{self._no_difference}",
+                        {
+                            "output": output,
+                            "expected": output,
+                            "difference": "0",
+                            "allowed": self._shown_absolute,
+                        },
+                    )
+            elif (
+                len(expected_text) <= QUOTE_LIMIT
+                and (
+                    kind is int
+                    or (expected_text.replace(".", "", 1).isdecimal() and expected_text.isascii())
                     or _signed_plain(expected_text)
                 )
-            elif kind is int:
-                expected_text = str(expected)  # as_text's
-                plain = len(expected_text) <= QUOTE_LIMIT
-            else:
-                plain = False
-            if plain:
-                if output == expected_text:  # the usual passing case: nothing to compute
+                and (
+                    (output.replace(".", "", 1).isdecimal() and output.isascii())
+                    or _signed_plain(output)
+                )
+            ):
+                actual = _read_plain(output)
+                number = _read_plain(expected_text)
+                if actual > number:
+                    difference = _subtract(actual, number)
+                elif actual < number:
+                    difference = _subtract(number, actual)
+                else:
+                    difference = _ZERO
+                if difference is _ZERO:
                     shown_difference = "0"
                     passed = True
-                elif (output.replace(".", "", 1).isdecimal() and output.isascii()) or (
-                    _signed_plain(output)
-                ):
-                    actual = Decimal(output)  # a plain text never consults a context
-                    number = Decimal(expected) if kind is int else Decimal(expected_text)
-                    if actual > number:
-                        difference = _subtract(actual, number)
-                    elif actual < number:
-                        difference = _subtract(number, actual)
-                    else:
-                        difference = _ZERO
-                    if difference is _ZERO:
-                        shown_difference = "0"
-                        passed = True
-                    else:
-                        shown_difference = str(difference)  # not zero: _show only for an exponent
-                        if "E" in shown_difference:
-                            shown_difference = _show(difference)
-                        passed = difference <= self._absolute
                 else:
-                    plain = False
-            if plain:
-                shown_allowed = self._shown_absolute
+                    shown_difference = str(difference)  # not zero: _show only for an exponent
+                    if "E" in shown_difference:
+                        shown_difference = _show(difference)
+                    passed = difference <= self._absolute
                 details = {
                     "output": output,
                     "expected": expected_text,
                     "difference": shown_difference,
-                    "allowed": shown_allowed,
+                    "allowed": self._shown_absolute,
                 }
                 if passed:
                     message = (
                         f"got '{output}', expected '{expected_text}' "
-                        f"(off by {shown_difference}; allowed {shown_allowed})"
+                        f"(off by {shown_difference}{self._allowed_end}"
                     )
                     return result("numeric", self.name, True, 1.0, message, details)
                 message = (
                     f"expected '{expected_text}', got '{output}' "
-                    f"(off by {shown_difference}; allowed {shown_allowed})"
+                    f"(off by {shown_difference}{self._allowed_end}"
                 )
                 return result("numeric", self.name, False, 0.0, message, details)
         return self._graded(sample)
