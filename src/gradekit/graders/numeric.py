@@ -92,12 +92,8 @@ def _value(match: re.Match[str]) -> Decimal:
 
 
 def _signed_plain(text: str) -> bool:
-    """True for a negative plain number: `-` then an unsigned one (`-12`, `-0.5`, `-.5`).
-
-    A plain number is ASCII digits with at most one `.` among them (`12`, `0.5`, `.5`, `5.`),
-    optionally signed: Decimal reads it as written, exactly, and never fails on it. The plain
-    path tests the unsigned form inline (`isascii`, as `isdecimal` takes other scripts' digits).
-    """
+    """True for `-` then a plain number: ASCII digits with at most one `.` among them (`12`,
+    `.5`, `5.`), which Decimal reads exactly, as written. `grade` tests unsigned ones inline."""
     return text[:1] == "-" and text[1:].replace(".", "", 1).isdecimal() and text.isascii()
 
 
@@ -170,11 +166,10 @@ class Numeric:
         """Read one number from the output and one from the expected value, and compare them."""
         output = sample.output
         if type(output) is str and self._plain_path and len(output) <= QUOTE_LIMIT:
-            # The usual case: two short plain numbers (`_signed_plain`), the expected one maybe
-            # a YAML number (an int, not a bool, is plain; a float is unless it has an
-            # exponent). Read without the number grammar, exactly (a short text has fewer
-            # digits than _CONTEXT's precision), and quoted as `'text'`, which is what quote()
-            # gives them. The result is the one `_graded` gives, as a property test holds it.
+            # The usual case, two short plain numbers (`_signed_plain`), the expected one maybe
+            # a YAML int (always plain; not a bool) or float (plain without an exponent): read
+            # exactly (fewer digits than _CONTEXT's precision) without the number grammar and
+            # quoted as quote() does. Its results are `_graded`'s, as a property test holds.
             expected = sample.expected
             kind = type(expected)
             if kind is str:
@@ -189,19 +184,14 @@ class Numeric:
                     or (output.replace(".", "", 1).isdecimal() and output.isascii())
                     or _signed_plain(output)
                 ):
-                    return result(
-                        "numeric",
-                        self.name,
-                        True,
-                        1.0,
-                        f"got '{output}', expected '{output}'{self._no_difference}",
-                        {
-                            "output": output,
-                            "expected": output,
-                            "difference": "0",
-                            "allowed": self._shown_absolute,
-                        },
-                    )
+                    details = {
+                        "output": output,
+                        "expected": output,
+                        "difference": "0",
+                        "allowed": self._shown_absolute,
+                    }
+                    message = f"got '{output}', expected '{output}'{self._no_difference}"
+                    return result("numeric", self.name, True, 1.0, message, details)
             elif (
                 len(expected_text) <= QUOTE_LIMIT
                 and (
@@ -250,8 +240,7 @@ class Numeric:
         return self._graded(sample)
 
     def _graded(self, sample: Sample) -> GradeResult:
-        """`grade` for every sample: any texts, YAML values, options (the plain path's results
-        are this path's, as a property test holds them)."""
+        """`grade` for any sample: any texts, YAML values and options."""
         output = sample.output
         expected_text = sample.expected
         expected = None
