@@ -62,6 +62,8 @@ def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Patt
 _LENIENT_WHOLE, _LENIENT_INSIDE = _patterns(True, True)
 _PLAIN_CHARACTERS: Final = "0123456789.-"
 _ZERO: Final = Decimal(0)
+_read_plain: Final = _CONTEXT.create_decimal  # exact for a text of at most `prec` digits
+_subtract: Final = _CONTEXT.subtract
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _NOT_FINITE: Final = re.compile(r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?", re.IGNORECASE)
 
@@ -87,6 +89,12 @@ def _value(match: re.Match[str]) -> Decimal:
     if value is None or (value and abs(value.adjusted()) > _EXPONENT_LIMIT):
         raise _Unreadable(f"{quote(match[0])} is too large or too small to compare")
     return value
+
+
+def _signed_plain(text: str) -> bool:
+    """True for `-` then a plain number: ASCII digits with at most one `.` among them (`12`,
+    `.5`, `5.`), which Decimal reads exactly, as written. `grade` tests unsigned ones inline."""
+    return text[:1] == "-" and text[1:].replace(".", "", 1).isdecimal() and text.isascii()
 
 
 def _show(value: Decimal) -> str:
@@ -134,6 +142,9 @@ class Numeric:
     _relative: Decimal = attrs.field(init=False, repr=False, eq=False)
     _shown_absolute: str = attrs.field(init=False, repr=False, eq=False)
     _whole_text: bool = attrs.field(init=False, repr=False, eq=False)
+    _plain_path: bool = attrs.field(init=False, repr=False, eq=False)
+    _allowed_end: str = attrs.field(init=False, repr=False, eq=False)
+    _no_difference: str = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         whole, inside = _patterns(self.accept_thousands_separators, self.accept_percent)
@@ -145,10 +156,91 @@ class Numeric:
         object.__setattr__(self, "_relative", Decimal(repr(self.relative_tolerance)))
         object.__setattr__(self, "_shown_absolute", _show(self._absolute))
         object.__setattr__(self, "_whole_text", self.extract == "whole")
+        object.__setattr__(self, "_plain_path", self._whole_text and not self._relative)
+        # The ends of the plain path's messages, the same for every grade.
+        object.__setattr__(self, "_allowed_end", f"; allowed {self._shown_absolute})")
+        object.__setattr__(self, "_no_difference", f" (off by 0{self._allowed_end}")
 
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""
+        output = sample.output
+        if type(output) is str and self._plain_path and len(output) <= QUOTE_LIMIT:
+            # The usual case, two short plain numbers (`_signed_plain`), the expected one maybe
+            # a YAML int (always plain; not a bool) or float (plain without an exponent): read
+            # exactly (fewer digits than _CONTEXT's precision) without the number grammar and
+            # quoted as quote() does. Its results are `_graded`'s, as a property test holds.
+            expected = sample.expected
+            kind = type(expected)
+            if kind is str:
+                expected_text = expected
+            elif kind is int or kind is float:
+                expected_text = str(expected)  # as_text's
+            else:
+                return self._graded(sample)
+            if output == expected_text:  # the usual passing case: nothing to compute
+                if (
+                    kind is int
+                    or (output.replace(".", "", 1).isdecimal() and output.isascii())
+                    or _signed_plain(output)
+                ):
+                    details = {
+                        "output": output,
+                        "expected": output,
+                        "difference": "0",
+                        "allowed": self._shown_absolute,
+                    }
+                    message = f"got '{output}', expected '{output}'{self._no_difference}"
+                    return result("numeric", self.name, True, 1.0, message, details)
+            elif (
+                len(expected_text) <= QUOTE_LIMIT
+                and (
+                    kind is int
+                    or (expected_text.replace(".", "", 1).isdecimal() and expected_text.isascii())
+                    or _signed_plain(expected_text)
+                )
+                and (
+                    (output.replace(".", "", 1).isdecimal() and output.isascii())
+                    or _signed_plain(output)
+                )
+            ):
+                actual = _read_plain(output)
+                number = _read_plain(expected_text)
+                if actual > number:
+                    difference = _subtract(actual, number)
+                elif actual < number:
+                    difference = _subtract(number, actual)
+                else:
+                    difference = _ZERO
+                if difference is _ZERO:
+                    shown_difference = "0"
+                    passed = True
+                else:
+                    shown_difference = str(difference)  # not zero: _show only for an exponent
+                    if "E" in shown_difference:
+                        shown_difference = _show(difference)
+                    passed = difference <= self._absolute
+                details = {
+                    "output": output,
+                    "expected": expected_text,
+                    "difference": shown_difference,
+                    "allowed": self._shown_absolute,
+                }
+                if passed:
+                    message = (
+                        f"got '{output}', expected '{expected_text}' "
+                        f"(off by {shown_difference}{self._allowed_end}"
+                    )
+                    return result("numeric", self.name, True, 1.0, message, details)
+                message = (
+                    f"expected '{expected_text}', got '{output}' "
+                    f"(off by {shown_difference}{self._allowed_end}"
+                )
+                return result("numeric", self.name, False, 0.0, message, details)
+        return self._graded(sample)
+
+    def _graded(self, sample: Sample) -> GradeResult:
+        """`grade` for any sample: any texts, YAML values and options."""
         output = sample.output
         expected_text = sample.expected
         expected = None
