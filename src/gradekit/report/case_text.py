@@ -86,7 +86,10 @@ def _value(value: Any) -> str:
     if kind is dict or kind is FrozenDict:
         return _object(value)
     if kind is list or kind is tuple:
-        return f"[{', '.join([_value(item) for item in value])}]" if value else "[]"
+        if not value:
+            return "[]"
+        items = [_string(item) if type(item) is str else _value(item) for item in value]
+        return f"[{', '.join(items)}]"
     return _encode(thaw(value))
 
 
@@ -98,8 +101,15 @@ def _object(value: Mapping[Any, Any]) -> str:
     for key, item in value.items():
         if type(key) is not str:
             return _encode(thaw(value))
-        # A text, the usual item, written here: a call of `_value` costs as much again.
-        parts.append(f"{_string(key)}: {_string(item) if type(item) is str else _value(item)}")
+        # Texts and booleans, the usual items, written here: a call of `_value` costs as
+        # much again.
+        kind = type(item)
+        if kind is str:
+            parts.append(f"{_string(key)}: {_string(item)}")
+        elif kind is bool:
+            parts.append(f"{_string(key)}: {'true' if item else 'false'}")
+        else:
+            parts.append(f"{_string(key)}: {_value(item)}")
     return f"{{{', '.join(parts)}}}"
 
 
