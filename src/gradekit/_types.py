@@ -275,7 +275,14 @@ def as_text(value: Any) -> str:
         return "true" if value else "false"
     if value is None:
         return ""
-    return str(value)
+    try:
+        return str(value)
+    except ValueError:  # an integer past the digits `str` writes (sys.get_int_max_str_digits)
+        if isinstance(value, int):
+            from decimal import Decimal
+
+            return str(Decimal(value))  # its every digit, which Decimal writes at any length
+        raise
 
 
 @runtime_checkable

@@ -55,3 +55,29 @@ def test_graders_survive_pickling_for_process_isolation(kind: str, options: dict
     sample = Sample(output="[1, 2]", expected="[1, 2.0]")
     assert copy == grader
     assert copy.grade(sample) == grader.grade(sample)
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"),
+    [
+        ("equality", {}),
+        ("numeric", {}),
+        ("contains", {"values": ["1"]}),
+        ("regex", {"pattern": "^1"}),
+        ("json", {}),
+    ],
+)
+def test_an_integer_past_str_s_digit_limit_is_graded_not_raised(
+    kind: str, config: dict[str, Any]
+) -> None:
+    # str() refuses integers of more than 4300 digits (Python 3.11): the kinds compare such
+    # a value as its digits, as they compare any other integer, instead of raising.
+    big = 10**5000
+    digits = "1" + "0" * 5000
+    grader = gradekit.create(kind, config=config)
+    for sample in (Sample(output=big, expected=big), Sample(output=digits, expected=big)):
+        result = grader.grade(sample)
+        assert result.error is None or kind == "json", result.message
+    if kind in ("equality", "numeric"):
+        assert grader.grade(Sample(output=digits, expected=big)).passed
+        assert not grader.grade(Sample(output=digits + "1", expected=big)).passed
