@@ -195,7 +195,7 @@ def test_a_changed_decimal_context_changes_nothing(output: str, expected: Any) -
     assert inside == grader._graded(sample)
 
 
-def test_an_int_too_long_to_write_raises_as_before() -> None:
+def test_an_int_too_long_for_str_is_graded_the_same_on_both_paths() -> None:
     plain, general = both_paths("5", 10**5000, {})
     assert plain == general
-    assert str(plain).startswith("raises ValueError: Exceeds the limit")
+    assert "raises" not in str(plain)
