@@ -70,3 +70,31 @@ def test_import_gradekit_does_not_import_orjson() -> None:
     script = "import sys, gradekit; print('orjson' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert shown.stdout == "False\n"
+
+
+class _Name(str):
+    pass
+
+
+class _Amount(float):
+    pass
+
+
+def test_subclasses_of_json_types_are_written_as_their_values() -> None:
+    # What `finish` lets through in details (subclasses of dict, list, tuple, str, int and
+    # float) is written as the standard library writes it, by orjson or by the fallback.
+    import collections
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 2
+
+    point = collections.namedtuple("point", "x y")
+    value = collections.OrderedDict(
+        level=Level.HIGH,
+        name=_Name("x"),
+        amount=_Amount(1.5),
+        point=point(1, 2),
+        counts=collections.defaultdict(int, k=2),
+    )
+    assert json.loads(json_text(value)) == json.loads(json.dumps(value))
