@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from gradekit._types import GradeResult, Sample
 from gradekit.report.model import ResultRecord, TurnReport
-from gradekit.report.samples import SampleForm
+from gradekit.report.samples import json_value, sample_json
 
 __all__ = [
     "ResultDataForm",
@@ -60,12 +60,12 @@ def record_data(record: ResultRecord) -> dict[str, Any]:
 
 def sample_data(sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> dict[str, Any]:
     """The keys `SampleForm(sample, messages, max_text)` adds to its turn's JSON form."""
-    return SampleForm(sample, messages, max_text).to_dict()
+    return sample_json(sample, messages, max_text)
 
 
 def metadata_data(metadata: Mapping[str, Any], max_text: int) -> Any:
     """`SampleForm(metadata, None, max_text).to_dict()`."""
-    return SampleForm(metadata, None, max_text).to_dict() if metadata else {}
+    return json_value(metadata, max_text) if metadata else {}
 
 
 def turn_data(  # noqa: PLR0917 - positional like TurnReport: called once per turn

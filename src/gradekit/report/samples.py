@@ -18,7 +18,7 @@ from typing import Any, Final
 from gradekit._frozen import FrozenDict
 from gradekit._types import Sample, ToolCall
 
-__all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value", "tool_call_json"]
+__all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value", "sample_json", "tool_call_json"]
 
 MAX_TEXT: Final = 4096
 """The default bound of each text, in bytes of UTF-8."""
@@ -69,6 +69,27 @@ def _json_object(value: Mapping[Any, Any], max_text: int) -> dict[str, Any]:
     }
 
 
+def sample_json(sample: Sample, messages: Any, max_text: int) -> dict[str, Any]:
+    """The JSON form of a turn's sample (with its transcript `messages`, if any): the keys
+    that hold something, texts cut at `max_text`."""
+    data: dict[str, Any] = {}
+    # The keys of _SAMPLE_KEYS, one by one: this runs once per turn written.
+    value = sample.input
+    if value is not None:
+        data["input"] = json_value(value, max_text)
+    value = sample.output
+    if value is not None:
+        data["output"] = json_value(value, max_text)
+    value = sample.expected
+    if value is not None:
+        data["expected"] = json_value(value, max_text)
+    if sample.tool_calls:
+        data["tool_calls"] = [tool_call_json(call, max_text) for call in sample.tool_calls]
+    if messages is not None:
+        data["messages"] = json_value(messages, max_text)
+    return data
+
+
 def tool_call_json(call: ToolCall, max_text: int) -> dict[str, Any]:
     """A tool call's JSON form in a turn's sample (texts cut at `max_text`)."""
     return {
@@ -117,22 +138,7 @@ class SampleForm:
             return dict(source)  # type: ignore[arg-type]  # a JSON mapping read back
         if not isinstance(source, Sample):
             return json_value(source, bound)  # type: ignore[no-any-return]
-        data: dict[str, Any] = {}
-        # The keys of _SAMPLE_KEYS, one by one: this runs once per turn written.
-        value = source.input
-        if value is not None:
-            data["input"] = json_value(value, bound)
-        value = source.output
-        if value is not None:
-            data["output"] = json_value(value, bound)
-        value = source.expected
-        if value is not None:
-            data["expected"] = json_value(value, bound)
-        if source.tool_calls:
-            data["tool_calls"] = [tool_call_json(call, bound) for call in source.tool_calls]
-        if self._messages is not None:
-            data["messages"] = json_value(self._messages, bound)
-        return data
+        return sample_json(source, self._messages, bound)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SampleForm):
