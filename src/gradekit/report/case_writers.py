@@ -12,8 +12,8 @@ forms for the other; a batch only passes them from one call to the next.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol
 
 from gradekit._types import GradeResult, Sample
 from gradekit.report import case_forms, case_text
@@ -39,32 +39,10 @@ class TextCaseWriter:
 
     record = staticmethod(case_text.record_text)
     skipped_turn = staticmethod(case_text.turn_report_text)
-
-    @staticmethod
-    def sample(sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> Any:
-        """The part a turn's sample adds."""
-        return case_text.sample_text(sample, messages, max_text)
-
+    sample = staticmethod(case_text.sample_text)
     turn = staticmethod(case_text.turn_text)
     metadata = staticmethod(case_text.metadata_text)
-
-    @staticmethod
-    def case(  # noqa: PLR0917 - positional like CaseReport: called once per case
-        name: str,
-        passed: bool,
-        score: float,
-        turns: Sequence[Any],
-        errored: bool,
-        error: str | None,
-        duration_ms: float,
-        metadata: Any,
-        tags: tuple[str, ...] = (),
-        attempt: int | None = None,
-    ) -> str:
-        """The case's text."""
-        return case_text.case_text(
-            name, passed, score, turns, errored, error, duration_ms, metadata, tags, attempt
-        )
+    case = staticmethod(case_text.case_text)
 
 
 class FormCaseWriter:
@@ -80,23 +58,40 @@ class FormCaseWriter:
         """The writer of an entry's results' forms."""
         return case_forms.ResultDataForm(advisory, weight).data
 
-    @staticmethod
-    def record(record: ResultRecord) -> Any:
+    record = staticmethod(case_forms.record_data)
+    skipped_turn = staticmethod(case_forms.turn_report_data)
+    sample = staticmethod(case_forms.sample_data)
+    turn = staticmethod(case_forms.turn_data)
+    metadata = staticmethod(case_forms.metadata_data)
+
+    def case(self, *parts: Any, **named: Any) -> str:
+        """The case's text: its form (`case_data`, the parts in `CaseReport`'s order)
+        written at once."""
+        return self._write(case_forms.case_data(*parts, **named))
+
+
+class CaseWriter(Protocol):
+    """What both writers do. Parts are texts or JSON forms, by writer: a batch only passes
+    each from one call to the next."""
+
+    @property
+    def no_sample(self) -> Any:
+        """The part of a turn without a sample."""
+
+    def result_writer(self, kind: str, name: str, advisory: bool, weight: float) -> ResultWriter:
+        """The writer of an entry's results."""
+
+    def record(self, record: ResultRecord) -> Any:
         """A result record's part."""
-        return case_forms.record_data(record)
 
-    @staticmethod
-    def skipped_turn(turn: TurnReport) -> Any:
+    def skipped_turn(self, turn: TurnReport) -> Any:
         """A skipped turn's part."""
-        return case_forms.turn_report_data(turn)
 
-    @staticmethod
-    def sample(sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> Any:
+    def sample(self, sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> Any:
         """The part a turn's sample adds."""
-        return case_forms.sample_data(sample, messages, max_text)
 
-    @staticmethod
-    def turn(  # noqa: PLR0917 - positional like TurnReport: called once per turn
+    def turn(  # noqa: PLR0917 - positional like TurnReport
+        self,
         index: int,
         passed: bool,
         score: float,
@@ -106,19 +101,16 @@ class FormCaseWriter:
         sample: Any,
     ) -> Any:
         """A turn's part, from its results' parts and its sample's."""
-        return case_forms.turn_data(index, passed, score, errored, results, skipped, sample)
 
-    @staticmethod
-    def metadata(metadata: Mapping[str, Any], max_text: int) -> Any:
+    def metadata(self, metadata: Mapping[str, Any], max_text: int) -> Any:
         """The case's metadata's part."""
-        return case_forms.metadata_data(metadata, max_text)
 
-    def case(  # noqa: PLR0917 - positional like CaseReport: called once per case
+    def case(  # noqa: PLR0917 - positional like CaseReport
         self,
         name: str,
         passed: bool,
         score: float,
-        turns: Sequence[Any],
+        turns: Any,
         errored: bool,
         error: str | None,
         duration_ms: float,
@@ -127,14 +119,6 @@ class FormCaseWriter:
         attempt: int | None = None,
     ) -> str:
         """The case's text."""
-        form = case_forms.case_data(
-            name, passed, score, turns, errored, error, duration_ms, metadata, tags, attempt
-        )
-        return self._write(form)
-
-
-CaseWriter = TextCaseWriter | FormCaseWriter
-"""Either writer."""
 
 
 def case_writer() -> CaseWriter:
