@@ -40,6 +40,9 @@ class CaseSource(Protocol):
     def case_texts(self) -> Iterator[str]:
         """Every case's JSON text, as the JSON report holds it."""
 
+    def failing(self) -> Iterator[CaseReport]:
+        """Every case that did not pass, parsed (the passing ones are not read)."""
+
 
 Watch = Callable[[str, int], contextlib.AbstractContextManager[Callable[[], None]]]
 """`watch(path, total)`: the context in which the report at `path` (of `total` cases) is
@@ -67,17 +70,23 @@ def write_reports(
     sees each report written (its start, each case, its end).
     """
     failures = []
+    summary = report.summary
     for form, path in targets:
         cases: Any = None
+        total = summary.cases
         if source is not None:
-            # The log's lines are the JSON report's items already: copied, not re-encoded.
-            cases = source.case_texts() if form == "json" else source.cases()
+            if form == "json":  # the log's lines are the report's items: copied as they are
+                cases = source.case_texts()
+            elif form == "markdown":  # it lists only the cases that did not pass
+                cases, total = source.failing(), summary.failed + summary.errored
+            else:
+                cases = source.cases()
         try:
             if watch is None:
                 writer_of(form)(report, path, cases)
                 continue
             items = report.cases if cases is None else cases
-            with watch(os.fspath(path), report.summary.cases) as tick:
+            with watch(os.fspath(path), total) as tick:
                 writer_of(form)(report, path, _counted(items, tick))
         except WriteError as error:
             failures.append(error)
