@@ -1,9 +1,11 @@
-"""A case's JSON form (plain dicts, equal to its report's `to_dict()`) built straight from
-what graded it, for a writer that is fast at whole values (orjson, see `json_text`).
+"""The JSON forms of a case, its turns and its results (plain dicts): the one definition of
+their shapes. The report model's `to_dict` builds them from its objects; a streamed run's
+batches build them straight from what graded a case, with no report object, for a writer
+that is fast at whole values (orjson, see `json_text`).
 
-The counterpart of `case_text`, which writes the same case's text part by part for the
-standard library's format (faster than building the form and encoding it there). A property
-test holds `case_data(...)` equal to `CaseReport(...).to_dict()`.
+`case_text` writes the same case's text part by part for the standard library's format
+(faster there than building the form and encoding it); a property test holds its texts
+equal to the standard library's text of these forms.
 """
 
 from __future__ import annotations
@@ -11,19 +13,33 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from gradekit._types import GradeResult, Sample
-from gradekit.report.model import ResultRecord, TurnReport
-from gradekit.report.samples import json_value, sample_json
+from gradekit._types import GradeResult
 
-__all__ = [
-    "ResultDataForm",
-    "case_data",
-    "metadata_data",
-    "record_data",
-    "sample_data",
-    "turn_data",
-    "turn_report_data",
-]
+__all__ = ["ResultDataForm", "case_data", "result_data", "turn_data"]
+
+
+def result_data(
+    result: GradeResult,
+    advisory: bool,
+    weight: float,
+    duration_ms: float,
+    details: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The JSON form of a result (the `results` items of DESIGN.md), with `details` as given
+    (the report model thaws them; a batch writes them as the grader made them: the same JSON
+    text)."""
+    return {
+        "kind": result.kind,
+        "name": result.name,
+        "passed": result.passed,
+        "score": result.score,
+        "message": result.message,
+        "details": details,
+        "error": result.error,
+        "advisory": advisory,
+        "weight": weight,
+        "duration_ms": duration_ms,
+    }
 
 
 class ResultDataForm:
@@ -38,34 +54,7 @@ class ResultDataForm:
 
     def data(self, result: GradeResult, duration_ms: float) -> dict[str, Any]:
         """`ResultRecord(result, advisory, weight, duration_ms).to_dict()`."""
-        # Details as the grader made them (`to_dict` thaws them): the same JSON text.
-        return {
-            "kind": result.kind,
-            "name": result.name,
-            "passed": result.passed,
-            "score": result.score,
-            "message": result.message,
-            "details": result.details,
-            "error": result.error,
-            "advisory": self._advisory,
-            "weight": self._weight,
-            "duration_ms": duration_ms,
-        }
-
-
-def record_data(record: ResultRecord) -> dict[str, Any]:
-    """`record.to_dict()`."""
-    return record.to_dict()
-
-
-def sample_data(sample: Sample, messages: tuple[Any, ...] | None, max_text: int) -> dict[str, Any]:
-    """The keys `SampleForm(sample, messages, max_text)` adds to its turn's JSON form."""
-    return sample_json(sample, messages, max_text)
-
-
-def metadata_data(metadata: Mapping[str, Any], max_text: int) -> Any:
-    """`SampleForm(metadata, None, max_text).to_dict()`."""
-    return json_value(metadata, max_text) if metadata else {}
+        return result_data(result, self._advisory, self._weight, duration_ms, result.details)
 
 
 def turn_data(  # noqa: PLR0917 - positional like TurnReport: called once per turn
@@ -77,8 +66,8 @@ def turn_data(  # noqa: PLR0917 - positional like TurnReport: called once per tu
     skipped: bool,
     sample: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """A `TurnReport`'s `to_dict()`, from its results' forms and its sample's (`sample_data`,
-    or None without a sample)."""
+    """A turn's JSON form, from its results' forms and its sample's (`sample_json`, or None
+    without a sample)."""
     data: dict[str, Any] = {
         "index": index,
         "passed": passed,
@@ -105,8 +94,8 @@ def case_data(  # noqa: PLR0917 - positional like CaseReport: called once per ca
     tags: tuple[str, ...] = (),
     attempt: int | None = None,
 ) -> dict[str, Any]:
-    """A `CaseReport`'s `to_dict()`, from its turns' forms and its metadata's
-    (`metadata_data`, or None without one)."""
+    """A case's JSON form, from its turns' forms and its metadata's (`json_value` of it, or
+    None when the run records no samples)."""
     data: dict[str, Any] = {"name": name}
     if attempt is not None:
         data["attempt"] = attempt
@@ -122,8 +111,3 @@ def case_data(  # noqa: PLR0917 - positional like CaseReport: called once per ca
     if tags:
         data["tags"] = list(tags)
     return data
-
-
-def turn_report_data(turn: TurnReport) -> dict[str, Any]:
-    """`turn.to_dict()` (a turn the batch has a report of: a skipped one)."""
-    return turn.to_dict()

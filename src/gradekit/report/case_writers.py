@@ -19,6 +19,7 @@ from gradekit._types import GradeResult, Sample
 from gradekit.report import case_forms, case_text
 from gradekit.report.json_text import STDLIB_WRITER, json_writer
 from gradekit.report.model import ResultRecord, TurnReport
+from gradekit.report.samples import json_value, sample_json
 
 __all__ = ["CaseWriter", "FormCaseWriter", "TextCaseWriter", "case_writer"]
 
@@ -58,11 +59,11 @@ class FormCaseWriter:
         """The writer of an entry's results' forms."""
         return case_forms.ResultDataForm(advisory, weight).data
 
-    record = staticmethod(case_forms.record_data)
-    skipped_turn = staticmethod(case_forms.turn_report_data)
-    sample = staticmethod(case_forms.sample_data)
+    record = staticmethod(ResultRecord.to_dict)
+    skipped_turn = staticmethod(TurnReport.to_dict)
+    sample = staticmethod(sample_json)
     turn = staticmethod(case_forms.turn_data)
-    metadata = staticmethod(case_forms.metadata_data)
+    metadata = staticmethod(json_value)
 
     def case(self, *parts: Any, **named: Any) -> str:
         """The case's text: its form (`case_data`, the parts in `CaseReport`'s order)

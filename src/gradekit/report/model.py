@@ -13,6 +13,7 @@ import attrs
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
 from gradekit.report._counts import GraderCounts
+from gradekit.report.case_forms import case_data, result_data, turn_data
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
 from gradekit.report.summary import GraderSummary, Outcome, Summary, outcome_of
@@ -45,19 +46,14 @@ class ResultRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports (the `results` items of DESIGN.md)."""
-        r = self.result
-        return {
-            "kind": r.kind,
-            "name": r.name,
-            "passed": r.passed,
-            "score": r.score,
-            "message": r.message,
-            "details": thaw(r.details) if r.details is not None else None,
-            "error": r.error,
-            "advisory": self.advisory,
-            "weight": self.weight,
-            "duration_ms": self.duration_ms,
-        }
+        details = self.result.details
+        return result_data(
+            self.result,
+            self.advisory,
+            self.weight,
+            self.duration_ms,
+            None if details is None else thaw(details),
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ResultRecord:
@@ -96,18 +92,15 @@ class TurnReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports."""
-        data: dict[str, Any] = {
-            "index": self.index,
-            "passed": self.passed,
-            "score": self.score,
-            "errored": self.errored,
-            "results": [record.to_dict() for record in self.results],
-        }
-        if self.skipped:
-            data["skipped"] = True
-        if self.sample is not None:
-            data.update(self.sample.to_dict())
-        return data
+        return turn_data(
+            self.index,
+            self.passed,
+            self.score,
+            self.errored,
+            [record.to_dict() for record in self.results],
+            self.skipped,
+            None if self.sample is None else self.sample.to_dict(),
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TurnReport:
@@ -147,22 +140,18 @@ class CaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports and in the `--resume` stream."""
-        data: dict[str, Any] = {
-            "name": self.name,
-            **({} if self.attempt is None else {"attempt": self.attempt}),
-            "passed": self.passed,
-            "score": self.score,
-            "errored": self.errored,
-            "duration_ms": self.duration_ms,
-            "turns": [turn.to_dict() for turn in self.turns],
-        }
-        if self.error is not None:
-            data["error"] = self.error
-        if self.metadata is not None:
-            data["metadata"] = self.metadata.to_dict()
-        if self.tags:
-            data["tags"] = list(self.tags)
-        return data
+        return case_data(
+            self.name,
+            self.passed,
+            self.score,
+            [turn.to_dict() for turn in self.turns],
+            self.errored,
+            self.error,
+            self.duration_ms,
+            None if self.metadata is None else self.metadata.to_dict(),
+            self.tags,
+            self.attempt,
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseReport:
