@@ -38,12 +38,8 @@ def quick_case(builder: CaseBuilder, raw: dict[str, Any], name: str, location: s
     calls = _calls(get("tool_calls"))
     if calls is None:
         return None
-    metadata: Any = get("metadata")
-    if metadata is None or metadata == {}:
-        metadata = EMPTY
-    elif type(metadata) is dict and all(type(value) in SCALARS for value in metadata.values()):
-        metadata = FrozenDict(metadata)
-    else:
+    metadata = _flat(get("metadata"))
+    if metadata is None:
         return None
     sample = loaded_sample(name, 0, given, output, expected, calls, None, (), None, metadata)
     return Case(
@@ -75,11 +71,17 @@ def _calls(value: Any) -> tuple[ToolCall, ...] | None:
             and (turn is None or type(turn) is int)
         ):
             return None
-        if arguments is None or arguments == {}:
-            arguments = EMPTY
-        elif type(arguments) is dict and all(type(v) in SCALARS for v in arguments.values()):
-            arguments = FrozenDict(arguments)
-        else:
+        flat = _flat(arguments)
+        if flat is None:
             return None
-        calls.append(ToolCall(name, arguments, result, error, turn))
+        calls.append(ToolCall(name, flat, result, error, turn))
     return tuple(calls)
+
+
+def _flat(value: Any) -> FrozenDict[str, Any] | None:
+    """A missing or flat mapping of scalars, frozen (EMPTY for none); None for anything else."""
+    if value is None or value == {}:
+        return EMPTY
+    if type(value) is dict and all(type(item) in SCALARS for item in value.values()):
+        return FrozenDict(value)
+    return None
