@@ -14,20 +14,19 @@ from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["FORMATS", "CaseSource", "Watch", "write_reports", "writer_of"]
 
-FORMATS: Final[dict[str, tuple[str, str]]] = {
-    "json": ("gradekit.report.json", "write_json"),
-    "junit": ("gradekit.report.junit", "write_junit"),
-    "markdown": ("gradekit.report.markdown", "write_markdown"),
-    "html": ("gradekit.report.html", "write_html"),
+FORMATS: Final[dict[str, str]] = {
+    "json": "write_json",
+    "junit": "write_junit",
+    "markdown": "write_markdown",
+    "html": "write_html",
 }
-"""Each format's writer, `writer(report, path, cases=None)`: its module and name (imported
-only when a run writes that format)."""
+"""Each format's writer, `writer(report, path, cases=None)`, by its name in `gradekit.report`
+(which imports a writer's module only when the writer is first asked for)."""
 
 
 def writer_of(form: str) -> Callable[..., None]:
     """The writer of the format `form` (a key of FORMATS)."""
-    module, name = FORMATS[form]
-    writer: Callable[..., None] = getattr(import_module(module), name)
+    writer: Callable[..., None] = getattr(import_module("gradekit.report"), FORMATS[form])
     return writer
 
 
