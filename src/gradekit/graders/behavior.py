@@ -122,10 +122,8 @@ class Behavior:
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)
-    _labels: dict[str, str] = attrs.field(init=False, repr=False, eq=False)
-    _required: tuple[tuple[str, str, NameMatch], ...] = attrs.field(
-        init=False, repr=False, eq=False
-    )
+    _required: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
+    """Each required tool's pattern with the label of its check."""
     _only_required: bool = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -138,9 +136,7 @@ class Behavior:
         patterns = {*self.required_tools, *self.forbidden_tools, *self.min_calls}
         patterns.update(self.max_calls, self.order)
         object.__setattr__(self, "_globs", {pattern: _compiled(pattern) for pattern in patterns})
-        labels = {pattern: f"required tool {pattern}" for pattern in self.required_tools}
-        object.__setattr__(self, "_labels", labels)
-        required = tuple((p, labels[p], self._globs[p]) for p in self.required_tools)
+        required = tuple((p, f"required tool {p}") for p in self.required_tools)
         object.__setattr__(self, "_required", required)
         others = [option for option in _CONSTRAINTS if option != "required_tools"]
         only = all(getattr(self, option) in (None, (), EMPTY) for option in others)
@@ -178,8 +174,8 @@ class Behavior:
                     f"{name!r}); give each tool call its tool's name as text",
                 )
         checks: list[Check] = []
-        for pattern, label, match in self._required:
-            count = names.count(pattern) if match is None else self._count(pattern, names)
+        for pattern, label in self._required:
+            count = self._count(pattern, names)
             if count:
                 message = "called 1 time" if count == 1 else f"called {count} times"
                 checks.append(Check(label, True, message))
