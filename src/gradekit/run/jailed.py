@@ -35,7 +35,7 @@ from gradekit.run.settings import Settings
 from gradekit.sandbox import bwrap as _bwrap
 from gradekit.sandbox import mode as _sandbox_mode
 
-__all__ = ["grade_in_jail"]
+__all__ = ["grade_in_jail", "start_in_jail"]
 
 _REAP_SECONDS: Final = 5.0
 _SIGNALLED: Final = 128  # bubblewrap exits with 128 + N when its command dies of signal N
@@ -47,35 +47,13 @@ def grade_in_jail(
     """Grade `sample` with `entry` in a Python child inside bubblewrap; kill it after
     `seconds`. Blocks the calling (worker) thread until the child answers, dies or is killed."""
     paths = _paths(settings)
-    ours, theirs = socket.socketpair()
-    fd = theirs.fileno()
-    argv = [
-        *_bwrap.jail(
-            _sandbox_mode.bwrap_executable(),
-            readonly=_visible(paths, sample),
-            network=True,
-            cwd=_working_folder(paths),
-        ),
-        sys.executable,
-        "-c",
-        f"from gradekit.run.jailed_child import main; main({fd})",
-    ]
-    env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
     try:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            pass_fds=(fd,),
-            start_new_session=True,
-            env=env,
+        connection, process = start_in_jail(
+            "gradekit.run.jailed_child", _visible(paths, sample), _working_folder(paths)
         )
     except OSError as error:
-        ours.close()
-        theirs.close()
         text = f"{error_text(error)} (starting bubblewrap for grader '{entry.name}')"
         return GradeResult.of_error(entry.kind, entry.name, text)
-    theirs.close()
-    connection = Connection(ours.detach())
     try:
         try:
             connection.send((_payload(entry), sample, settings.memory_limit_mb, paths))
@@ -90,6 +68,34 @@ def grade_in_jail(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def start_in_jail(
+    module: str, readonly: Iterable[str], cwd: str | None
+) -> tuple[Connection, subprocess.Popen[bytes]]:
+    """A fresh Python inside bubblewrap running `module.main(FD)`, FD the child's end of a
+    socket pair, and a Connection on the parent's end. The sandbox sees `readonly` (and the
+    system) read-only and starts in `cwd`; the child keeps gradekit's environment, with an
+    empty private TMPDIR. Raises what starting bubblewrap raises, leaving no socket open."""
+    ours, theirs = socket.socketpair()
+    fd = theirs.fileno()
+    argv = [
+        *_bwrap.jail(_sandbox_mode.bwrap_executable(), readonly=readonly, network=True, cwd=cwd),
+        sys.executable,
+        "-c",
+        f"from {module} import main; main({fd})",
+    ]
+    env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
+    try:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, pass_fds=(fd,), start_new_session=True, env=env
+        )
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return Connection(ours.detach()), process
 
 
 def _exit(process: subprocess.Popen[bytes]) -> int | None:

@@ -9,11 +9,7 @@ killed when that thread leaves the pool.
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -98,30 +94,9 @@ def _forked(memory_limit_mb: int | None, paths: list[str]) -> Started:
 def _jailed(
     memory_limit_mb: int | None, paths: list[str], visible: Sequence[str], cwd: str | None
 ) -> Started:
-    from multiprocessing.connection import Connection
+    from gradekit.run.jailed import start_in_jail
 
-    from gradekit.sandbox import bwrap as _bwrap
-    from gradekit.sandbox import mode as _sandbox_mode
-
-    ours, theirs = socket.socketpair()
-    fd = theirs.fileno()
-    argv = [
-        *_bwrap.jail(_sandbox_mode.bwrap_executable(), readonly=visible, network=True, cwd=cwd),
-        sys.executable,
-        "-c",
-        f"from gradekit.run.worker_child import main; main({fd})",
-    ]
-    env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
-    try:
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, pass_fds=(fd,), start_new_session=True, env=env
-        )
-    except BaseException:
-        ours.close()
-        raise
-    finally:
-        theirs.close()
-    connection = Connection(ours.detach())
+    connection, process = start_in_jail("gradekit.run.worker_child", visible, cwd)
     with contextlib.suppress(OSError):  # it died at once: the grade will see it
         connection.send((memory_limit_mb, paths))
     return connection, process, None
