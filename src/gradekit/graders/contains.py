@@ -40,14 +40,12 @@ class _Search:
 
     values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
-    _searched: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
     _listed: str = attrs.field(init=False, repr=False, eq=False)
     _pairs: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
     """Each value with the text searched for it (casefolded when case does not matter)."""
 
     def __attrs_post_init__(self) -> None:
         searched = _folded(self.values, self.case_insensitive)
-        object.__setattr__(self, "_searched", searched)
         object.__setattr__(self, "_listed", _listed(self.values))
         object.__setattr__(self, "_pairs", tuple(zip(self.values, searched, strict=True)))
 
