@@ -57,7 +57,10 @@ def test_in_a_resumed_log_the_last_copy_of_a_case_counts(tmp_path: Path) -> None
 
     seen, _ = read_seen(log)
 
-    assert list(seen.items()) == [(("twice", None), ("pass", {})), (("once", None), ("pass", {}))]
+    assert [(key, found.outcome) for key, found in seen.items()] == [
+        (("twice", None), "pass"),
+        (("once", None), "pass"),
+    ]
 
 
 def test_scores_are_those_of_results_that_did_not_error(tmp_path: Path) -> None:
@@ -74,8 +77,26 @@ def test_scores_are_those_of_results_that_did_not_error(tmp_path: Path) -> None:
 
     seen, environment = read_seen(path)
 
-    assert seen == {("c", None): ("fail", {(0, "a"): 0.5})}
+    assert list(seen) == [("c", None)]
+    assert seen["c", None].outcome == "fail"
+    assert seen["c", None].scores() == {(0, "a"): 0.5}
     assert environment is None
+
+
+def test_a_grader_named_twice_on_a_turn_counts_as_its_last_score(tmp_path: Path) -> None:
+    results = [
+        {"name": "same", "score": 0.25, "error": None},
+        {"name": "other", "score": 1.0, "error": None},
+        {"name": "same", "score": 0.75, "error": None},
+    ]
+    case = {"name": "c", "passed": True, "turns": [{"index": 0, "results": results}]}
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({"cases": [case, dict(case, name="d")]}), encoding="utf-8")
+
+    seen, _ = read_seen(path)
+
+    assert seen["c", None].scores() == {(0, "same"): 0.75, (0, "other"): 1.0}
+    assert seen["c", None].layout == seen["d", None].layout
 
 
 def test_a_case_without_its_turns_names_the_file(tmp_path: Path) -> None:

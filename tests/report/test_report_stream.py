@@ -57,6 +57,7 @@ def _read(path: Path, chunk: int) -> tuple[list[Any], dict[str, Any]]:
 )
 def test_cases_and_head_are_those_of_the_whole_file(
     tmp_path_factory: pytest.TempPathFactory,
+    *,
     cases: list[Any],
     head: dict[str, Any],
     cases_at: int,

@@ -214,6 +214,18 @@ def _pass_rate(cases: Mapping[_Key, Seen]) -> float | None:
     return sum(1 for case in cases.values() if case.outcome == "pass") / len(cases)
 
 
+def _paired(old: Seen, new: Seen) -> Iterable[tuple[tuple[int, str], float, float]]:
+    """Each (turn, grader) scored in both, with its score before and now, in `new`'s order."""
+    if old.layout is new.layout:  # graded alike: the usual case, no lookup
+        return zip(new.layout, old.values, new.values, strict=True)
+    before = old.scores()
+    return [
+        (key, before[key], score)
+        for key, score in zip(new.layout, new.values, strict=True)
+        if key in before
+    ]
+
+
 def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
     """Compare two runs of a suite; score changes of at most `tolerance` are ignored."""
     (before, base_environment), (after, new_environment) = read_seen(base), read_seen(new)
@@ -230,20 +242,19 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
                 new_errors.append(CaseChange(name, None, now, attempt))
             continue
         was = old.outcome
-        change = CaseChange(name, was, now, attempt)
         if was == now:
             unchanged += 1
-        mark = mark_of(was, now)
-        if mark == "regressed":
-            regressed.append(change)
-        if now == "error" and was != "error":
-            new_errors.append(change)
-        if mark == "fixed":
-            fixed.append(change)
-        old_scores = old.scores
-        for (turn, grader), score in case.scores.items():
-            previous = old_scores.get((turn, grader))
-            if previous is not None and abs(score - previous) > tolerance:
+        else:
+            change = CaseChange(name, was, now, attempt)
+            mark = mark_of(was, now)
+            if mark == "regressed":
+                regressed.append(change)
+            if now == "error":
+                new_errors.append(change)
+            if mark == "fixed":
+                fixed.append(change)
+        for (turn, grader), previous, score in _paired(old, case):
+            if abs(score - previous) > tolerance:
                 scores.append(ScoreChange(name, turn, grader, previous, score, attempt))
     for key, case in before.items():
         if key not in after:
