@@ -83,6 +83,12 @@ SECTIONS: dict[str, Section] = {
         ("--cases", "1000000", "--rounds", "1"),
         ("--cases", "50000", "--rounds", "1"),
     ),
+    "baseline": Section(
+        "baseline_compare.py",
+        "`run --baseline`, `compare` and `--rerun-failed` against a 100,000-case report",
+        (),
+        ("--cases", "10000", "--rounds", "1"),
+    ),
     "sample": Section(
         "sample.py",
         "building one `Sample`: the loader's way and a user's (branch e2e)",

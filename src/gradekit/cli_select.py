@@ -75,15 +75,14 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
 def _failed_in(path: str) -> Selection:
     """The cases that failed or errored in the report or results log at `path`."""
     from gradekit._errors import ConfigError
-    from gradekit.report.reading import read_run
+    from gradekit.report.reading import read_outcomes
     from gradekit.run.selection import Selection
 
+    # By name and attempt index: only the attempts of a case that failed are graded again.
     try:
-        cases = read_run(path)
+        names = frozenset(key for key, outcome in read_outcomes(path) if outcome != "pass")
     except ConfigError as error:
         raise ConfigError(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
-    # By name and attempt index: only the attempts of a case that failed are graded again.
-    names = frozenset((case.name, case.attempt) for case in cases if case.outcome != "pass")
     count = len(names)
     said = f"--rerun-failed {path!r} ({count} case{'s' if count != 1 else ''} failed or errored)"
     hint = (

@@ -17,8 +17,8 @@ import attrs
 
 from gradekit._errors import ConfigError
 from gradekit.report.attempts import case_label
+from gradekit.report.case_scores import Seen, read_seen
 from gradekit.report.environment import KindChange, kind_changes
-from gradekit.report.model import CaseReport
 from gradekit.report.reading import Run, read_report, read_run  # noqa: F401 (its old home)
 
 __all__ = [
@@ -208,61 +208,57 @@ _Key = tuple[str, int | None]
 """A case of a run: its name and attempt index (None for a case of one attempt)."""
 
 
-def _pass_rate(cases: Mapping[_Key, CaseReport]) -> float | None:
+def _pass_rate(cases: Mapping[_Key, Seen]) -> float | None:
     if not cases:
         return None
     return sum(1 for case in cases.values() if case.outcome == "pass") / len(cases)
 
 
-def _by_name(cases: Iterable[CaseReport]) -> dict[_Key, CaseReport]:
-    # A resumed log may hold a case twice (graded again after a crash): the last one counts.
-    return {(case.name, case.attempt): case for case in cases}
-
-
-def _scores(case: CaseReport) -> dict[tuple[int, str], float]:
-    return {
-        (turn.index, record.result.name): record.result.score
-        for turn in case.turns
-        for record in turn.results
-        if record.result.error is None
-    }
+def _paired(old: Seen, new: Seen) -> Iterable[tuple[tuple[int, str], float, float]]:
+    """Each (turn, grader) scored in both, with its score before and now, in `new`'s order."""
+    if old.layout is new.layout:  # graded alike: the usual case, no lookup
+        return zip(new.layout, old.values, new.values, strict=True)
+    before = old.scores()
+    return [
+        (key, before[key], score)
+        for key, score in zip(new.layout, new.values, strict=True)
+        if key in before
+    ]
 
 
 def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
     """Compare two runs of a suite; score changes of at most `tolerance` are ignored."""
-    base_report, new_report = read_report(base), read_report(new)
-    before, after = _by_name(base_report.cases), _by_name(new_report.cases)
+    (before, base_environment), (after, new_environment) = read_seen(base), read_seen(new)
     regressed, new_errors, fixed, added, removed = [], [], [], [], []
     scores: list[ScoreChange] = []
     unchanged = 0
     for key, case in after.items():
         name, attempt = key
         old = before.get(key)
-        now: Outcome = case.outcome  # type: ignore[assignment]
+        now = case.outcome
         if old is None:
             added.append(CaseChange(name, None, now, attempt))
             if now == "error":
                 new_errors.append(CaseChange(name, None, now, attempt))
             continue
-        was: Outcome = old.outcome  # type: ignore[assignment]
-        change = CaseChange(name, was, now, attempt)
+        was = old.outcome
         if was == now:
             unchanged += 1
-        mark = mark_of(was, now)
-        if mark == "regressed":
-            regressed.append(change)
-        if now == "error" and was != "error":
-            new_errors.append(change)
-        if mark == "fixed":
-            fixed.append(change)
-        old_scores = _scores(old)
-        for (turn, grader), score in _scores(case).items():
-            previous = old_scores.get((turn, grader))
-            if previous is not None and abs(score - previous) > tolerance:
+        else:
+            change = CaseChange(name, was, now, attempt)
+            mark = mark_of(was, now)
+            if mark == "regressed":
+                regressed.append(change)
+            if now == "error":
+                new_errors.append(change)
+            if mark == "fixed":
+                fixed.append(change)
+        for (turn, grader), previous, score in _paired(old, case):
+            if abs(score - previous) > tolerance:
                 scores.append(ScoreChange(name, turn, grader, previous, score, attempt))
     for key, case in before.items():
         if key not in after:
-            removed.append(CaseChange(key[0], case.outcome, None, key[1]))  # type: ignore[arg-type]
+            removed.append(CaseChange(key[0], case.outcome, None, key[1]))
     scores.sort(key=lambda change: (change.delta, change.case, change.turn, change.grader))
     return Comparison(
         regressed=tuple(regressed),
@@ -274,5 +270,5 @@ def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
         base_pass_rate=_pass_rate(before),
         new_pass_rate=_pass_rate(after),
         unchanged=unchanged,
-        kind_changes=tuple(kind_changes(base_report.environment, new_report.environment)),
+        kind_changes=tuple(kind_changes(base_environment, new_environment)),
     )

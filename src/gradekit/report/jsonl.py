@@ -19,7 +19,7 @@ from gradekit._errors import ConfigError, WriteError
 from gradekit.report.json_text import json_text
 from gradekit.report.model import CaseReport
 
-__all__ = ["CaseLog", "case_json", "read_cases"]
+__all__ = ["CaseLog", "case_json", "read_case_forms", "read_cases"]
 
 
 def case_json(case: CaseReport) -> str:
@@ -29,17 +29,33 @@ def case_json(case: CaseReport) -> str:
 
 
 def _parse(line: bytes, path: Path, number: int) -> CaseReport:
+    return _case_of(_parsed(line, path, number), path, number)
+
+
+def _case_of(data: dict[str, Any], path: Path, number: int) -> CaseReport:
     try:
-        data: Any = json.loads(line)
-        if not isinstance(data, dict):
-            raise TypeError(f"expected a JSON object, got {type(data).__name__}")
         return CaseReport.from_dict(data)
     except (ValueError, TypeError, KeyError) as error:
-        raise ConfigError(
-            f"{path}:{number}: not a finished case ({type(error).__name__}: {error}); "
-            "this file is not a gradekit results log, or was edited: delete the line (its "
-            "case is graded again) or give another --resume file"
-        ) from error
+        raise _not_a_case(path, number, error) from error
+
+
+def _parsed(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    try:
+        data: Any = json.loads(line)
+    except ValueError as error:
+        raise _not_a_case(path, number, error) from error
+    if not isinstance(data, dict):
+        wrong = TypeError(f"expected a JSON object, got {type(data).__name__}")
+        raise _not_a_case(path, number, wrong)
+    return data
+
+
+def _not_a_case(path: Path, number: int, error: Exception) -> ConfigError:
+    return ConfigError(
+        f"{path}:{number}: not a finished case ({type(error).__name__}: {error}); "
+        "this file is not a gradekit results log, or was edited: delete the line (its "
+        "case is graded again) or give another --resume file"
+    )
 
 
 def read_cases(path: str | os.PathLike[str]) -> Iterator[tuple[int, CaseReport]]:
@@ -49,13 +65,21 @@ def read_cases(path: str | os.PathLike[str]) -> Iterator[tuple[int, CaseReport]]
     line that is not a case report raises ConfigError naming the file and line.
     """
     file = Path(path)
+    for offset, number, data in read_case_forms(file):
+        yield offset, _case_of(data, file, number)
+
+
+def read_case_forms(path: str | os.PathLike[str]) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """`(byte offset, line number, JSON form)` of every complete line of the log at `path`,
+    as `read_cases` reads them, the forms not made into case reports."""
+    file = Path(path)
     offset = 0
     with open(file, "rb") as stream:
         for number, line in enumerate(stream, start=1):
             if not line.endswith(b"\n"):
                 return
             if line.strip():
-                yield offset, _parse(line, file, number)
+                yield offset, number, _parsed(line, file, number)
             offset += len(line)
 
 

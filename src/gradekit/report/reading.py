@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from gradekit._errors import ConfigError
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
+from gradekit.report.report_stream import open_report
 
 __all__ = [
+    "CaseForms",
     "CaseKey",
     "Run",
     "key_of_data",
@@ -42,21 +43,22 @@ def read_report(run: Run) -> SuiteReport:
     if not isinstance(run, (str, os.PathLike)):
         return SuiteReport(suite="", cases=tuple(run))
     path = Path(run)
-    data = _report_data(path)
-    if data is None:
-        from gradekit.report.jsonl import read_cases
+    with open_report(path) as report:
+        if report is None:
+            from gradekit.report.jsonl import read_cases
 
-        return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
-    try:
-        cases = tuple(CaseReport.from_dict(item) for item in data["cases"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise _not_a_report(path, error) from None
-    environment = data.get("environment")
+            return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
+        try:
+            cases = tuple(CaseReport.from_dict(item) for item in report.cases())
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise _not_a_report(path, error) from None
+        head = report.head
+    environment = head.get("environment")
     return SuiteReport(
-        suite=str(data.get("suite", path.stem)),
+        suite=str(head.get("suite", path.stem)),
         cases=cases,
-        complete=bool(data.get("complete", True)),
-        duration_ms=float(data.get("duration_ms", 0.0)),
+        complete=bool(head.get("complete", True)),
+        duration_ms=float(head.get("duration_ms", 0.0)),
         environment=Environment.from_dict(environment)
         if isinstance(environment, Mapping)
         else None,
@@ -69,18 +71,38 @@ CaseKey = tuple[str, int | None]
 
 def read_outcomes(run: Run) -> Iterator[tuple[CaseKey, Outcome]]:
     """`((name, attempt), outcome)` of each case of a run, in its order: what `read_run`
-    reads, without building the case reports of a JSON report (a baseline needs no more)."""
-    path = Path(run) if isinstance(run, (str, os.PathLike)) else None
-    data = None if path is None else _report_data(path)
-    if path is None or data is None:
+    reads, without building case reports from a file (a baseline needs no more)."""
+    if not isinstance(run, (str, os.PathLike)):
         for case in read_run(run):
             yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
         return
-    for item in data["cases"]:
+    forms = CaseForms(run)
+    for item in forms:
         try:
             yield key_of_data(item), outcome_of_data(item)
         except (KeyError, TypeError, AttributeError) as error:
-            raise _not_a_report(path, error) from None
+            raise _not_a_report(forms.path, error) from None
+
+
+class CaseForms:
+    """The JSON forms of the cases of a run's file, read one at a time: the items of a JSON
+    report (streamed: `report_stream`) or the complete lines of a results log. Iterate once;
+    then `head` holds the report's other keys (`environment`, ...; empty for a log)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path: Final = Path(path)
+        self.head: Mapping[str, Any] = {}
+
+    def __iter__(self) -> Iterator[Any]:
+        from gradekit.report.jsonl import read_case_forms
+
+        with open_report(self.path) as report:
+            if report is not None:
+                yield from report.cases()
+                self.head = report.head
+                return
+        for _, _, data in read_case_forms(self.path):
+            yield data
 
 
 def key_of_data(data: Mapping[str, Any]) -> CaseKey:
@@ -94,24 +116,6 @@ def outcome_of_data(data: Mapping[str, Any]) -> Outcome:
     `passed`)."""
     errored = bool(data.get("errored")) or data.get("error") is not None
     return outcome_of(bool(data["passed"]), errored)
-
-
-def _report_data(path: Path) -> Mapping[str, Any] | None:
-    """The JSON report at `path` (with a `cases` list); None when the file is not one (a
-    results log)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read {path}: {error.strerror or error}; check the path"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, Mapping) and isinstance(data.get("cases"), list):
-        return data
-    return None
 
 
 def _not_a_report(path: Path, error: Exception) -> ConfigError:

@@ -1,0 +1,199 @@
+"""A JSON report read a case at a time: its top-level object key by key, its `cases` list
+one item at a time, in chunks of the file.
+
+Reading a report whole (`json.loads` of its text) holds the text and every case's objects at
+once: about five times the file's size, 460 MB for the 94 MB report of 100,000 cases, and
+most of the time goes to allocating them (bench/RESULTS.md). Here only the chunk in hand and
+the case being decoded are held, whatever the report's size, and any JSON layout is read
+(one case a line as gradekit writes it, indented, or all on one line; keys in any order).
+Each value is decoded by the standard library's decoder, so the values are those
+`json.loads` gives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Final, NoReturn
+
+from gradekit._errors import ConfigError
+
+__all__ = ["CHUNK", "JsonReport", "open_report"]
+
+CHUNK: Final = 1 << 20
+"""Characters read from the file at a time (more when one value is longer)."""
+
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
+_DECODE: Final = json.JSONDecoder().raw_decode
+_NUMBERS: Final = (int, float)
+_IN_NUMBERS: Final = frozenset("0123456789.eE+-")
+
+
+class _NotAReport(Exception):
+    """The file is not a JSON object with a `cases` list (a results log, say)."""
+
+
+class JsonReport:
+    """A JSON report open for reading (see `open_report`): `head` holds its top-level keys
+    but `cases`: those before the cases from the start, every one once `cases()` has been
+    read to its end."""
+
+    def __init__(self, path: Path, file: IO[str], chunk: int = CHUNK) -> None:
+        self.path: Final = path
+        self.head: dict[str, Any] = {}
+        self._file = file
+        self._chunk = chunk
+        self._text = ""
+        self._at = 0  # position in `_text`
+        self._line = 1  # the line `_text` starts on
+        self._column = 0  # characters of that line before `_text`
+        self._ended = False  # the file has no more to read
+        self._started = False
+        self._read_head()
+
+    def cases(self) -> Iterator[Any]:
+        """Each item of the report's `cases` list, in order; then the rest of the report is
+        read into `head`. A report cut short or damaged is a ConfigError naming the place."""
+        if self._started:
+            raise RuntimeError("a report's cases can be read once")
+        self._started = True
+        if self._skip_space() == "]":
+            self._at += 1
+        else:
+            while True:
+                yield self._value()
+                after = self._next()
+                if after == "]":
+                    break
+                if after != ",":
+                    self._fail("expected ',' or ']' after a case", self._at - 1)
+        after = self._next()
+        if after == ",":
+            self._pairs(until_cases=False)
+        elif after != "}":
+            self._fail("expected ',' or '}' after the cases", self._at - 1)
+        if self._skip_space() != "":
+            self._fail("text after the end of the report")
+
+    def _read_head(self) -> None:
+        """Up to the first item of `cases`; _NotAReport when the file is not a report."""
+        if self._next() != "{" or self._skip_space() == "}":
+            raise _NotAReport
+        try:
+            found = self._pairs(until_cases=True)
+        except ConfigError:
+            raise _NotAReport from None
+        if not found:  # the object ended without a `cases` list
+            raise _NotAReport
+
+    def _pairs(self, *, until_cases: bool) -> bool:
+        """The object's key-value pairs into `head`, up to its `}` (False), or up to the `[`
+        of `cases` when `until_cases` (True)."""
+        while True:
+            if self._skip_space() != '"':
+                self._fail("expected a key")
+            key = self._value()
+            if self._next() != ":":
+                self._fail("expected ':' after a key", self._at - 1)
+            if until_cases and key == "cases" and self._skip_space() == "[":
+                self._at += 1
+                return True
+            self.head[key] = self._value()
+            after = self._next()
+            if after == "}":
+                return False
+            if after != ",":
+                self._fail("expected ',' or '}' after a value", self._at - 1)
+
+    def _next(self) -> str:
+        """The next character but whitespace, taken ("" at the end of the file)."""
+        found = self._skip_space()
+        self._at += 1
+        return found
+
+    def _value(self) -> Any:
+        """The JSON value at the position (after whitespace), read in as many chunks as it
+        takes."""
+        self._skip_space()
+        while True:
+            text, at = self._text, self._at
+            try:
+                value, end = _DECODE(text, at)
+            except json.JSONDecodeError as error:
+                if self._ended:
+                    self._fail(error.msg, error.pos)
+                self._more()
+                continue
+            # A number may go on in the next chunk ("10" of "10.5", "1" of "1e-3"): read on
+            # until a character that cannot be part of it follows (or the file ends).
+            if (
+                not self._ended
+                and type(value) in _NUMBERS
+                and (end == len(text) or text[end] in _IN_NUMBERS)
+            ):
+                self._more()
+                continue
+            self._at = end
+            return value
+
+    def _skip_space(self) -> str:
+        """Skip whitespace; the next character ("" at the end of the file)."""
+        while True:
+            self._at = _SPACE.match(self._text, self._at).end()  # type: ignore[union-attr]
+            if self._at < len(self._text):
+                return self._text[self._at]
+            if self._ended:
+                return ""
+            self._more()
+
+    def _more(self) -> None:
+        """Read the next chunk (at least as long as what is held: a long value is read in
+        a few reads, not one per chunk)."""
+        wanted = max(self._chunk, len(self._text) - self._at)
+        more = self._file.read(wanted)
+        if not more:
+            self._ended = True
+            return
+        done, text = self._at, self._text
+        newline = text.rfind("\n", 0, done)
+        if newline < 0:
+            self._column += done
+        else:
+            self._line += text.count("\n", 0, done)
+            self._column = done - newline - 1
+        self._text = text[done:] + more
+        self._at = 0
+
+    def _fail(self, problem: str, at: int | None = None) -> NoReturn:
+        at = self._at if at is None else at
+        text = self._text
+        newline = text.rfind("\n", 0, at)
+        line = self._line + text.count("\n", 0, at)
+        column = at - newline if newline >= 0 else self._column + at + 1
+        raise ConfigError(
+            f"{self.path}:{line}:{column}: not a complete JSON report ({problem}); give a "
+            "JSON report (gradekit run -o) or a results log (--resume), whole"
+        )
+
+
+@contextlib.contextmanager
+def open_report(path: str | Path, chunk: int = CHUNK) -> Iterator[JsonReport | None]:
+    """In a `with`: the JSON report at `path` open for reading a case at a time, or None
+    when the file is not a JSON object holding a `cases` list (a results log, say). A file
+    that cannot be read is a ConfigError naming it."""
+    where = Path(path)
+    try:
+        file = open(where, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read {where}: {error.strerror or error}; check the path"
+        ) from None
+    with file:
+        try:
+            report: JsonReport | None = JsonReport(where, file, chunk)
+        except _NotAReport:
+            report = None
+        yield report
