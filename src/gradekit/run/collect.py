@@ -90,7 +90,13 @@ class Collection:
         started = time.perf_counter()
         collector = self.collector
         run: Execution = remote_run(
-            executor, scheduler, self.graded, self.settings, self.jobs, keep=self.keep
+            executor,
+            scheduler,
+            self.graded,
+            self.settings,
+            self.jobs,
+            keep=self.keep,
+            encode=self.encode,
         ) or _Run(self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode)
         complete = True
         failure: WriteError | None = None

@@ -52,8 +52,11 @@ def remote_run(
     jobs: int,
     *,
     keep: bool,
+    encode: bool = False,
 ) -> Execution | None:
     """The execution of a run that grades elsewhere, or None to grade in this process.
+    `keep`: whether anyone reads the case reports; `encode`: whether they go only to a
+    stream or a log, which take their texts alone.
 
     Connects to the cluster now (raises ExecutorError when it cannot), so that nothing is
     graded when the cluster cannot be used.
@@ -74,4 +77,4 @@ def remote_run(
         )
     elif scheduler is not None:
         raise ValueError("give the scheduler to DaskExecutor(scheduler) or as scheduler=, not both")
-    return executor.start_run(suite, settings, jobs, keep=keep)
+    return executor.start_run(suite, settings, jobs, keep=keep, encode=encode)

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from dask_suites import write_mixed_suite
 
 import gradekit
@@ -102,3 +103,52 @@ def test_a_case_whose_turns_do_not_start_with_the_suite_graders_lists_them_all()
     assert OWN_GRADERS.encode() not in packer.line(cases[1])
     for original, again in rebuilt(suite):
         assert_same_case(original, again)
+
+
+def test_a_batch_comes_back_as_texts_outcomes_and_the_summary_of_its_reports() -> None:
+    # As a worker returns a batch and the driver of a run that writes only texts takes it.
+    from gradekit import GradeResult
+    from gradekit.report.jsonl import case_json
+    from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+    from gradekit.report.summary import SummaryBuilder
+    from gradekit.run.dask._pack import case_texts, pack_batch
+
+    def case(
+        name: str, passed: bool, error: str | None = None, attempt: int | None = None
+    ) -> CaseReport:
+        result = (
+            GradeResult.of_error("k", "n", error)
+            if error
+            else GradeResult("k", "n", passed, float(passed), "m", {"a": [1, "x"]})
+        )
+        turn = TurnReport(0, passed, float(passed), (ResultRecord(result, duration_ms=1.5),))
+        return CaseReport(name, passed, float(passed), (turn,), error is not None, attempt=attempt)
+
+    reports = [
+        case("a", True),
+        case("b", False),
+        case("c", False, "E: boom"),
+        case("d", True, attempt=2),
+    ]
+
+    packed = pack_batch(reports)
+    texts = case_texts(packed, [(r.name, r.attempt) for r in reports])
+
+    assert [t.text for t in texts] == [case_json(r) for r in reports]
+    assert [t.outcome for t in texts] == ["pass", "fail", "error", "pass"]
+    assert [(t.name, t.attempt) for t in texts] == [("a", None), ("b", None), ("c", None), ("d", 2)]
+    assert [t.report() for t in texts] == reports
+    expected = SummaryBuilder()
+    for report in reports:
+        expected.add(report)
+    assert packed.summary.build() == expected.build()
+
+
+def test_a_batch_of_another_length_than_sent_is_refused() -> None:
+    from gradekit.report.model import CaseReport
+    from gradekit.run.dask._pack import case_texts, pack_batch
+
+    packed = pack_batch([CaseReport("a", True, 1.0, ())])
+
+    with pytest.raises(ValueError, match="1 reports and 1 outcomes for a batch of 2 cases"):
+        case_texts(packed, [("a", None), ("b", None)])

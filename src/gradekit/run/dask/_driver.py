@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit._errors import ExecutorError
 from gradekit._types import error_text
+from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport
+from gradekit.report.summary import SummaryBuilder
 from gradekit.run.case import unloadable
-from gradekit.run.dask._pack import CannotSend, CasePacker, unpack_reports
+from gradekit.run.dask._pack import CannotSend, CasePacker, case_texts, unpack_reports
 from gradekit.run.dask._worker import grade_packed
 from gradekit.suite.model import Case, Suite
 
@@ -49,8 +51,8 @@ BATCHES_PER_THREAD: Final = 4
 
 _CASES, _DONE, _FAILED = "cases", "done", "failed"
 
-_Batch = list[tuple[int, str]]
-"""(position, case name) of each case of a batch, in the batch's order."""
+_Batch = list[tuple[int, str, int | None]]
+"""(position, case name, attempt index) of each case of a batch, in the batch's order."""
 
 
 class DaskRun:
@@ -64,6 +66,7 @@ class DaskRun:
         packer: CasePacker,
         *,
         close_after: bool,
+        encode: bool = False,
     ) -> None:
         self._executor = executor
         self._client = executor.client
@@ -71,6 +74,9 @@ class DaskRun:
         self._spec = spec
         self._packer = packer
         self._close_after = close_after
+        # Whether the run writes only the cases' texts (a JSON report, a results log): each
+        # case is then handed on as the text the worker wrote, its report not made again.
+        self._encode = encode
         self._out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._room = threading.Condition()
         self._pending = 0  # cases read and not yet handed over
@@ -95,9 +101,10 @@ class DaskRun:
             except queue.Empty:
                 continue
             if what == _CASES:
-                receive(value, None)
+                items, counted = value
+                receive(items, counted)
                 with self._room:
-                    self._pending -= len(value)
+                    self._pending -= len(items)
                     self._room.notify_all()
             elif what == _DONE:
                 return
@@ -192,33 +199,43 @@ class DaskRun:
                 failed = Case(case.name, (), error=str(error), attempt=case.attempt)
                 unsent.append((position, unloadable(failed)))
                 continue
-            batch.append((position, case.name))
+            batch.append((position, case.name, case.attempt))
         if unsent:
-            self._out.put((_CASES, unsent))
+            self._out.put((_CASES, (unsent, None)))
         return batch, lines, exhausted
 
     def _take(self, future: Any, batch: _Batch) -> None:
-        """Hand over the reports of a finished batch (errored ones if its task failed)."""
+        """Hand over the cases of a finished batch, with the summary the worker counted
+        (errored cases, uncounted, if its task failed)."""
         if future.status == "cancelled":
             raise ExecutorError(
                 "the Dask cluster cancelled a batch (the scheduler was lost or restarted); "
                 "the results log keeps every finished case: run again with --resume"
             )
+        positions = [position for position, _, _ in batch]
+        counted: SummaryBuilder | None = None
         try:
-            reports = unpack_reports(future.result())
-            if len(reports) != len(batch):
+            found = future.result()
+            if isinstance(found, bytes):  # a worker of an older gradekit says why it refused
+                cases: list[FinishedCase] = list(unpack_reports(found))
+            elif self._encode:
+                cases = list(case_texts(found, [(name, attempt) for _, name, attempt in batch]))
+                counted = found.summary
+            else:
+                cases = list(unpack_reports(found.reports))
+                counted = found.summary
+            if len(cases) != len(batch):
                 raise ExecutorError(
-                    f"a worker returned {len(reports)} reports for a batch of {len(batch)} cases"
+                    f"a worker returned {len(cases)} reports for a batch of {len(batch)} cases"
                 )
         except Exception as error:
             text = _batch_error(error)
-            reports = [unloadable(Case(name, (), error=text)) for _, name in batch]
-        self._out.put(
-            (
-                _CASES,
-                [(position, report) for (position, _), report in zip(batch, reports, strict=True)],
-            )
-        )
+            cases = [
+                unloadable(Case(name, (), error=text, attempt=attempt))
+                for _, name, attempt in batch
+            ]
+            counted = None
+        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted)))
 
     def _wait_for_room(self, size: int) -> None:
         """Wait while the cases read and not yet handed over fill the window."""

@@ -150,10 +150,13 @@ class DaskExecutor:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def start_run(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> DaskRun:
+    def start_run(
+        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
+    ) -> DaskRun:
         """The run of `suite` on this cluster (connected first if need be, and then closed
         when the run ends). Raises ExecutorError when the suite cannot be sent. The workers
-        always send the reports back, whether or not the run `keep`s them."""
+        always send the reports back, whether or not the run `keep`s them; where the run
+        writes only the cases' texts (`encode`), the texts are handed on as they came."""
         from gradekit.run.dask._driver import DaskRun
 
         packer = CasePacker(suite)
@@ -163,4 +166,4 @@ class DaskExecutor:
             raise ExecutorError(str(error)) from None
         opened = not self.connected
         self.connect()
-        return DaskRun(self, suite, spec, packer, close_after=opened)
+        return DaskRun(self, suite, spec, packer, close_after=opened, encode=encode)

@@ -33,7 +33,8 @@ from gradekit.run.dask._pack import (
     FORMAT,
     MESSAGES,
     OWN_GRADERS,
-    pack_reports,
+    PackedBatch,
+    pack_batch,
     suite_folder,
 )
 from gradekit.suite.cases import CaseBuilder
@@ -81,16 +82,17 @@ _suites: collections.OrderedDict[bytes, _Built] = collections.OrderedDict()
 _lock = threading.Lock()
 
 
-def grade_packed(spec: bytes, batch: bytes) -> bytes:
-    """Grade the batch (JSONL case lines) of the suite `spec`; return the JSONL of their
-    reports, one per line, in the batch's order. Never raises for a case's fault."""
+def grade_packed(spec: bytes, batch: bytes) -> PackedBatch:
+    """Grade the batch (JSONL case lines) of the suite `spec`; return their reports packed
+    (`PackedBatch`: the JSONL of the reports in the batch's order, their outcomes, their
+    summary). Never raises for a case's fault."""
     address = worker_address()
     lines = [line for line in batch.split(b"\n") if line]
     try:
         built = _built(spec, address)
     except Exception as error:  # a spec this worker cannot use: every case says why
         text = f"{error_text(error)} (on Dask worker {address})"
-        return pack_reports([unloadable(Case(_name(line), (), error=text)) for line in lines])
+        return pack_batch([unloadable(Case(_name(line), (), error=text)) for line in lines])
     cases = [_case(built, line, address) for line in lines]
 
     def batch_cases() -> Iterator[Case]:
@@ -104,7 +106,7 @@ def grade_packed(spec: bytes, batch: bytes) -> bytes:
         samples=built.max_text is not None,
         max_text=built.max_text or 4096,
     )
-    return pack_reports(report.cases)
+    return pack_batch(report.cases)
 
 
 def worker_address() -> str:
