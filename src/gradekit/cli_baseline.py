@@ -39,8 +39,10 @@ def baseline_of(args: argparse.Namespace) -> Baseline | None:
     if args.baseline is None:
         return None
     from gradekit.report.baseline import Baseline
+    from gradekit.report.progress import ReportsProgress
 
-    return Baseline.load(args.baseline)
+    watch = None if args.quiet else ReportsProgress().reading
+    return Baseline.load(args.baseline, watch)
 
 
 def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:

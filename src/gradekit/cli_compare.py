@@ -42,10 +42,13 @@ def _compare(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError
     from gradekit.report import compare_views
     from gradekit.report.compare import compare, parse_fail_on
+    from gradekit.report.progress import ReportsProgress
 
     try:
         rules = parse_fail_on(args.fail_on)
-        comparison = compare(args.base, args.new, tolerance=args.tolerance)
+        comparison = compare(
+            args.base, args.new, tolerance=args.tolerance, watch=ReportsProgress().reading
+        )
     except ConfigError as error:
         raise Invalid(f"gradekit: {error}") from error
     sys.stdout.write(compare_views.render_text(comparison))

@@ -63,7 +63,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
         except ConfigError as error:
             raise ConfigError(f"gradekit: --select: {error}; nothing was graded") from error
     if args.rerun_failed is not None:
-        parts.append(_failed_in(args.rerun_failed))
+        parts.append(_failed_in(args.rerun_failed, quiet=args.quiet))
     if not parts:
         return None
     selection = parts[0]
@@ -72,15 +72,19 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
     return selection
 
 
-def _failed_in(path: str) -> Selection:
-    """The cases that failed or errored in the report or results log at `path`."""
+def _failed_in(path: str, *, quiet: bool) -> Selection:
+    """The cases that failed or errored in the report or results log at `path` (its reading
+    shown on stderr when it lasts, unless `quiet`)."""
     from gradekit._errors import ConfigError
+    from gradekit.report.progress import ReportsProgress
     from gradekit.report.reading import read_outcomes
     from gradekit.run.selection import Selection
 
     # By name and attempt index: only the attempts of a case that failed are graded again.
     try:
-        names = frozenset(key for key, outcome in read_outcomes(path) if outcome != "pass")
+        watch = None if quiet else ReportsProgress().reading
+        failed = (key for key, outcome in read_outcomes(path, watch) if outcome != "pass")
+        names = frozenset(failed)
     except ConfigError as error:
         raise ConfigError(f"gradekit: --rerun-failed: {error}; nothing was graded") from error
     count = len(names)

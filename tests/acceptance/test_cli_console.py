@@ -261,3 +261,53 @@ def test_writing_a_large_report_shows_progress(tmp_path: Path) -> None:
     for name in ("r.json", "r.html"):
         assert f"writing {name} ...\n" in done.stderr
         assert re.search(rf"writing {re.escape(name)} \.\.\. done in \d+\.\d s\n", done.stderr)
+
+
+def test_reading_a_large_baseline_or_compared_report_shows_progress(tmp_path: Path) -> None:
+    """A run's file read back (a baseline, compare's two files) says nothing when it is read
+    at once; when it lasts, it is announced, counted while it lasts, and timed."""
+    cases = 3000
+    (tmp_path / "data.jsonl").write_text(
+        "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
+    )
+    (tmp_path / "suite.yaml").write_text(
+        "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+
+    def gradekit(*args: str, interval: str | None = None) -> subprocess.CompletedProcess[str]:
+        settings = dict(env, GRADEKIT_PROGRESS_INTERVAL=interval) if interval else env
+        return subprocess.run(
+            [gradekit_command(), *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=settings,
+            timeout=120,
+            check=False,
+        )
+
+    assert gradekit("run", "suite.yaml", "-o", "base.json", "-q").returncode == 0
+    (tmp_path / "new.json").write_bytes((tmp_path / "base.json").read_bytes())
+    # Read within a second: not a word.
+    done = gradekit("compare", "base.json", "new.json")
+    assert done.returncode == 0, done.stderr
+    assert "reading" not in done.stderr
+    # Lasting longer than the interval between lines (made short here): lines.
+    for args, files in (
+        (("compare", "base.json", "new.json"), ("base.json", "new.json")),
+        (("run", "suite.yaml", "--baseline", "base.json"), ("base.json",)),
+    ):
+        done = gradekit(*args, interval="0.001")
+        assert done.returncode == 0, done.stderr
+        for name in files:
+            shown = re.escape(name)
+            read = re.findall(rf"reading {shown}: ([\d,]+) cases read\n", done.stderr)
+            assert read, done.stderr
+            numbers = [int(n.replace(",", "")) for n in read]
+            assert numbers == sorted(numbers) and 0 < numbers[-1] <= cases
+            assert re.search(rf"reading {shown} \.\.\. done in \d+\.\d s\n", done.stderr)
+    # --quiet: nothing.
+    done = gradekit("run", "suite.yaml", "--baseline", "base.json", "-q", interval="0.001")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""

@@ -21,7 +21,14 @@ import attrs
 from gradekit.report.attempts import case_label
 from gradekit.report.compare import Mark, Outcome, mark_of
 from gradekit.report.model import CaseReport
-from gradekit.report.reading import CaseKey, Run, key_of_data, outcome_of_data, read_outcomes
+from gradekit.report.reading import (
+    CaseKey,
+    ReadWatch,
+    Run,
+    key_of_data,
+    outcome_of_data,
+    read_outcomes,
+)
 
 __all__ = [
     "MARKS",
@@ -53,14 +60,15 @@ class Baseline:
     outcomes: Mapping[CaseKey, Outcome] = attrs.field(repr=False)
 
     @classmethod
-    def load(cls, run: Run | Baseline) -> Baseline:
+    def load(cls, run: Run | Baseline, watch: ReadWatch | None = None) -> Baseline:
         """Read `run` (see `gradekit.report.reading.read_run`); a file that is no report is a
-        ConfigError naming it. In a resumed log holding a case twice, the last one counts."""
+        ConfigError naming it. In a resumed log holding a case twice, the last one counts.
+        `watch`: the progress of reading a file."""
         if isinstance(run, Baseline):
             return run
         source = os.fspath(run) if isinstance(run, (str, os.PathLike)) else ""
         outcomes: dict[CaseKey, Outcome] = {}
-        for key, outcome in read_outcomes(run):
+        for key, outcome in read_outcomes(run, watch):
             outcomes.pop(key, None)  # a case read again keeps its place at the end
             outcomes[key] = outcome
         return cls(source, outcomes)

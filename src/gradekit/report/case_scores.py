@@ -15,7 +15,14 @@ from typing import Any, NamedTuple
 from gradekit._errors import ConfigError
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport
-from gradekit.report.reading import CaseForms, CaseKey, Run, key_of_data, outcome_of_data
+from gradekit.report.reading import (
+    CaseForms,
+    CaseKey,
+    ReadWatch,
+    Run,
+    key_of_data,
+    outcome_of_data,
+)
 
 __all__ = ["Layout", "Scores", "Seen", "read_seen"]
 
@@ -62,14 +69,17 @@ class _Reader:
         return Seen(outcome, shared, tuple([score for _, _, score in listed]))
 
 
-def read_seen(run: Run) -> tuple[dict[CaseKey, Seen], Environment | None]:
+def read_seen(
+    run: Run, watch: ReadWatch | None = None
+) -> tuple[dict[CaseKey, Seen], Environment | None]:
     """What a comparison reads of each case of `run` (a file, a `SuiteReport` or case
     reports), by name and attempt, in the run's order, and the run's environment (None when
-    it records none). A case held twice (a resumed log) counts as its last copy."""
+    it records none). A case held twice (a resumed log) counts as its last copy. `watch`:
+    the progress of reading a file."""
     seen: dict[CaseKey, Seen] = {}
     reader = _Reader()
     if isinstance(run, (str, os.PathLike)):
-        forms = CaseForms(run)
+        forms = CaseForms(run, watch)
         for data in forms:
             try:
                 seen[key_of_data(data)] = reader.seen(outcome_of_data(data), _data_scores(data))

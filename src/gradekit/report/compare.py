@@ -19,7 +19,12 @@ from gradekit._errors import ConfigError
 from gradekit.report.attempts import case_label
 from gradekit.report.case_scores import Seen, read_seen
 from gradekit.report.environment import KindChange, kind_changes
-from gradekit.report.reading import Run, read_report, read_run  # noqa: F401 (its old home)
+from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: their old home)
+    ReadWatch,
+    Run,
+    read_report,
+    read_run,
+)
 
 __all__ = [
     "FAIL_ON_RULES",
@@ -226,9 +231,15 @@ def _paired(old: Seen, new: Seen) -> Iterable[tuple[tuple[int, str], float, floa
     ]
 
 
-def compare(base: Run, new: Run, *, tolerance: float = 0.0) -> Comparison:
-    """Compare two runs of a suite; score changes of at most `tolerance` are ignored."""
-    (before, base_environment), (after, new_environment) = read_seen(base), read_seen(new)
+def compare(
+    base: Run, new: Run, *, tolerance: float = 0.0, watch: ReadWatch | None = None
+) -> Comparison:
+    """Compare two runs of a suite; score changes of at most `tolerance` are ignored.
+    `watch`: the progress of reading each file."""
+    (before, base_environment), (after, new_environment) = (
+        read_seen(base, watch),
+        read_seen(new, watch),
+    )
     regressed, new_errors, fixed, added, removed = [], [], [], [], []
     scores: list[ScoreChange] = []
     unchanged = 0

@@ -229,41 +229,70 @@ class ReportsProgress:
     """Says on `stream` when each report is being written and when it is done; while it is
     written, the cases written so far (redrawn on a terminal, a line every few seconds in CI
     or on a pipe). `writing(path, total)` is the context of one report; it yields `tick`, to
-    call once per case written."""
+    call once per case written. `reading(path)` is the same for a run read back from a file
+    (a baseline, `compare`'s files), silent unless the reading lasts over `QUIET_SECONDS`
+    (or the interval between plain lines, when shorter)."""
+
+    QUIET_SECONDS: Final = 1.0
+    """A file read back within this says nothing."""
 
     def __init__(self, stream: TextIO = sys.stderr) -> None:
         self._stream = stream
         self._live = terminal.draws_bar(stream)
         self._interval = terminal.progress_interval()
 
-    @contextlib.contextmanager
-    def writing(self, path: str, total: int) -> Iterator[Callable[[], None]]:
+    def writing(
+        self, path: str, total: int
+    ) -> contextlib.AbstractContextManager[Callable[[], None]]:
         """Around the writing of the report at `path`, of `total` cases."""
+        return self._activity("writing", "written", path, total, quiet=0.0)
+
+    def reading(self, path: str) -> contextlib.AbstractContextManager[Callable[[], None]]:
+        """Around the reading of a run's file at `path` (its number of cases unknown)."""
+        quiet = min(self.QUIET_SECONDS, self._interval)
+        return self._activity("reading", "read", path, 0, quiet=quiet)
+
+    @contextlib.contextmanager
+    def _activity(
+        self, verb: str, done_word: str, path: str, total: int, quiet: float
+    ) -> Iterator[Callable[[], None]]:
         out = self._stream
         start = time.monotonic()
-        written = 0
+        counted = 0
         last = start
+        started = False  # the first line is written (at once, or once `quiet` has passed)
         shown = 0  # the length of the text last drawn after the path (a terminal)
-        out.write(f"writing {path} ..." if self._live else f"writing {path} ...\n")
-        out.flush()
         every = 0.1 if self._live else self._interval
 
+        def begin() -> None:
+            nonlocal started
+            started = True
+            out.write(f"{verb} {path} ..." if self._live else f"{verb} {path} ...\n")
+            out.flush()
+
+        if not quiet:
+            begin()
+
         def tick() -> None:
-            nonlocal written, last, shown
-            written += 1
-            if written & 255:  # the clock is read once every 256 cases
+            nonlocal counted, last, shown
+            counted += 1
+            if counted & 255:  # the clock is read once every 256 cases
                 return
             now = time.monotonic()
-            if now - last < every:
+            if not started:
+                if now - start < quiet:
+                    return
+                begin()
+            elif now - last < every:
                 return
             last = now
-            share = f" ({_percent(written, total)})" if total else ""
-            text = f"{written:,}/{total:,} cases{share}"
+            share = f" ({_percent(counted, total)})" if total else ""
+            text = f"{counted:,}/{total:,} cases{share}" if total else f"{counted:,} cases"
             if self._live:
-                out.write(f"\rwriting {path} ... {text}")
+                out.write(f"\r{verb} {path} ... {text}")
                 shown = len(text)
             else:
-                out.write(f"writing {path}: {text} written\n")
+                out.write(f"{verb} {path}: {text} {done_word}\n")
             out.flush()
 
         ok = False
@@ -271,11 +300,12 @@ class ReportsProgress:
             yield tick
             ok = True
         finally:
-            took = time.monotonic() - start
-            outcome = f"done in {took:.1f} s" if ok else "failed"
-            if self._live:  # over the count drawn last, if any
-                pad = " " * max(shown - len(outcome), 0)
-                out.write(f"\rwriting {path} ... {outcome}{pad}\n" if shown else f" {outcome}\n")
-            else:
-                out.write(f"writing {path} ... {outcome}\n")
-            out.flush()
+            if started:
+                took = time.monotonic() - start
+                outcome = f"done in {took:.1f} s" if ok else "failed"
+                if self._live:  # over the count drawn last, if any
+                    pad = " " * max(shown - len(outcome), 0)
+                    out.write(f"\r{verb} {path} ... {outcome}{pad}\n" if shown else f" {outcome}\n")
+                else:
+                    out.write(f"{verb} {path} ... {outcome}\n")
+                out.flush()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -15,6 +16,7 @@ from gradekit.report.report_stream import open_report
 __all__ = [
     "CaseForms",
     "CaseKey",
+    "ReadWatch",
     "Run",
     "key_of_data",
     "outcome_of_data",
@@ -69,14 +71,20 @@ CaseKey = tuple[str, int | None]
 """What tells a run's cases apart: the name, and the attempt index of one of several attempts."""
 
 
-def read_outcomes(run: Run) -> Iterator[tuple[CaseKey, Outcome]]:
+ReadWatch = Callable[[str], contextlib.AbstractContextManager[Callable[[], None]]]
+"""`watch(path)`: the context in which the run's file at `path` is read; it yields a function
+called once per case read (`ReportsProgress.reading`)."""
+
+
+def read_outcomes(run: Run, watch: ReadWatch | None = None) -> Iterator[tuple[CaseKey, Outcome]]:
     """`((name, attempt), outcome)` of each case of a run, in its order: what `read_run`
-    reads, without building case reports from a file (a baseline needs no more)."""
+    reads, without building case reports from a file (a baseline needs no more). `watch`:
+    the progress of reading a file."""
     if not isinstance(run, (str, os.PathLike)):
         for case in read_run(run):
             yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
         return
-    forms = CaseForms(run)
+    forms = CaseForms(run, watch)
     for item in forms:
         try:
             yield key_of_data(item), outcome_of_data(item)
@@ -87,13 +95,24 @@ def read_outcomes(run: Run) -> Iterator[tuple[CaseKey, Outcome]]:
 class CaseForms:
     """The JSON forms of the cases of a run's file, read one at a time: the items of a JSON
     report (streamed: `report_stream`) or the complete lines of a results log. Iterate once;
-    then `head` holds the report's other keys (`environment`, ...; empty for a log)."""
+    then `head` holds the report's other keys (`environment`, ...; empty for a log).
+    `watch`: the progress of the reading."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], watch: ReadWatch | None = None) -> None:
         self.path: Final = Path(path)
         self.head: Mapping[str, Any] = {}
+        self._watch = watch
 
     def __iter__(self) -> Iterator[Any]:
+        if self._watch is None:
+            yield from self._forms()
+            return
+        with self._watch(str(self.path)) as tick:
+            for form in self._forms():
+                tick()
+                yield form
+
+    def _forms(self) -> Iterator[Any]:
         from gradekit.report.jsonl import read_case_forms
 
         with open_report(self.path) as report:
