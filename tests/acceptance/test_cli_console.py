@@ -233,16 +233,22 @@ def test_a_pipe_gets_plain_lines_without_escape_codes(slow_suite: Path, tmp_path
     assert "\x1b[33m4 errored\x1b[0m" in done.stderr
 
 
+def _big_suite(folder: Path, cases: int) -> dict[str, str]:
+    """A suite of `cases` passing equality cases (a dataset) in `folder`; the environment
+    to run it in (CI, NO_COLOR and FORCE_COLOR unset)."""
+    (folder / "data.jsonl").write_text(
+        "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
+    )
+    (folder / "suite.yaml").write_text(
+        "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
+    )
+    return {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+
+
 def test_writing_a_large_report_shows_progress(tmp_path: Path) -> None:
     """After grading, each report's writing is announced, counted while it lasts, and timed."""
     cases = 3000
-    (tmp_path / "data.jsonl").write_text(
-        "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
-    )
-    (tmp_path / "suite.yaml").write_text(
-        "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+    env = _big_suite(tmp_path, cases)
     env["GRADEKIT_PROGRESS_INTERVAL"] = "0.001"
     done = subprocess.run(
         [gradekit_command(), "run", "suite.yaml", "-o", "r.json", "--html", "r.html"],
@@ -267,13 +273,7 @@ def test_reading_a_large_baseline_or_compared_report_shows_progress(tmp_path: Pa
     """A run's file read back (a baseline, compare's two files) says nothing when it is read
     at once; when it lasts, it is announced, counted while it lasts, and timed."""
     cases = 3000
-    (tmp_path / "data.jsonl").write_text(
-        "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
-    )
-    (tmp_path / "suite.yaml").write_text(
-        "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
+    env = _big_suite(tmp_path, cases)
 
     def gradekit(*args: str, interval: str | None = None) -> subprocess.CompletedProcess[str]:
         settings = dict(env, GRADEKIT_PROGRESS_INTERVAL=interval) if interval else env
