@@ -153,3 +153,10 @@ def test_memory_stays_near_one_case_however_many_cases(tmp_path: Path) -> None:
     # The whole file read at once holds its text and every case's objects: several times its
     # size. A case at a time holds a chunk or two and one case.
     assert peak < size / 10, (peak, size)
+
+
+def test_a_report_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    path.write_text('{"suite": "s", "cases": [{"name": "a"}]}', encoding="utf-8-sig")
+
+    assert _read(path, 4) == ([{"name": "a"}], {"suite": "s"})

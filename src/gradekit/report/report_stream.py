@@ -186,7 +186,7 @@ def open_report(path: str | Path, chunk: int = CHUNK) -> Iterator[JsonReport | N
     that cannot be read is a ConfigError naming it."""
     where = Path(path)
     try:
-        file = open(where, encoding="utf-8")  # noqa: SIM115 - closed below
+        file = open(where, encoding="utf-8-sig")  # noqa: SIM115 - closed below; a BOM is skipped
     except OSError as error:
         raise ConfigError(
             f"cannot read {where}: {error.strerror or error}; check the path"
