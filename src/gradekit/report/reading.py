@@ -96,7 +96,10 @@ class CaseForms:
     """The JSON forms of the cases of a run's file, read one at a time: the items of a JSON
     report (streamed: `report_stream`) or the complete lines of a results log. Iterate once;
     then `head` holds the report's other keys (`environment`, ...; empty for a log).
-    `watch`: the progress of the reading."""
+    `watch`: the progress of the reading.
+
+    For what the readers of outcomes and scores read of a case: a JSON report's cases are
+    read `fast` (`report_stream`), where an integer past 64 bits reads as a float."""
 
     def __init__(self, path: str | os.PathLike[str], watch: ReadWatch | None = None) -> None:
         self.path: Final = Path(path)
@@ -115,7 +118,7 @@ class CaseForms:
     def _forms(self) -> Iterator[Any]:
         from gradekit.report.jsonl import read_case_forms
 
-        with open_report(self.path) as report:
+        with open_report(self.path, fast=True) as report:
             if report is not None:
                 yield from report.cases()
                 self.head = report.head
