@@ -2,7 +2,9 @@
 
 Cases are read lazily from `suite.cases()`, with a bounded window of cases in flight. A case
 whose graders are all `inline` joins a batch graded in one worker thread (no task or thread
-per grade); any other case is a task on the loop, at most `jobs` at once."""
+per grade); one whose graders all wait on commands is queued for the blocking lane
+(`gradekit.run.blocking`); any other case is a task on the loop. At most `jobs` cases of the
+last two kinds are graded at once."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
+from gradekit.run.blocking import BlockingLane
 from gradekit.run.case import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
@@ -80,6 +83,10 @@ class _Run:
         # one thread grades them one after another, faster than several taking turns.
         self.lane = DaemonPool(1, "gradekit-inline")
         self.context = Context(settings, self.pool)
+        # Cases whose graders all wait on commands: graded wholly in worker threads.
+        self.blocking = BlockingLane(
+            jobs, self.context, self._emit, lambda case: case.policy or suite.policy
+        )
         self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
@@ -208,6 +215,16 @@ class _Run:
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
+                elif self.blocking.takes(case):
+                    self.blocking.add(position, case)
+                    while self.blocking.wants_runner():
+                        if slots.locked():
+                            flush()
+                        await slots.acquire()
+                        watch = self.blocking.start(slots)
+                        if watch is None:
+                            break
+                        spawn(watch)
                 else:
                     if slots.locked():
                         flush()
@@ -219,6 +236,7 @@ class _Run:
                 for task in done:
                     task.result()
         finally:
+            self.blocking.stop()
             for task in tasks:
                 task.cancel()
             if tasks:
