@@ -13,7 +13,8 @@ timeout on, so the command's process group is killed then (within the runner's p
 and the grade records the timeout error. A grade that does not return (stuck outside its
 command) is abandoned by the loop's watch `ABANDON_GRACE` seconds later: the case goes on in a
 new runner from the turn after, with the timeout record; the old thread is left as any
-abandoned worker is. A stopped run sets every grade's `cancel`: the commands die at once.
+abandoned worker is. A stopped run sets every grade's `cancel` and waits (`STOP_WAIT` at most)
+for the runners to end: the commands die before the run returns.
 """
 
 from __future__ import annotations
@@ -38,11 +39,15 @@ from gradekit.run.settings import Context, set_context
 from gradekit.run.verdict import Decision
 from gradekit.suite.model import Case, Policy
 
-__all__ = ["ABANDON_GRACE", "BlockingLane", "Deadline"]
+__all__ = ["ABANDON_GRACE", "STOP_WAIT", "BlockingLane", "Deadline"]
 
 ABANDON_GRACE: Final = 1.0
 """Seconds a blocking grade may run past its timeout (its command is killed at the timeout)
 before the watch abandons its thread."""
+
+STOP_WAIT: Final = 2.0
+"""Seconds a stopped run waits for each runner to end its grade, cut short by then (its
+command's process group killed)."""
 
 _WATCH: Final = 0.5  # seconds between the watch's looks at a runner whose grade is not due
 
@@ -187,6 +192,11 @@ class BlockingLane:
                 if done:
                     future.result()  # raises what the runner raised
                     return
+        except asyncio.CancelledError:
+            # A stopped run: the grade in progress was cut short (`stop`); wait for its kill
+            # to land, or an exiting gradekit (runners are daemon threads) would leave it undone.
+            await asyncio.wait((future,), timeout=STOP_WAIT)
+            raise
         finally:
             slots.release()
 
