@@ -16,12 +16,14 @@ import os
 import queue
 import threading
 from pathlib import Path
+from typing import Final
 
 from gradekit._scratch import remove_tree
-from gradekit.graders._sandbox.stock import FOLDERS
 
 __all__ = ["drain", "remove_later"]
 
+_LAYOUT: Final = ("home", "tmp", "work")
+"""What a scratch root holds (`scratch.Sandbox`): removed by one `rmdir` each when empty."""
 
 _queue: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
 _lock = threading.Lock()
@@ -66,7 +68,7 @@ def _remove(root: Path) -> None:
     leave them so), else the whole tree as `remove_tree` does (files, links, read-only
     folders)."""
     try:
-        for name in FOLDERS:
+        for name in _LAYOUT:
             try:
                 os.rmdir(os.path.join(root, name))
             except FileNotFoundError:

@@ -36,10 +36,11 @@ class Sandbox:
         try:
             if workspace is None:
                 self.cwd = self.root / "work"
+                self.cwd.mkdir()
             elif copy:
                 self.cwd = self.root / "work"
                 # symlinks=True: links are copied as links, never followed out of the workspace.
-                shutil.copytree(workspace, self.cwd, symlinks=True, dirs_exist_ok=True)
+                shutil.copytree(workspace, self.cwd, symlinks=True)
             else:
                 self.cwd = Path(workspace).resolve()
         except BaseException:

@@ -1,6 +1,6 @@
 """Scratch roots made ahead, off the grade's path, by one background thread.
 
-Making a scratch root (`mkdtemp` and its `home`, `tmp` and `work` folders) costs a few directory
+Making a scratch root (`mkdtemp` and its `home` and `tmp` folders) costs a few directory
 creations a busy disk makes slow, on the path from one command to the next. So a small stock of
 fresh roots (`STOCK`) is kept ready: `fresh_root` hands one out and wakes the stocker thread to
 make another; with none ready it makes one at once. A root is handed out once, never back: each
@@ -22,14 +22,10 @@ from typing import Final
 
 from gradekit._scratch import remove_tree, scratch_prefix
 
-__all__ = ["FOLDERS", "STOCK", "fresh_root", "make_root"]
-
-FOLDERS: Final = ("home", "tmp", "work")
-"""What a scratch root holds: the command's HOME, its TMPDIR and its working folder (where the
-workspace is copied)."""
+__all__ = ["STOCK", "fresh_root", "make_root"]
 
 STOCK: Final = 4
-"""Roots kept ready: enough for a few grades ending at once; each costs four empty folders."""
+"""Roots kept ready: enough for a few grades ending at once; each costs three empty folders."""
 
 _lock = threading.Lock()
 _wake = threading.Event()
@@ -39,11 +35,11 @@ _closed = False
 
 
 def make_root() -> Path:
-    """A new scratch root holding empty `home`, `tmp` and `work` folders."""
+    """A new scratch root holding empty `home` and `tmp` folders."""
     root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
     try:
-        for name in FOLDERS:
-            (root / name).mkdir()
+        (root / "home").mkdir()
+        (root / "tmp").mkdir()
     except BaseException:
         remove_tree(root)
         raise
