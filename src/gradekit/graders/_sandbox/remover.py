@@ -12,18 +12,13 @@ as before.
 from __future__ import annotations
 
 import atexit
-import os
 import queue
 import threading
 from pathlib import Path
-from typing import Final
 
 from gradekit._scratch import remove_tree
 
 __all__ = ["drain", "remove_later"]
-
-_LAYOUT: Final = ("home", "tmp", "work")
-"""What a scratch root holds (`scratch.Sandbox`): removed by one `rmdir` each when empty."""
 
 _queue: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
 _lock = threading.Lock()
@@ -56,26 +51,11 @@ def _work() -> None:
         if root is None:
             return
         try:
-            _remove(root)
+            remove_tree(root)
         finally:
             with _idle:
                 _pending -= 1
                 _idle.notify_all()
-
-
-def _remove(root: Path) -> None:
-    """Remove a scratch root: its folders one `rmdir` each while they are empty (most grades
-    leave them so), else the whole tree as `remove_tree` does (files, links, read-only
-    folders)."""
-    try:
-        for name in _LAYOUT:
-            try:
-                os.rmdir(os.path.join(root, name))
-            except FileNotFoundError:
-                pass
-        os.rmdir(root)
-    except OSError:
-        remove_tree(root)
 
 
 @atexit.register

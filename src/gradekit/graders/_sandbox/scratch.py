@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from gradekit._scratch import remove_tree
+from gradekit._scratch import remove_tree, scratch_prefix
 from gradekit.graders._sandbox.remover import remove_later
-from gradekit.graders._sandbox.stock import fresh_root, make_root
 
 __all__ = ["PASSED_THROUGH", "Sandbox"]
 
@@ -22,17 +22,17 @@ PASSED_THROUGH: Final = ("PATH", "LANG")
 class Sandbox:
     """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
     a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit (at
-    once, or with `defer` by the remover thread, before gradekit exits). With `defer` the root
-    is taken from the stock made ahead (`stock.fresh_root`)."""
+    once, or with `defer` by the remover thread, before gradekit exits)."""
 
     def __init__(
         self, workspace: str | os.PathLike[str] | None, *, copy: bool = True, defer: bool = False
     ) -> None:
         self.defer = defer  # removed on the remover thread (see `remover`), not at once
-        # Deferred roots come from the stock made ahead (see `stock`): fresh all the same.
-        self.root = fresh_root() if defer else make_root()
+        self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
+        self.home.mkdir()
+        self.tmp.mkdir()
         try:
             if workspace is None:
                 self.cwd = self.root / "work"
