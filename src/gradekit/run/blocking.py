@@ -163,7 +163,8 @@ class BlockingLane:
         return self._watch(slots)
 
     def stop(self) -> None:
-        """Queue nothing more and cut every grade in progress short."""
+        """Queue nothing more and cut every grade in progress short (a watch does it when
+        the run stops; the loop's thread at its end)."""
         with self.lock:
             self.stopping = True
             self.pending.clear()
@@ -193,8 +194,9 @@ class BlockingLane:
                     future.result()  # raises what the runner raised
                     return
         except asyncio.CancelledError:
-            # A stopped run: the grade in progress was cut short (`stop`); wait for its kill
-            # to land, or an exiting gradekit (runners are daemon threads) would leave it undone.
+            # The run stops: cut every grade short, and wait for this one's kill to land, or
+            # an exiting gradekit (runners are daemon threads) would leave it undone.
+            self.stop()
             await asyncio.wait((future,), timeout=STOP_WAIT)
             raise
         finally:

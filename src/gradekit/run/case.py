@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-
 from collections.abc import Sequence
 
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport

@@ -154,6 +154,7 @@ class _Run:
         finally:
             self.pool.shutdown()
             self.lane.shutdown()
+            self.blocking.stop()
 
     def _emit(
         self,
@@ -216,15 +217,7 @@ class _Run:
                     if len(batch) >= self.batch_size:
                         flush()
                 elif self.blocking.takes(case):
-                    self.blocking.add(position, case)
-                    while self.blocking.wants_runner():
-                        if slots.locked():
-                            flush()
-                        await slots.acquire()
-                        watch = self.blocking.start(slots)
-                        if watch is None:
-                            break
-                        spawn(watch)
+                    await self._to_lane(position, case, slots, flush, spawn)
                 else:
                     if slots.locked():
                         flush()
@@ -236,11 +229,31 @@ class _Run:
                 for task in done:
                     task.result()
         finally:
-            self.blocking.stop()
             for task in tasks:
                 task.cancel()
             if tasks:
                 await asyncio.wait(set(tasks))
+
+    async def _to_lane(
+        self,
+        position: int,
+        case: Case,
+        slots: asyncio.Semaphore,
+        flush: Callable[[], None],
+        spawn: Callable[[Any], None],
+    ) -> None:
+        """Queue a case for the blocking lane and start its runners while more are wanted,
+        each on a slot of `slots` (flushing the batch before waiting for one)."""
+        lane = self.blocking
+        lane.add(position, case)
+        while lane.wants_runner():
+            if slots.locked():
+                flush()
+            await slots.acquire()
+            watch = lane.start(slots)
+            if watch is None:
+                return
+            spawn(watch)
 
     def _all_inline(self, case: Case) -> bool:
         settings = self.settings
