@@ -13,8 +13,10 @@ round by round so that they see the same machine load:
   input=..., capture_output=True)` and the same check.
 
 With `--before SRC` (a gradekit source tree, such as `git archive main src | tar -x -C /tmp/b`
-and `/tmp/b/src`), one more side: that gradekit's `sandbox: none`, graded in a child
-interpreter importing it from SRC, in the same turns as the others.
+and `/tmp/b/src`; repeat it for several), one more side each: that gradekit's `sandbox: none`,
+graded in a child interpreter of its own importing it from SRC, in the same turns as the
+others. (The parent process also runs the other sides, their background removals included:
+give this tree as a `--before` too to compare like with like.)
 
 Within a round the sides take turns every 20 cases (the load of a shared machine drifts within
 seconds). Prints the median seconds of each side for J = 1 and 2, the median over the rounds of
@@ -149,7 +151,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer cases and rounds")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--cases", type=int, default=None)
-    parser.add_argument("--before", help="another gradekit's src folder, compared in the runs")
+    parser.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        help="another gradekit's src folder, compared in the runs (may be repeated)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 5)
@@ -158,14 +165,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         serve(count)
         return
     outputs = texts(count)
-    before = None if args.before is None else Before(args.before, count)
+    befores = {source: Before(source, count) for source in args.before}
     sandboxes = ["none"] if problem() is not None else ["none", "bwrap"]
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, cpus: {os.cpu_count()}")
     gradekit_side(outputs[:4], 2, "none")  # warm up: imports, caches
     sides = [("plain pool", None)] + [(f"gradekit, sandbox: {s}", s) for s in sandboxes]
     sides.append(("gradekit, sandbox: none, former limits and removal", "former"))
-    if before is not None:
-        sides.append((f"gradekit from {args.before}, sandbox: none", "before"))
+    sides += [(f"gradekit from {source}, sandbox: none", source) for source in befores]
     times: dict[tuple[str, int], list[float]] = {}
     # Each round grades every case once per side and jobs, in chunks of CHUNK cases with the
     # sides taking turns chunk by chunk: on a shared machine the load drifts within seconds.
@@ -178,9 +184,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 for label, sandbox in sides:
                     if sandbox is None:
                         seconds = plain_side(chunk, jobs)
-                    elif sandbox == "before":
-                        assert before is not None
-                        seconds = before.side(start, len(chunk), jobs)
+                    elif sandbox in befores:
+                        seconds = befores[sandbox].side(start, len(chunk), jobs)
                     else:
                         seconds = gradekit_side(chunk, jobs, sandbox)
                     spent[(label, jobs)] = spent.get((label, jobs), 0.0) + seconds
