@@ -18,12 +18,13 @@ graded in a child interpreter of its own importing it from SRC, in the same turn
 others. (The parent process also runs the other sides, their background removals included:
 give this tree as a `--before` too to compare like with like.)
 
-Within a round the sides take turns every 20 cases (the load of a shared machine drifts within
-seconds). Prints the median seconds of each side for J = 1 and 2, the median over the rounds of
-gradekit / plain (target at most 1.1), and jobs 1 / jobs 2 for each side (target at least
-1.8 on 2 cores).
+Within a round the sides take turns every 20 cases (`--chunk`; each turn is one run of the
+side): the load of a shared machine drifts within seconds. Prints the median seconds of each
+side for J = 1 and 2, the median over the rounds of gradekit / plain (target at most 1.1),
+and jobs 1 / jobs 2 for each side (target at least 1.8 on 2 cores).
 
-    .venv/bin/python bench/program_jobs.py [--quick] [--rounds 5] [--cases 200] [--before SRC]
+    .venv/bin/python bench/program_jobs.py [--quick] [--rounds 5] [--cases 200] [--chunk 20]
+        [--before SRC]...
 """
 
 from __future__ import annotations
@@ -152,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--cases", type=int, default=None)
     parser.add_argument(
+        "--chunk", type=int, default=CHUNK, help=f"cases a side grades per turn (default {CHUNK})"
+    )
+    parser.add_argument(
         "--before",
         action="append",
         default=[],
@@ -175,11 +179,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     times: dict[tuple[str, int], list[float]] = {}
     # Each round grades every case once per side and jobs, in chunks of CHUNK cases with the
     # sides taking turns chunk by chunk: on a shared machine the load drifts within seconds.
-    starts = range(0, len(outputs), CHUNK)
+    starts = range(0, len(outputs), args.chunk)
     for _ in range(rounds):
         spent: dict[tuple[str, int], float] = {}
         for start in starts:
-            chunk = outputs[start : start + CHUNK]
+            chunk = outputs[start : start + args.chunk]
             for jobs in (1, 2):
                 for label, sandbox in sides:
                     if sandbox is None:
