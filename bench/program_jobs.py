@@ -12,12 +12,19 @@ round by round so that they see the same machine load:
 - `plain pool`: `concurrent.futures.ThreadPoolExecutor(J)` mapping `subprocess.run(argv,
   input=..., capture_output=True)` and the same check.
 
-Within a round the sides take turns every 20 cases (the load of a shared machine drifts within
-seconds). Prints the median seconds of each side for J = 1 and 2, the median over the rounds of
-gradekit / plain (target at most 1.1), and jobs 1 / jobs 2 for each side (target at least
-1.8 on 2 cores).
+With `--before SRC` (a gradekit source tree, such as `git archive main src | tar -x -C /tmp/b`
+and `/tmp/b/src`; repeat it for several), one more side each: that gradekit's `sandbox: none`,
+graded in a child interpreter of its own importing it from SRC, in the same turns as the
+others. (The parent process also runs the other sides, their background removals included:
+give this tree as a `--before` too to compare like with like.)
 
-    .venv/bin/python bench/program_jobs.py [--quick] [--rounds 5] [--cases 200]
+Within a round the sides take turns every 20 cases (`--chunk`; each turn is one run of the
+side): the load of a shared machine drifts within seconds. Prints the median seconds of each
+side for J = 1 and 2, the median over the rounds of gradekit / plain (target at most 1.1),
+and jobs 1 / jobs 2 for each side (target at least 1.8 on 2 cores).
+
+    .venv/bin/python bench/program_jobs.py [--quick] [--rounds 5] [--cases 200] [--chunk 20]
+        [--before SRC]...
 """
 
 from __future__ import annotations
@@ -99,31 +106,90 @@ def plain_side(outputs: Sequence[str], jobs: int) -> float:
     return elapsed
 
 
+class Before:
+    """The `sandbox: none` side of another gradekit, graded in a child interpreter that
+    imports it from `source` (this script run with `--serve`)."""
+
+    def __init__(self, source: str, count: int) -> None:
+        env = {**os.environ, "PYTHONPATH": source}
+        self.child = subprocess.Popen(
+            [sys.executable, __file__, "--serve", "--cases", str(count)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        where = self.ask("where")
+        if not where.startswith(os.path.abspath(source)):
+            raise SystemExit(f"the --before side imported gradekit from {where}, not {source}")
+
+    def ask(self, line: str) -> str:
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write(line + "\n")
+        self.child.stdin.flush()
+        return self.child.stdout.readline().strip()
+
+    def side(self, start: int, count: int, jobs: int) -> float:
+        return float(self.ask(f"{jobs} {start} {count}"))
+
+
+def serve(count: int) -> None:
+    """The child of `Before`: `where` prints gradekit's folder; `JOBS START COUNT` grades
+    those cases and prints the seconds."""
+    outputs = texts(count)
+    gradekit_side(outputs[:4], 2, "none")  # warm up
+    for line in sys.stdin:
+        if line.strip() == "where":
+            print(os.path.dirname(os.path.abspath(gradekit.__file__)), flush=True)
+            continue
+        jobs, start, size = map(int, line.split())
+        print(gradekit_side(outputs[start : start + size], jobs, "none"), flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the table (markdown)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer cases and rounds")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--cases", type=int, default=None)
+    parser.add_argument(
+        "--chunk", type=int, default=CHUNK, help=f"cases a side grades per turn (default {CHUNK})"
+    )
+    parser.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        help="another gradekit's src folder, compared in the runs (may be repeated)",
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 5)
-    outputs = texts(args.cases or (40 if args.quick else 200))
+    count = args.cases or (40 if args.quick else 200)
+    if args.serve:
+        serve(count)
+        return
+    outputs = texts(count)
+    befores = {source: Before(source, count) for source in args.before}
     sandboxes = ["none"] if problem() is not None else ["none", "bwrap"]
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, cpus: {os.cpu_count()}")
     gradekit_side(outputs[:4], 2, "none")  # warm up: imports, caches
     sides = [("plain pool", None)] + [(f"gradekit, sandbox: {s}", s) for s in sandboxes]
     sides.append(("gradekit, sandbox: none, former limits and removal", "former"))
+    sides += [(f"gradekit from {source}, sandbox: none", source) for source in befores]
     times: dict[tuple[str, int], list[float]] = {}
     # Each round grades every case once per side and jobs, in chunks of CHUNK cases with the
     # sides taking turns chunk by chunk: on a shared machine the load drifts within seconds.
-    chunks = [outputs[start : start + CHUNK] for start in range(0, len(outputs), CHUNK)]
+    starts = range(0, len(outputs), args.chunk)
     for _ in range(rounds):
         spent: dict[tuple[str, int], float] = {}
-        for chunk in chunks:
+        for start in starts:
+            chunk = outputs[start : start + args.chunk]
             for jobs in (1, 2):
                 for label, sandbox in sides:
                     if sandbox is None:
                         seconds = plain_side(chunk, jobs)
+                    elif sandbox in befores:
+                        seconds = befores[sandbox].side(start, len(chunk), jobs)
                     else:
                         seconds = gradekit_side(chunk, jobs, sandbox)
                     spent[(label, jobs)] = spent.get((label, jobs), 0.0) + seconds

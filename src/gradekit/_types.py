@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Final, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
 from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
 
+if TYPE_CHECKING:
+    import threading
+
 __all__ = [
     "AsyncGrader",
+    "BlockingGrader",
     "DeclaresOptions",
     "GradeResult",
     "Grader",
@@ -337,6 +341,19 @@ class InlineGrader(Grader, Protocol):
     sample (after a timeout in its batch) and expects the same result."""
 
     inline: ClassVar[bool]
+
+
+@runtime_checkable
+class BlockingGrader(Grader, Protocol):
+    """The optional blocking ability: a grader whose grade waits on commands it runs (the
+    `program`, `build` and `lint` kinds) defines `grade_blocking(sample, cancel)`, its `grade`
+    cut short when the `threading.Event` `cancel` is set (the command's process group killed,
+    a result returned). The runner then grades cases whose graders all have it wholly in its
+    worker threads, one after another, setting `cancel` at the grade's timeout."""
+
+    def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
+        """Grade one sample in this thread; return soon once `cancel` is set."""
+        ...
 
 
 @runtime_checkable

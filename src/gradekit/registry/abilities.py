@@ -1,10 +1,10 @@
 """The optional abilities of graders and factories, detected in one place.
 
 Each ability is a small protocol declared beside `Grader` in `gradekit._types`: `AsyncGrader`
-(`async def agrade`), `InlineGrader` (`inline = True`), `well_formed` results, and
-`DeclaresOptions` (a factory's `options_class`). The runner, the composite kinds and the
-registry ask these functions, never the attributes themselves, so each rule reads the same
-everywhere.
+(`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
+`well_formed` results, and `DeclaresOptions` (a factory's `options_class`). The runner, the
+composite kinds and the registry ask these functions, never the attributes themselves, so each
+rule reads the same everywhere.
 
 Imports only the core types (the registry imports this module): an entry is what
 `gradekit.registry.entries.GraderEntry` provides, read through the `Entry` protocol.
@@ -23,9 +23,11 @@ __all__ = [
     "Entry",
     "RunDefaults",
     "agrade_of",
+    "blocking_grade_of",
     "declares_inline",
     "has_well_formed_results",
     "is_async",
+    "is_blocking",
     "is_inline",
     "options_class_of",
 ]
@@ -35,6 +37,12 @@ def agrade_of(grader: Grader) -> Callable[[Sample], Awaitable[Any]] | None:
     """The grader's `agrade`, or None when it has none (it is then graded with `grade`)."""
     agrade: Callable[[Sample], Awaitable[Any]] | None = getattr(grader, "agrade", None)
     return agrade
+
+
+def blocking_grade_of(grader: Grader) -> Callable[[Sample, Any], Any] | None:
+    """The grader's `grade_blocking(sample, cancel)` (`BlockingGrader`), or None."""
+    blocking = getattr(grader, "grade_blocking", None)
+    return blocking if callable(blocking) else None
 
 
 def is_async(grader: Grader) -> bool:
@@ -100,6 +108,13 @@ def is_inline(entry: Entry, run: RunDefaults | None = None) -> bool:
         return False
     isolation = entry.isolation if run is None else run.isolation_of(entry)
     return isolation != "process"
+
+
+def is_blocking(entry: Entry, run: RunDefaults) -> bool:
+    """True when `entry` may be graded by calling its grader's `grade_blocking` in one of the
+    runner's worker threads: the grader has it and the entry runs in this process (its
+    isolation under `run` is not `process`)."""
+    return blocking_grade_of(entry.grader) is not None and run.isolation_of(entry) != "process"
 
 
 def has_well_formed_results(entry: Entry) -> bool:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 
-from gradekit.report.model import CaseReport, TurnReport
+from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.samples import SampleForm
 from gradekit.run.dispatch import run_entry
 from gradekit.run.settings import Context
 from gradekit.run.verdict import Decision, case_decision, tally
-from gradekit.suite.model import Case, Policy
+from gradekit.suite.model import Case, Policy, Turn
 
-__all__ = ["grade_case", "skipped_turn", "unloadable"]
+__all__ = ["case_of", "grade_case", "skipped_turn", "turn_of", "unloadable"]
 
 
 def unloadable(case: Case) -> CaseReport:
@@ -55,21 +56,40 @@ async def grade_case(case: Case, policy: Policy, context: Context) -> CaseReport
             records = await asyncio.gather(
                 *(run_entry(entry, turn.sample, context) for entry in entries)
             )
-        decision = tally([record.result for record in records], entries).turn_decision(policy)
+        report, decision = turn_of(index, turn, records, policy, max_text)
+        turns.append(report)
         ran.append(decision)
-        sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
-        turns.append(
-            TurnReport(
-                index,
-                decision.passed,
-                decision.score,
-                tuple(records),
-                decision.errored,
-                False,
-                sample,
-            )
-        )
         ended = decision.ended
+    return case_of(case, turns, ran, started, max_text)
+
+
+def turn_of(
+    index: int, turn: Turn, records: Sequence[ResultRecord], policy: Policy, max_text: int | None
+) -> tuple[TurnReport, Decision]:
+    """The report of turn `index` graded with these records, and its decision."""
+    decision = tally([record.result for record in records], turn.graders).turn_decision(policy)
+    sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
+    report = TurnReport(
+        index,
+        decision.passed,
+        decision.score,
+        tuple(records),
+        decision.errored,
+        False,
+        sample,
+    )
+    return report, decision
+
+
+def case_of(
+    case: Case,
+    turns: Sequence[TurnReport],
+    ran: Sequence[Decision],
+    started: float,
+    max_text: int | None,
+) -> CaseReport:
+    """The report of `case` from its turns' reports and decisions; `started` on the
+    `time.perf_counter` clock."""
     passed, score, errored, _ = case_decision(ran)
     duration = (time.perf_counter() - started) * 1000.0
     metadata = None if max_text is None else SampleForm(case.metadata, None, max_text)

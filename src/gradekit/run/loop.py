@@ -2,7 +2,9 @@
 
 Cases are read lazily from `suite.cases()`, with a bounded window of cases in flight. A case
 whose graders are all `inline` joins a batch graded in one worker thread (no task or thread
-per grade); any other case is a task on the loop, at most `jobs` at once."""
+per grade); one whose graders all wait on commands is queued for the blocking lane
+(`gradekit.run.blocking`); any other case is a task on the loop. At most `jobs` cases of the
+last two kinds are graded at once."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
+from gradekit.run.blocking import BlockingLane
 from gradekit.run.case import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
@@ -80,6 +83,10 @@ class _Run:
         # one thread grades them one after another, faster than several taking turns.
         self.lane = DaemonPool(1, "gradekit-inline")
         self.context = Context(settings, self.pool)
+        # Cases whose graders all wait on commands: graded wholly in worker threads.
+        self.blocking = BlockingLane(
+            jobs, self.context, self._emit, lambda case: case.policy or suite.policy
+        )
         self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
@@ -147,6 +154,7 @@ class _Run:
         finally:
             self.pool.shutdown()
             self.lane.shutdown()
+            self.blocking.stop()
 
     def _emit(
         self,
@@ -208,6 +216,8 @@ class _Run:
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
+                elif self.blocking.takes(case):
+                    await self._to_lane(position, case, slots, flush, spawn)
                 else:
                     if slots.locked():
                         flush()
@@ -223,6 +233,27 @@ class _Run:
                 task.cancel()
             if tasks:
                 await asyncio.wait(set(tasks))
+
+    async def _to_lane(
+        self,
+        position: int,
+        case: Case,
+        slots: asyncio.Semaphore,
+        flush: Callable[[], None],
+        spawn: Callable[[Any], None],
+    ) -> None:
+        """Queue a case for the blocking lane and start its runners while more are wanted,
+        each on a slot of `slots` (flushing the batch before waiting for one)."""
+        lane = self.blocking
+        lane.add(position, case)
+        while lane.wants_runner():
+            if slots.locked():
+                flush()
+            await slots.acquire()
+            watch = lane.start(slots)
+            if watch is None:
+                return
+            spawn(watch)
 
     def _all_inline(self, case: Case) -> bool:
         settings = self.settings

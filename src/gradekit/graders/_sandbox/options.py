@@ -2,7 +2,8 @@
 
 `SandboxOptions` is an attrs base class: its fields are the sandbox options with their
 defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the one method a
-kind writes; `grade` and `agrade` (which runs it on a worker thread, cancellable) come free.
+kind writes; `grade`, `grade_blocking` (cancellable, for the runner's worker threads) and
+`agrade` (which runs it on a worker thread, cancellable) come free.
 `sandbox` (auto, bwrap, none; unset: the run's, else auto) decides whether commands run in
 bubblewrap (`gradekit.sandbox.mode`, `gradekit.sandbox.bwrap`).
 """
@@ -194,6 +195,11 @@ class SandboxOptions:
     def grade(self, sample: Sample) -> GradeResult:
         """Grade one sample, running its commands to completion or to the timeout."""
         return self._grade(sample, None)
+
+    def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
+        """Grade in this thread; setting `cancel` kills the running command at once (the
+        runner's timeout; see `gradekit._types.BlockingGrader`)."""
+        return self._grade(sample, cancel)
 
     async def agrade(self, sample: Sample) -> GradeResult:
         """Grade without blocking the event loop; cancelling kills the running command."""
