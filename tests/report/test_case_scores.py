@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_case_text import cases
 
 from gradekit import ConfigError
-from gradekit.report.case_scores import read_seen
+from gradekit.report.case_scores import SeenReader, read_seen
 from gradekit.report.case_writers import FormCaseWriter
 from gradekit.report.json_text import STDLIB_WRITER
 from gradekit.report.jsonl import case_json
@@ -99,9 +99,35 @@ def test_a_grader_named_twice_on_a_turn_counts_as_its_last_score(tmp_path: Path)
     assert seen["c", None].layout == seen["d", None].layout
 
 
-def test_a_case_without_its_turns_names_the_file(tmp_path: Path) -> None:
+def test_turns_and_results_may_be_left_out_but_not_the_outcome(tmp_path: Path) -> None:
+    # As `CaseReport.from_dict` reads them: a case without turns, a turn without results.
+    cases = [{"name": "a", "passed": True}, {"name": "b", "passed": False, "turns": [{"index": 0}]}]
     path = tmp_path / "report.json"
-    path.write_text(json.dumps({"cases": [{"name": "c", "passed": True}]}), encoding="utf-8")
+    path.write_text(json.dumps({"cases": cases}), encoding="utf-8")
 
-    with pytest.raises(ConfigError, match=r"report\.json is not a gradekit report.*'turns'"):
+    seen, _ = read_seen(path)
+
+    assert {key: (found.outcome, found.scores()) for key, found in seen.items()} == {
+        ("a", None): ("pass", {}),
+        ("b", None): ("fail", {}),
+    }
+    path.write_text(json.dumps({"cases": [{"name": "c"}]}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"report\.json is not a gradekit report.*'passed'"):
         read_seen(path)
+
+
+def test_cases_graded_alike_in_both_runs_share_one_layout(tmp_path: Path) -> None:
+    case = {
+        "name": "c",
+        "passed": True,
+        "turns": [{"index": 0, "results": [{"name": "g", "score": 1.0}]}],
+    }
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(json.dumps({"cases": [case]}), encoding="utf-8")
+    new.write_text(json.dumps({"cases": [dict(case, passed=False)]}), encoding="utf-8")
+
+    layouts = SeenReader()
+    before, _ = read_seen(base, None, layouts)
+    after, _ = read_seen(new, None, layouts)
+
+    assert before["c", None].layout is after["c", None].layout

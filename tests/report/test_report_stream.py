@@ -5,6 +5,7 @@ with bounded memory, and clear errors for a file cut short."""
 from __future__ import annotations
 
 import json
+import re
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,44 @@ def test_read_fast_only_integers_past_64_bits_differ(tmp_path: Path) -> None:
     fast, _ = _read(path, 1 << 16, fast=True)
     assert repr(fast[1:]) == repr(exact[1:])
     assert fast[0]["n"] == float(big)  # orjson's reading of such an integer
+
+
+def test_reading_a_damaged_report_back_says_where_once(tmp_path: Path) -> None:
+    from gradekit.report.reading import read_report
+
+    path = tmp_path / "cut.json"
+    path.write_text(
+        '{"suite": "s", "cases": [\n'
+        '  {"name": "a", "passed": true, "score": 1.0, "turns": []},\n  {"na',
+        encoding="utf-8",
+    )
+
+    with pytest.raises(ConfigError) as raised:
+        read_report(path)
+
+    message = str(raised.value)
+    assert message.startswith(f"{path}:3:")
+    assert message.count("give a JSON report") == 1
+
+
+def test_a_report_damaged_before_its_cases_is_an_error_not_a_log(tmp_path: Path) -> None:
+    # gradekit's reports begin with "suite": such a file cut before its cases is a report cut
+    # short, not an empty results log.
+    path = tmp_path / "report.json"
+    path.write_text('{"suite": "s", "ca', encoding="utf-8")
+
+    where = rf"^{re.escape(str(path))}:1:\d+: not a complete JSON"
+    with pytest.raises(ConfigError, match=where), open_report(path):
+        pass
+
+
+def test_a_file_that_is_not_utf8_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    case = '{"name": "a", "passed": true}'
+    path.write_bytes(
+        ('{"suite": "s", "cases": [' + ", ".join([case] * 50)).encode() + b", \xff\xfe]}"
+    )
+
+    with pytest.raises(ConfigError, match="not UTF-8 text"), open_report(path, chunk=64) as report:
+        assert report is not None
+        list(report.cases())

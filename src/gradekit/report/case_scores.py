@@ -24,7 +24,7 @@ from gradekit.report.reading import (
     outcome_of_data,
 )
 
-__all__ = ["Layout", "Scores", "Seen", "read_seen"]
+__all__ = ["Layout", "Scores", "Seen", "SeenReader", "read_seen"]
 
 Scores = dict[tuple[int, str], float]
 """A case's scores by (turn index, grader name), of the results that did not error."""
@@ -47,7 +47,7 @@ class Seen(NamedTuple):
         return dict(zip(self.layout, self.values, strict=True))
 
 
-class _Reader:
+class SeenReader:
     """Builds each case's `Seen`, sharing layouts between cases graded alike."""
 
     def __init__(self) -> None:
@@ -70,14 +70,15 @@ class _Reader:
 
 
 def read_seen(
-    run: Run, watch: ReadWatch | None = None
+    run: Run, watch: ReadWatch | None = None, layouts: SeenReader | None = None
 ) -> tuple[dict[CaseKey, Seen], Environment | None]:
     """What a comparison reads of each case of `run` (a file, a `SuiteReport` or case
     reports), by name and attempt, in the run's order, and the run's environment (None when
     it records none). A case held twice (a resumed log) counts as its last copy. `watch`:
-    the progress of reading a file."""
+    the progress of reading a file; `layouts`: the reader whose layouts the cases share (one
+    for both runs of a comparison, so that their cases graded alike share theirs)."""
     seen: dict[CaseKey, Seen] = {}
-    reader = _Reader()
+    reader = layouts or SeenReader()
     if isinstance(run, (str, os.PathLike)):
         forms = CaseForms(run, watch)
         for data in forms:
@@ -110,8 +111,8 @@ def _case_scores(case: CaseReport) -> Iterator[tuple[int, str, float]]:
 
 def _data_scores(data: Mapping[str, Any]) -> Iterator[tuple[int, str, float]]:
     """The scores of a case's JSON form, as `_case_scores` reads them of its report."""
-    for turn in data["turns"]:
+    for turn in data.get("turns", ()):
         index = int(turn["index"])
-        for result in turn["results"]:
+        for result in turn.get("results", ()):
             if result.get("error") is None:
                 yield index, str(result["name"]), float(result["score"])

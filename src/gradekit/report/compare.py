@@ -17,7 +17,7 @@ import attrs
 
 from gradekit._errors import ConfigError
 from gradekit.report.attempts import case_label
-from gradekit.report.case_scores import Seen, read_seen
+from gradekit.report.case_scores import Seen, SeenReader, read_seen
 from gradekit.report.environment import KindChange, kind_changes
 from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: their old home)
     ReadWatch,
@@ -236,9 +236,10 @@ def compare(
 ) -> Comparison:
     """Compare two runs of a suite; score changes of at most `tolerance` are ignored.
     `watch`: the progress of reading each file."""
+    layouts = SeenReader()  # one for both: their cases graded alike share a layout
     (before, base_environment), (after, new_environment) = (
-        read_seen(base, watch),
-        read_seen(new, watch),
+        read_seen(base, watch, layouts),
+        read_seen(new, watch, layouts),
     )
     regressed, new_errors, fixed, added, removed = [], [], [], [], []
     scores: list[ScoreChange] = []

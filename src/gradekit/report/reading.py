@@ -50,10 +50,7 @@ def read_report(run: Run) -> SuiteReport:
             from gradekit.report.jsonl import read_cases
 
             return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
-        try:
-            cases = tuple(CaseReport.from_dict(item) for item in report.cases())
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise _not_a_report(path, error) from None
+        cases = tuple(_case_report(item, path) for item in report.cases())
         head = report.head
     environment = head.get("environment")
     return SuiteReport(
@@ -138,6 +135,13 @@ def outcome_of_data(data: Mapping[str, Any]) -> Outcome:
     `passed`)."""
     errored = bool(data.get("errored")) or data.get("error") is not None
     return outcome_of(bool(data["passed"]), errored)
+
+
+def _case_report(data: Any, path: Path) -> CaseReport:
+    try:
+        return CaseReport.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise _not_a_report(path, error) from None
 
 
 def _not_a_report(path: Path, error: Exception) -> ConfigError:

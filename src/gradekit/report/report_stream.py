@@ -69,6 +69,7 @@ class JsonReport:
         self._column = 0  # characters of that line before `_text`
         self._ended = False  # the file has no more to read
         self._started = False
+        self._slow_until = 0  # no case before this position in `_text` fills its line
         self._read_head()
 
     def cases(self) -> Iterator[Any]:
@@ -98,12 +99,16 @@ class JsonReport:
             self._fail("text after the end of the report")
 
     def _read_head(self) -> None:
-        """Up to the first item of `cases`; _NotAReport when the file is not a report."""
+        """Up to the first item of `cases`; _NotAReport when the file is not a report. A
+        file whose first key is `suite`, as gradekit writes a report, is one: its damage is
+        an error naming the place."""
         if self._next() != "{" or self._skip_space() == "}":
             raise _NotAReport
         try:
             found = self._pairs(until_cases=True)
         except ConfigError:
+            if next(iter(self.head), None) == "suite":
+                raise
             raise _NotAReport from None
         if not found:  # the object ended without a `cases` list
             raise _NotAReport
@@ -161,11 +166,12 @@ class JsonReport:
     def _whole_line(self, loads: Callable[[str], Any]) -> Any:
         """The object at the position read by `loads` when it fills the rest of its line
         (but a `,` after it); _NO_VALUE when it does not, or `loads` refuses it."""
-        if self._skip_space() != "{":
+        if self._skip_space() != "{" or self._at < self._slow_until:
             return _NO_VALUE
         text, at = self._text, self._at
         end = text.find("\n", at)
-        if end < 0:  # the line goes on in the next chunk
+        if end < 0:  # the line goes on past this chunk: not looked for again before then
+            self._slow_until = len(text)
             return _NO_VALUE
         while text[end - 1] in " \t\r":
             end -= 1
@@ -173,7 +179,8 @@ class JsonReport:
             end -= 1
         try:
             value = loads(text[at:end])
-        except ValueError:
+        except ValueError:  # not one case (several on the line, say): the rest of it slowly
+            self._slow_until = end
             return _NO_VALUE
         self._at = end
         return value
@@ -192,7 +199,10 @@ class JsonReport:
         """Read the next chunk (at least as long as what is held: a long value is read in
         a few reads, not one per chunk)."""
         wanted = max(self._chunk, len(self._text) - self._at)
-        more = self._file.read(wanted)
+        try:
+            more = self._file.read(wanted)
+        except UnicodeDecodeError as error:
+            self._fail(f"not UTF-8 text: {error.reason} at byte {error.start} of a chunk")
         if not more:
             self._ended = True
             return
@@ -205,6 +215,7 @@ class JsonReport:
             self._column = done - newline - 1
         self._text = text[done:] + more
         self._at = 0
+        self._slow_until = max(0, self._slow_until - done)
 
     def _fail(self, problem: str, at: int | None = None) -> NoReturn:
         at = self._at if at is None else at

@@ -152,3 +152,30 @@ def test_a_batch_of_another_length_than_sent_is_refused() -> None:
 
     with pytest.raises(ValueError, match="1 reports and 1 outcomes for a batch of 2 cases"):
         case_texts(packed, [("a", None), ("b", None)])
+
+
+def test_a_batch_a_worker_refuses_says_why_for_each_case_and_attempt(tmp_path: Path) -> None:
+    # A spec in another wire format (a driver of another gradekit version): the worker's
+    # reply is the bare JSONL blob every version reads, and the driver keeps each case's
+    # name and attempt index, sent with the batch.
+    from gradekit.run.dask._driver import _refused
+    from gradekit.run.dask._pack import FORMAT, unpack_reports
+    from gradekit.run.dask._worker import grade_packed
+
+    suite = gradekit.load_suite(write_mixed_suite(tmp_path, "refused_graders"))
+    packer = CasePacker(suite)
+    spec = json.loads(suite_spec(suite, Settings(), 1, packer))
+    spec["format"] = FORMAT + 1
+    cases = list(suite.cases())[:3]
+    lines = b"\n".join(packer.line(case) for case in cases)
+
+    reply = grade_packed(json.dumps(spec).encode(), lines)
+
+    assert isinstance(reply, bytes)
+    sent = [(case.name, attempt) for case, attempt in zip(cases, (0, 1, None), strict=True)]
+    batch = [(n, name, attempt) for n, (name, attempt) in enumerate(sent)]
+    errored = _refused(unpack_reports(reply), batch)
+    assert [(case.name, case.attempt) for case in errored] == sent
+    for case in errored:
+        assert case.errored
+        assert "install the same gradekit on the driver and on every worker" in str(case.error)

@@ -66,6 +66,7 @@ class DaskRun:
         packer: CasePacker,
         *,
         close_after: bool,
+        keep: bool = True,
         encode: bool = False,
     ) -> None:
         self._executor = executor
@@ -74,9 +75,10 @@ class DaskRun:
         self._spec = spec
         self._packer = packer
         self._close_after = close_after
-        # Whether the run writes only the cases' texts (a JSON report, a results log): each
-        # case is then handed on as the text the worker wrote, its report not made again.
-        self._encode = encode
+        # Whether the run's cases are read only as texts (a JSON report, a results log, the
+        # stream's spool) or not at all: each is then handed on as the text the worker wrote,
+        # its report not made again.
+        self._texts = encode or not keep
         self._out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._room = threading.Condition()
         self._pending = 0  # cases read and not yet handed over
@@ -216,9 +218,9 @@ class DaskRun:
         counted: SummaryBuilder | None = None
         try:
             found = future.result()
-            if isinstance(found, bytes):  # a worker of an older gradekit says why it refused
-                cases: list[FinishedCase] = list(unpack_reports(found))
-            elif self._encode:
+            if isinstance(found, bytes):  # a worker refused the batch (any version): why
+                cases: list[FinishedCase] = _refused(unpack_reports(found), batch)
+            elif self._texts:
                 cases = list(case_texts(found, [(name, attempt) for _, name, attempt in batch]))
                 counted = found.summary
             else:
@@ -269,6 +271,19 @@ class DaskRun:
         if self._executor.batch_size is not None or self._suite.case_count is not None:
             return size
         return min(MAX_BATCH_SIZE, size * 2)
+
+
+def _refused(reports: list[CaseReport], batch: _Batch) -> list[FinishedCase]:
+    """The errored cases of a batch a worker refused, each with the worker's reason and the
+    name and attempt index it was sent with."""
+    if len(reports) != len(batch):
+        raise ExecutorError(
+            f"a worker returned {len(reports)} reports for a batch of {len(batch)} cases"
+        )
+    return [
+        unloadable(Case(name, (), error=report.error or "refused by the worker", attempt=attempt))
+        for report, (_, name, attempt) in zip(reports, batch, strict=True)
+    ]
 
 
 def _batch_error(error: BaseException) -> str:

@@ -166,4 +166,4 @@ class DaskExecutor:
             raise ExecutorError(str(error)) from None
         opened = not self.connected
         self.connect()
-        return DaskRun(self, suite, spec, packer, close_after=opened, encode=encode)
+        return DaskRun(self, suite, spec, packer, close_after=opened, keep=keep, encode=encode)

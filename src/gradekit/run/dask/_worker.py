@@ -35,6 +35,7 @@ from gradekit.run.dask._pack import (
     OWN_GRADERS,
     PackedBatch,
     pack_batch,
+    pack_reports,
     suite_folder,
 )
 from gradekit.suite.cases import CaseBuilder
@@ -82,17 +83,19 @@ _suites: collections.OrderedDict[bytes, _Built] = collections.OrderedDict()
 _lock = threading.Lock()
 
 
-def grade_packed(spec: bytes, batch: bytes) -> PackedBatch:
+def grade_packed(spec: bytes, batch: bytes) -> PackedBatch | bytes:
     """Grade the batch (JSONL case lines) of the suite `spec`; return their reports packed
     (`PackedBatch`: the JSONL of the reports in the batch's order, their outcomes, their
-    summary). Never raises for a case's fault."""
+    summary). Never raises for a case's fault. A spec this worker cannot use gives one errored
+    report a case, as the bare JSONL blob (`pack_reports`), which a driver of any version
+    reads: every case then says why."""
     address = worker_address()
     lines = [line for line in batch.split(b"\n") if line]
     try:
         built = _built(spec, address)
     except Exception as error:  # a spec this worker cannot use: every case says why
         text = f"{error_text(error)} (on Dask worker {address})"
-        return pack_batch([unloadable(Case(_name(line), (), error=text)) for line in lines])
+        return pack_reports([unloadable(Case(_name(line), (), error=text)) for line in lines])
     cases = [_case(built, line, address) for line in lines]
 
     def batch_cases() -> Iterator[Case]:
