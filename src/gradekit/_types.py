@@ -264,6 +264,26 @@ def is_well_formed(grade: Callable[..., Any]) -> bool:
     return getattr(grade, _WELL_FORMED, False) is True
 
 
+_BOUNDED: Final = "_gradekit_bounded"
+
+
+def bounded(grade: GradeFunction) -> GradeFunction:
+    """Mark a `grade` method that always ends, in time bounded by its sample: pure Python or C
+    work on the sample, no I/O, no waiting, no loop that the sample does not bound. The runner
+    may then grade it where no other thread could abandon it (an inline batch graded in the
+    event loop's own thread while nothing else is in flight): its timeout still holds, judged
+    when it returns, as the batch does for a grade that held the GIL.
+
+    The mark is on this function only, as `well_formed`'s. For built-in kinds."""
+    setattr(grade, _BOUNDED, True)
+    return grade
+
+
+def is_bounded(grade: Callable[..., Any]) -> bool:
+    """True when `grade` (a function or bound method) is marked by `bounded`."""
+    return getattr(grade, _BOUNDED, False) is True
+
+
 def error_text(error: BaseException) -> str:
     """`"ExceptionClass: message"`, the form every error result uses."""
     message = str(error)

@@ -11,7 +11,7 @@ import attrs
 
 from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._types import GradeResult, Sample, ToolCall, well_formed
+from gradekit._types import GradeResult, Sample, ToolCall, bounded, well_formed
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher
 from gradekit.graders._text import data_error, rebuilt
@@ -160,6 +160,7 @@ class Behavior:
         """Pickled as its options: the argument matchers are closures, rebuilt from them."""
         return rebuilt(self)
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Check the tool calls in scope against every constraint."""

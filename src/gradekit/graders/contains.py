@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._types import GradeResult, Sample, well_formed
+from gradekit._types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import output_not_text, quote, result, text_of
 
 __all__ = ["Contains", "NotContains"]
@@ -68,6 +68,7 @@ class Contains(_Search):
     name: str = attrs.field(kw_only=True, default="contains")
     mode: Literal["all", "any"] = attrs.field(kw_only=True, default="all")
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each value in the output text."""
@@ -110,6 +111,7 @@ class NotContains(_Search):
 
     name: str = attrs.field(kw_only=True, default="not_contains")
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Look for each forbidden value in the output text."""

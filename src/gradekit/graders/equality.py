@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
-from gradekit._types import GradeResult, Sample, well_formed
+from gradekit._types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
 
 __all__ = ["Equality", "punctuation_table"]
@@ -118,6 +118,7 @@ class Equality:
         """Pickled as its options: the normaliser is a closure, rebuilt from them."""
         return rebuilt(self)
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Compare `sample.output` with `sample.expected` as text."""

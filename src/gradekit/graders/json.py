@@ -14,7 +14,7 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._frozen import thaw
-from gradekit._types import GradeResult, Sample, as_text, well_formed
+from gradekit._types import GradeResult, Sample, as_text, bounded, well_formed
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 
 __all__ = ["Json"]
@@ -145,6 +145,7 @@ class Json:
         """Pickled as its options: the schema validator is rebuilt from them."""
         return rebuilt(self)
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Parse the output as JSON, then check the schema and the expected value if asked."""

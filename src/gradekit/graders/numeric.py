@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Final, Literal
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._types import GradeResult, Sample, well_formed
+from gradekit._types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["Numeric"]
@@ -161,6 +161,7 @@ class Numeric:
         object.__setattr__(self, "_allowed_end", f"; allowed {self._shown_absolute})")
         object.__setattr__(self, "_no_difference", f" (off by 0{self._allowed_end}")
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Read one number from the output and one from the expected value, and compare them."""

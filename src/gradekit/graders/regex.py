@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._types import GradeResult, Sample, well_formed
+from gradekit._types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
 
 __all__ = ["Regex"]
@@ -54,6 +54,7 @@ class Regex:
         shown = f"/{self.pattern}/" + ("i" if self.case_insensitive else "")
         object.__setattr__(self, "_shown", shown)
 
+    @bounded
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Search (or fully match) the pattern in the output text."""

@@ -2,7 +2,7 @@
 
 Each ability is a small protocol declared beside `Grader` in `gradekit._types`: `AsyncGrader`
 (`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
-`well_formed` results, and `DeclaresOptions` (a factory's `options_class`). The runner, the
+`well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's `options_class`). The runner, the
 composite kinds and the registry ask these functions, never the attributes themselves, so each
 rule reads the same everywhere.
 
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from gradekit._types import Grader, Sample, is_well_formed
+from gradekit._types import Grader, Sample, is_bounded, is_well_formed
 
 __all__ = [
     "Entry",
@@ -28,6 +28,7 @@ __all__ = [
     "has_well_formed_results",
     "is_async",
     "is_blocking",
+    "is_bounded_entry",
     "is_inline",
     "options_class_of",
 ]
@@ -115,6 +116,12 @@ def is_blocking(entry: Entry, run: RunDefaults) -> bool:
     runner's worker threads: the grader has it and the entry runs in this process (its
     isolation under `run` is not `process`)."""
     return blocking_grade_of(entry.grader) is not None and run.isolation_of(entry) != "process"
+
+
+def is_bounded_entry(entry: Entry) -> bool:
+    """True when the entry's grade always ends in time bounded by its sample: its grader's
+    `grade` is marked `bounded` (see `gradekit._types.bounded`)."""
+    return is_bounded(entry.grader.grade)
 
 
 def has_well_formed_results(entry: Entry) -> bool:

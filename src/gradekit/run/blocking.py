@@ -145,6 +145,11 @@ class BlockingLane:
         with self.lock:
             self.pending.append(_Progress(position, case))
 
+    def busy(self) -> bool:
+        """Whether a case is queued here or a runner runs."""
+        with self.lock:
+            return bool(self.pending) or self.active > 0
+
     def wants_runner(self) -> bool:
         """Whether a case waits and fewer than `jobs` runners run."""
         with self.lock:
