@@ -2,9 +2,9 @@
 
 Each ability is a small protocol declared beside `Grader` in `gradekit._types`: `AsyncGrader`
 (`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
-`well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's `options_class`). The runner, the
-composite kinds and the registry ask these functions, never the attributes themselves, so each
-rule reads the same everywhere.
+`well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's
+`options_class`). The runner, the composite kinds and the registry ask these functions, never
+the attributes themselves, so each rule reads the same everywhere.
 
 Imports only the core types (the registry imports this module): an entry is what
 `gradekit.registry.entries.GraderEntry` provides, read through the `Entry` protocol.
