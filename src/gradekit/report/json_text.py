@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, Final
 
 __all__ = ["CHOICE_VARIABLE", "STDLIB_WRITER", "json_text", "json_writer", "line_reader"]
@@ -37,12 +38,20 @@ def json_writer() -> Callable[[Any], str]:
     return _chosen
 
 
-def _choose() -> Callable[[Any], str]:
+def _orjson() -> ModuleType | None:
+    """orjson, where it is installed and `GRADEKIT_JSON=stdlib` does not set it aside."""
     if os.environ.get(CHOICE_VARIABLE) == "stdlib":
-        return STDLIB_WRITER
+        return None
     try:
         import orjson
     except ImportError:
+        return None
+    return orjson
+
+
+def _choose() -> Callable[[Any], str]:
+    orjson = _orjson()
+    if orjson is None:
         return STDLIB_WRITER
     dumps, refused = orjson.dumps, orjson.JSONEncodeError
 
@@ -60,11 +69,8 @@ def line_reader() -> Callable[[str], Any] | None:
     else None. It reads a report's one-line cases about 2.5 times as fast as the standard
     library (bench/RESULTS.md); `report_stream` gives the standard library's decoder what it
     refuses or would read otherwise."""
-    if os.environ.get(CHOICE_VARIABLE) == "stdlib":
-        return None
-    try:
-        import orjson
-    except ImportError:
+    orjson = _orjson()
+    if orjson is None:
         return None
     loads: Callable[[str], Any] = orjson.loads
     return loads
