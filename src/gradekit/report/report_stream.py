@@ -206,23 +206,22 @@ class JsonReport:
         if not more:
             self._ended = True
             return
-        done, text = self._at, self._text
-        newline = text.rfind("\n", 0, done)
-        if newline < 0:
-            self._column += done
-        else:
-            self._line += text.count("\n", 0, done)
-            self._column = done - newline - 1
-        self._text = text[done:] + more
+        done = self._at
+        self._line, column = self._where(done)
+        self._column = column - 1
+        self._text = self._text[done:] + more
         self._at = 0
         self._slow_until = max(0, self._slow_until - done)
 
-    def _fail(self, problem: str, at: int | None = None) -> NoReturn:
-        at = self._at if at is None else at
+    def _where(self, at: int) -> tuple[int, int]:
+        """The line and column (from 1) in the file of position `at` of `_text`."""
         text = self._text
         newline = text.rfind("\n", 0, at)
         line = self._line + text.count("\n", 0, at)
-        column = at - newline if newline >= 0 else self._column + at + 1
+        return line, at - newline if newline >= 0 else self._column + at + 1
+
+    def _fail(self, problem: str, at: int | None = None) -> NoReturn:
+        line, column = self._where(self._at if at is None else at)
         raise ConfigError(
             f"{self.path}:{line}:{column}: not a complete JSON report ({problem}); give a "
             "JSON report (gradekit run -o) or a results log (--resume), whole"
