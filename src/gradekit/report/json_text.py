@@ -57,7 +57,8 @@ def _choose() -> Callable[[Any], str]:
 
     def orjson_text(value: Any) -> str:
         try:
-            return dumps(value).decode()
+            text: str = dumps(value).decode()
+            return text
         except refused:
             return STDLIB_WRITER(value)
 
