@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from gradekit._errors import ConfigError
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport
 from gradekit.report.reading import (
@@ -20,7 +19,9 @@ from gradekit.report.reading import (
     CaseKey,
     ReadWatch,
     Run,
+    environment_of,
     key_of_data,
+    not_a_report,
     outcome_of_data,
 )
 
@@ -85,14 +86,8 @@ def read_seen(
             try:
                 seen[key_of_data(data)] = reader.seen(outcome_of_data(data), _data_scores(data))
             except (KeyError, TypeError, AttributeError, ValueError) as error:
-                raise ConfigError(
-                    f"{forms.path} is not a gradekit report: a case lacks or garbles {error}; "
-                    "give a JSON report (gradekit run -o) or a results log (--resume)"
-                ) from None
-        environment = forms.head.get("environment")
-        return seen, Environment.from_dict(environment) if isinstance(
-            environment, Mapping
-        ) else None
+                raise not_a_report(forms.path, error) from None
+        return seen, environment_of(forms.head)
     cases: Iterable[CaseReport] = run.cases if isinstance(run, SuiteReport) else run
     for case in cases:
         key = (case.name, case.attempt)

@@ -18,7 +18,9 @@ __all__ = [
     "CaseKey",
     "ReadWatch",
     "Run",
+    "environment_of",
     "key_of_data",
+    "not_a_report",
     "outcome_of_data",
     "read_outcomes",
     "read_report",
@@ -52,16 +54,20 @@ def read_report(run: Run) -> SuiteReport:
             return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
         cases = tuple(_case_report(item, path) for item in report.cases())
         head = report.head
-    environment = head.get("environment")
     return SuiteReport(
         suite=str(head.get("suite", path.stem)),
         cases=cases,
         complete=bool(head.get("complete", True)),
         duration_ms=float(head.get("duration_ms", 0.0)),
-        environment=Environment.from_dict(environment)
-        if isinstance(environment, Mapping)
-        else None,
+        environment=environment_of(head),
     )
+
+
+def environment_of(head: Mapping[str, Any]) -> Environment | None:
+    """The `environment` of a JSON report's top-level keys (None in a report of an older
+    gradekit, and for a log)."""
+    environment = head.get("environment")
+    return Environment.from_dict(environment) if isinstance(environment, Mapping) else None
 
 
 CaseKey = tuple[str, int | None]
@@ -86,7 +92,7 @@ def read_outcomes(run: Run, watch: ReadWatch | None = None) -> Iterator[tuple[Ca
         try:
             yield key_of_data(item), outcome_of_data(item)
         except (KeyError, TypeError, AttributeError) as error:
-            raise _not_a_report(forms.path, error) from None
+            raise not_a_report(forms.path, error) from None
 
 
 class CaseForms:
@@ -141,11 +147,12 @@ def _case_report(data: Any, path: Path) -> CaseReport:
     try:
         return CaseReport.from_dict(data)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise _not_a_report(path, error) from None
+        raise not_a_report(path, error) from None
 
 
-def _not_a_report(path: Path, error: Exception) -> ConfigError:
+def not_a_report(path: Path, error: Exception) -> ConfigError:
+    """The error of a run's file holding a case that lacks a key or garbles a value."""
     return ConfigError(
-        f"{path} is not a gradekit report: a case lacks {error}; give a JSON report "
-        "(gradekit run -o) or a results log (--resume)"
+        f"{path} is not a gradekit report: a case lacks or garbles {error}; give a JSON "
+        "report (gradekit run -o) or a results log (--resume)"
     )
