@@ -219,17 +219,13 @@ class DaskRun:
         try:
             found = future.result()
             if isinstance(found, bytes):  # a worker refused the batch (any version): why
-                cases: list[FinishedCase] = _refused(unpack_reports(found), batch)
-            elif self._texts:
+                cases: list[FinishedCase] = _refused(_all_of(unpack_reports(found), batch), batch)
+            elif self._texts:  # `case_texts` checks that every case came back
                 cases = list(case_texts(found, [(name, attempt) for _, name, attempt in batch]))
                 counted = found.summary
             else:
-                cases = list(unpack_reports(found.reports))
+                cases = list(_all_of(unpack_reports(found.reports), batch))
                 counted = found.summary
-            if len(cases) != len(batch):
-                raise ExecutorError(
-                    f"a worker returned {len(cases)} reports for a batch of {len(batch)} cases"
-                )
         except Exception as error:
             text = _batch_error(error)
             cases = [
@@ -273,13 +269,18 @@ class DaskRun:
         return min(MAX_BATCH_SIZE, size * 2)
 
 
-def _refused(reports: list[CaseReport], batch: _Batch) -> list[FinishedCase]:
-    """The errored cases of a batch a worker refused, each with the worker's reason and the
-    name and attempt index it was sent with."""
+def _all_of(reports: list[CaseReport], batch: _Batch) -> list[CaseReport]:
+    """`reports`, one for each case of `batch`; else an ExecutorError saying so."""
     if len(reports) != len(batch):
         raise ExecutorError(
             f"a worker returned {len(reports)} reports for a batch of {len(batch)} cases"
         )
+    return reports
+
+
+def _refused(reports: list[CaseReport], batch: _Batch) -> list[FinishedCase]:
+    """The errored cases of a batch a worker refused (a report for each case), each with the
+    worker's reason and the name and attempt index it was sent with."""
     return [
         unloadable(Case(name, (), error=report.error or "refused by the worker", attempt=attempt))
         for report, (_, name, attempt) in zip(reports, batch, strict=True)
