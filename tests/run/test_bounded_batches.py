@@ -5,12 +5,11 @@ holding, and every other inline grader still on the lane, where a hung grade is 
 from __future__ import annotations
 
 import re
-import threading
 import time
 from typing import ClassVar
 
 import attrs
-from runner_graders import Echo, entry
+from runner_graders import Echo, Where, entry
 
 import gradekit
 from gradekit import GradeResult, Sample
@@ -19,24 +18,12 @@ from gradekit.suite.model import Case, Suite, Turn
 
 
 @attrs.frozen
-class ThreadNoted:
-    """Passes, its message the name of the thread that graded it; bounded when asked."""
-
-    kind: ClassVar[str] = "noted"
-    inline: ClassVar[bool] = True
-    name: str = "noted"
-
-    def grade(self, sample: Sample) -> GradeResult:
-        return GradeResult(self.kind, self.name, True, 1.0, threading.current_thread().name)
-
-
-@attrs.frozen
-class BoundedNoted(ThreadNoted):
-    """ThreadNoted, marked `bounded`."""
+class BoundedWhere(Where):
+    """Where, marked `bounded`."""
 
     @bounded
     def grade(self, sample: Sample) -> GradeResult:
-        return ThreadNoted.grade(self, sample)
+        return Where.grade(self, sample)
 
 
 @attrs.frozen
@@ -63,25 +50,25 @@ def _suite(grader: object, cases: int, *, first: Case | None = None) -> Suite:
 
 
 def _threads(report: gradekit.SuiteReport) -> set[str]:
-    """The threads that graded the noted results, by name without a worker's number."""
+    """The threads that graded the `where` results, by name without a worker's number."""
     return {
-        re.sub(r"-\d+$", "", record.result.message)
+        re.sub(r"-\d+$", "", record.result.details["thread"])
         for case in report.cases
         for turn in case.turns
         for record in turn.results
-        if record.result.kind == "noted"
+        if record.result.kind == "where"
     }
 
 
 def test_bounded_grades_alone_are_graded_in_the_loop_s_thread() -> None:
-    report = gradekit.run_suite(_suite(BoundedNoted(), 3000))
+    report = gradekit.run_suite(_suite(BoundedWhere(), 3000))
 
     assert report.summary.passed == 3000
     assert _threads(report) == {"gradekit-loop"}
 
 
 def test_other_inline_grades_stay_on_the_lane_where_a_hung_one_is_abandoned() -> None:
-    report = gradekit.run_suite(_suite(ThreadNoted(), 3000))
+    report = gradekit.run_suite(_suite(Where(), 3000))
 
     assert report.summary.passed == 3000
     assert _threads(report) == {"gradekit-inline"}
@@ -90,7 +77,7 @@ def test_other_inline_grades_stay_on_the_lane_where_a_hung_one_is_abandoned() ->
 def test_while_another_case_is_graded_bounded_batches_go_to_the_lane() -> None:
     slow = Case("slow", (Turn(Sample(output="a", expected="a"), (entry(Echo(jitter=0.3)),)),))
 
-    report = gradekit.run_suite(_suite(BoundedNoted(), 3000, first=slow), jobs=2)
+    report = gradekit.run_suite(_suite(BoundedWhere(), 3000, first=slow), jobs=2)
 
     assert report.summary.passed == 3001
     assert "gradekit-inline" in _threads(report)
