@@ -24,7 +24,15 @@ from gradekit._errors import (
     UnknownKindError,
     WriteError,
 )
-from gradekit._types import AsyncGrader, Grader, GradeResult, Sample, ToolCall
+from gradekit._types import (
+    AsyncGrader,
+    BlockingGrader,
+    Grader,
+    GradeResult,
+    InlineGrader,
+    Sample,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from gradekit._load_context import current_suite_dir
@@ -39,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncGrader",
+    "BlockingGrader",
     "CaseReport",
     "ConfigError",
     "DaskExecutor",
@@ -47,6 +56,7 @@ __all__ = [
     "GradeResult",
     "GradekitError",
     "Grader",
+    "InlineGrader",
     "OptionError",
     "PluginLoadError",
     "Problem",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
+import threading
 from typing import Any, ClassVar
 
 import attrs
@@ -234,3 +235,62 @@ def test_a_factory_that_ignores_the_name_it_is_given() -> None:
         "created with name 'contract-grader', the grader is named 'acme.hurried': a factory "
         "must give its grader the name it is called with"
     )
+
+
+@attrs.frozen
+class Detached:
+    """Its grade_blocking grades as grade does, but never looks at its cancel: it waits for
+    its command (here, the test's `released` event) however long it takes."""
+
+    kind: ClassVar[str] = "acme.detached"
+    name: str = attrs.field(kw_only=True, default="acme.detached")
+    released: ClassVar[threading.Event] = threading.Event()
+
+    def grade(self, sample: Sample) -> GradeResult:
+        ok = bool(sample.output)
+        return GradeResult(self.kind, self.name, ok, float(ok), "graded")
+
+    def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
+        if cancel.is_set():
+            self.released.wait(60)
+        return self.grade(sample)
+
+
+def test_a_grade_blocking_that_ignores_its_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradekit.testing import _grading_rules
+
+    monkeypatch.setattr(_grading_rules, "CANCEL_BOUND", 0.3)
+    registry = Registry(entry_points=False)
+    registry.register("acme.detached", Detached)
+    try:
+        violations = check_grader("acme.detached", registry=registry, samples=st.just(Sample()))
+    finally:
+        Detached.released.set()
+    assert [v.rule for v in violations] == ["blocking_agrees"]
+    assert violations[0].message == (
+        "grade_blocking did not return within 0.3 s of its cancel being set: once cancel is "
+        "set it must stop its work (kill its command) and return a result"
+    )
+
+
+@attrs.frozen
+class Shortcut(Hurried):
+    """Its grade_blocking never fails an empty output, where grade does."""
+
+    kind: ClassVar[str] = "acme.shortcut"
+    name: str = attrs.field(kw_only=True, default="acme.shortcut")
+
+    def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
+        return GradeResult(self.kind, self.name, True, 1.0, "graded")
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        return self.grade(sample)
+
+
+def test_a_grade_blocking_that_disagrees_with_grade() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.shortcut", Shortcut)
+    (violation,) = check_grader("acme.shortcut", registry=registry)
+    assert violation.rule == "blocking_agrees"
+    assert violation.message == "grade and grade_blocking disagree: passed False then True"
+    assert not violation.example.output

@@ -51,9 +51,9 @@ def test_the_written_pack_installs_and_passes_its_own_tests(tmp_path: Path) -> N
         timeout=300,
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    # 2 behaviour tests; the contract: 2 rules about the kind, 9 per example config (2),
-    # of which agrade_agrees does not apply (no agrade).
-    assert tests.stdout.splitlines()[-1].startswith("20 passed, 2 skipped in ")
+    # 2 behaviour tests; the contract: 2 rules about the kind, 10 per example config (2),
+    # of which agrade_agrees and blocking_agrees do not apply (no agrade, no grade_blocking).
+    assert tests.stdout.splitlines()[-1].startswith("20 passed, 4 skipped in ")
     checked = gradekit("check-pack", "gradekit-acme-demo", env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert (

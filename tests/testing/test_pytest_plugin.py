@@ -24,6 +24,7 @@ BROKEN_FAILURES = {
     "acme.prefix::deterministic[config0]",
     "acme.prefix::leaves_sample[config0]",
     "acme.prefix::agrade_agrees[config0]",
+    "acme.prefix::blocking_agrees[config0]",
     "acme.prefix::inline_pure[config0]",
     "acme.prefix::pickles[config0]",
     "acme.token_f1::well_formed[config0]",
@@ -56,10 +57,10 @@ def test_every_kind_of_a_broken_pack_is_checked(pack_pytester: pytest.Pytester) 
     outcomes = _outcomes(output, "acme-broken")
     failed = {test for test, outcome in outcomes.items() if outcome == "FAILED"}
     assert failed == BROKEN_FAILURES, output
-    # 10 kinds: 2 rules about the kind, 9 per example config (one each; none for the kind
+    # 10 kinds: 2 rules about the kind, 10 per example config (one each; none for the kind
     # whose examples are malformed, which gets its `examples` test instead). A kind whose
     # config is rejected fails every rule that needs a grader.
-    assert len(outcomes) == 10 * 2 + 9 * 9 + 1
+    assert len(outcomes) == 10 * 2 + 9 * 10 + 1
     result.stdout.fnmatch_lines(
         [
             "*acme.token_f1::well_formed[[]config0[]]*",
@@ -87,9 +88,9 @@ def test_a_clean_pack_passes_with_its_declared_examples(pack_pytester: pytest.Py
     )
     outcomes = _outcomes(result.stdout.str(), "acme-clean")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    # acme.length declares 2 examples, acme.shout 2: 2 kind rules + 9 rules x 2 configs
+    # acme.length declares 2 examples, acme.shout 2: 2 kind rules + 10 rules x 2 configs
     # each, minus the 4 agrade tests deselected by -k.
-    assert len(outcomes) == 2 * (2 + 9 * 2) - 4
+    assert len(outcomes) == 2 * (2 + 10 * 2) - 4
     assert "acme.shout::wrong_type[config1]" in outcomes
     assert outcomes["acme.length::inline_pure[config0]"] == "SKIPPED"
 

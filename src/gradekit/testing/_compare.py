@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,6 +24,7 @@ __all__ = [
     "grade",
     "result_problem",
     "snapshot",
+    "within",
 ]
 
 
@@ -49,6 +51,20 @@ def grade(call: Callable[[Sample], Any], sample: Sample, what: str = "grade") ->
         return Graded(call(sample))
     except (Exception, SystemExit) as error:
         return Graded(raised=_raised(what, error))
+
+
+def within(
+    call: Callable[[Sample], Any], sample: Sample, seconds: float, what: str
+) -> Graded | None:
+    """`grade(call, sample, what)` in a daemon thread: what it gave, or None when it did not
+    return within `seconds` (the thread is left behind)."""
+    outcome: list[Graded] = []
+    thread = threading.Thread(
+        target=lambda: outcome.append(grade(call, sample, what)), daemon=True, name=what
+    )
+    thread.start()
+    thread.join(seconds)
+    return outcome[0] if outcome else None
 
 
 def agrade(grader: Any, sample: Sample) -> Graded:

@@ -6,19 +6,24 @@ any sample), and a `check(state, example)` returning what is wrong, or None.
 from __future__ import annotations
 
 import pickle
-from typing import Any
+import threading
+from typing import Any, Final
 
 import attrs
 
 from gradekit._types import error_text
+from gradekit.registry.abilities import blocking_grade_of
 from gradekit.testing import _compare
 from gradekit.testing._audit import watching
 from gradekit.testing._subject import Broken, NotApplicable, Subject
 from gradekit.testing._violation import show
 
 __all__ = [
+    "CANCEL_BOUND",
     "agrade_agrees",
     "agrade_state",
+    "blocking_agrees",
+    "blocking_state",
     "deterministic",
     "deterministic_state",
     "inline_pure",
@@ -115,6 +120,49 @@ def agrade_agrees(state: tuple[Any, bool], sample: Any) -> str | None:
         if found is not None:
             return f"grade and agrade disagree: {found}"
     return None
+
+
+CANCEL_BOUND: Final = 10.0
+"""Seconds a `grade_blocking` called with its `cancel` already set may take to return."""
+
+
+def blocking_state(subject: Subject, grader: Any) -> Any:
+    """The grader's `grade_blocking`, its kind and name, and whether it is deterministic,
+    when it has one."""
+    blocking = blocking_grade_of(grader)
+    if blocking is None:
+        raise NotApplicable("the grader has no grade_blocking")
+    return blocking, grader, subject.is_deterministic(grader)
+
+
+def blocking_agrees(state: tuple[Any, Any, bool], sample: Any) -> str | None:
+    """`grade_blocking` returns a well-formed result, equal to `grade`'s when deterministic,
+    and returns one soon when its `cancel` is set (the runner's timeout)."""
+    blocking, grader, deterministic = state
+    graded = _compare.grade(lambda s: blocking(s, threading.Event()), sample, "grade_blocking")
+    if graded.raised is not None:
+        return graded.raised
+    problem = _compare.result_problem(graded.value, grader.kind, grader.name)
+    if problem is not None:
+        return f"grade_blocking {problem}"
+    if deterministic:
+        found = _disagreement(_compare.grade(grader.grade, sample), graded)
+        if found is not None:
+            return f"grade and grade_blocking disagree: {found}"
+    cancel = threading.Event()
+    cancel.set()
+    cancelled = _compare.within(
+        lambda s: blocking(s, cancel), sample, CANCEL_BOUND, "grade_blocking (cancel set)"
+    )
+    if cancelled is None:
+        return (
+            f"grade_blocking did not return within {CANCEL_BOUND:g} s of its cancel being set: "
+            "once cancel is set it must stop its work (kill its command) and return a result"
+        )
+    if cancelled.raised is not None:
+        return cancelled.raised
+    problem = _compare.result_problem(cancelled.value, grader.kind, grader.name)
+    return None if problem is None else f"grade_blocking, cancelled, {problem}"
 
 
 def inline_state(subject: Subject, grader: Any) -> Any:

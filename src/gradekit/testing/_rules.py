@@ -173,6 +173,13 @@ RULES: Final = (
         grading.agrade_state,
     ),
     Rule(
+        "blocking_agrees",
+        "grade_blocking, when present, agrees with grade and returns once cancelled",
+        "sample",
+        grading.blocking_agrees,
+        grading.blocking_state,
+    ),
+    Rule(
         "inline_pure",
         "a grader marked inline is pure",
         "sample",
