@@ -3,14 +3,18 @@
 Each peer is installed into its own virtual environment under `bench/.peers/NAME` (made on
 the first run, kept for the next; git-ignored) and timed there by its child script
 (`bench/peer_children/child_NAME.py`) on the same samples, written once from a seed
-(`peer_data.py`). gradekit's graders are called directly (`grader.grade(sample)`) in this
-process. Every figure is CPU time (`time.process_time`) per call, the garbage collector
-off, results dropped as they come. Processes cannot be timed side by side, and the load of a
-shared machine changes from one to the next, so every side, in its own process, times a
-plain-Python loop doing the bare check on the same samples (`peer_data.plain_loop`) right
-after each repeat of its own check: a side's cost is the median over the repeats of its time
-over the plain loop's (`x plain`), and gradekit against a peer is the ratio of their costs.
-Each round runs gradekit's side here and then every peer's child once.
+(`peer_data.py`). gradekit's graders are called directly (`grader.grade(sample)`) in a child
+of this interpreter (`child_gradekit.py`), a fresh one each round as each peer's is: a
+process's own conditions (where its objects land in memory, its hash seed) move a per-call
+figure by tens of percent, so every side is timed over as many processes. Every figure is CPU
+time (`time.process_time`) per call, the garbage collector off, results dropped as they come.
+Processes cannot be timed side by side, and the load of a shared machine changes from one to
+the next, so every side, in its own process, times a plain-Python loop doing the bare check
+on the same samples (`peer_data.plain_loop`) right after each repeat of its own check: a
+side's cost is the median over the repeats of its time over the plain loop's (`x plain`), and
+gradekit against a peer is the ratio of their costs. Each round runs gradekit's child and
+then every peer's child once; the table shows the ratio against the fastest peer over all
+rounds and its range from round to round.
 
     .venv/bin/python bench/peers.py [--samples 20000] [--repeat 7] [--rounds 3]
 """
@@ -26,11 +30,10 @@ import venv
 from pathlib import Path
 from typing import Any
 
-from _timing import against_plain, call_loop, machine, median, paired_ratio
-from peer_data import CHECKS, CONTAINS, REGEX, TOOL, plain_loop, read, write
+from _timing import machine, median, paired_ratio
+from peer_data import CHECKS, plain_loop, read, write
 
 import gradekit
-from gradekit import Sample
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".peers"
@@ -66,25 +69,6 @@ def peer_version(python: Path, name: str) -> str:
     return subprocess.run([str(python), "-c", code], capture_output=True, text=True).stdout.strip()
 
 
-def gradekit_checks(data: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[Any, list[Any]]]:
-    """For each check, gradekit's grader and the samples it grades (built before timing)."""
-    options: dict[str, tuple[str, dict[str, Any]]] = {
-        "equality": ("equality", {}),
-        "numeric": ("numeric", {}),
-        "contains": ("contains", {"values": [CONTAINS]}),
-        "regex": ("regex", {"pattern": REGEX}),
-        "behavior": ("behavior", {"required_tools": [TOOL]}),
-    }
-    checks = {}
-    for check, (kind, config) in options.items():
-        samples = [
-            Sample(output=s["output"], expected=s["expected"], tool_calls=s.get("tool_calls"))
-            for s in data[check]
-        ]
-        checks[check] = (gradekit.create(kind, config=config), samples)
-    return checks
-
-
 def measure(samples: int, repeat: int, rounds: int, seed: int = 2026) -> dict[str, Any]:
     """Per check and side: CPU µs per call and the plain loop's µs beside it, pass counts."""
     pythons = {name: peer_python(name) for name in PEERS}
@@ -104,17 +88,11 @@ def measure(samples: int, repeat: int, rounds: int, seed: int = 2026) -> dict[st
     with tempfile.TemporaryDirectory(prefix="gradekit-peers-") as folder:
         path = write(Path(folder) / "samples.json", seed, samples)
         data = read(path)
-        ours = gradekit_checks(data)
+        for check in CHECKS:
+            passed[check]["plain"] = sum(plain_loop(check, data[check])())
         for _ in range(rounds):
-            for check, (grader, items) in ours.items():
-                loop = call_loop(grader.grade, [(sample,) for sample in items])
-                plain = plain_loop(check, data[check])
-                side, base = against_plain(loop, plain, len(items), repeat)
-                us[check].setdefault("gradekit", []).extend(side)
-                plain_us[check].setdefault("gradekit", []).extend(base)
-                passed[check]["gradekit"] = sum(grader.grade(s).passed for s in items)
-                passed[check]["plain"] = sum(plain())
-            for name, python in pythons.items():
+            sides = [("gradekit", Path(sys.executable)), *pythons.items()]
+            for name, python in sides:
                 if isinstance(python, Path):
                     _run_child(name, python, path, repeat, figures, us, plain_us, passed, what)
     figures.update(us=us, plain_us=plain_us, passed=passed, what=what)
@@ -137,6 +115,8 @@ def _run_child(  # noqa: PLR0917 - fills the figures of measure()
         [str(python), str(child), str(path), str(repeat)], capture_output=True, text=True
     )
     if done.returncode != 0:
+        if name == "gradekit":
+            raise SystemExit(f"gradekit's side failed:\n{done.stderr.strip()}")
         figures["peers"][name] = {"unavailable": done.stderr.strip()[-300:]}
         return
     for check, result in json.loads(done.stdout).items():
@@ -157,7 +137,7 @@ def table(figures: dict[str, Any]) -> str:
     """
     names = list(PEERS)
     head = ["check", "plain µs", "gradekit µs", *(f"{n} µs" for n in names)]
-    head += ["fastest peer", "gradekit / fastest peer", "target met"]
+    head += ["fastest peer", "gradekit / fastest peer", "round to round", "target met"]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     for check in CHECKS:
         sides, bases = figures["us"][check], figures["plain_us"][check]
@@ -172,11 +152,27 @@ def table(figures: dict[str, Any]) -> str:
         if peers:
             fastest = min(peers, key=lambda name: cost[name])
             ratio = cost["gradekit"] / cost[fastest]
-            cells += [fastest, f"{ratio:.2f}x", "yes" if ratio < 1 else "**no**"]
+            rounds = _per_round(sides, bases, fastest, figures["repeat"])
+            spread = f"{min(rounds):.2f}x-{max(rounds):.2f}x"
+            cells += [fastest, f"{ratio:.2f}x", spread, "yes" if ratio < 1 else "**no**"]
         else:
-            cells += ["none", "", ""]
+            cells += ["none", "", "", ""]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _per_round(
+    sides: dict[str, list[float]], bases: dict[str, list[float]], peer: str, repeat: int
+) -> list[float]:
+    """gradekit's cost over `peer`'s in each round (each side's `repeat` figures of a round
+    come from one process of its own)."""
+    ratios = []
+    for start in range(0, len(sides["gradekit"]), repeat):
+        chunk = slice(start, start + repeat)
+        ours = paired_ratio(sides["gradekit"][chunk], bases["gradekit"][chunk])
+        theirs = paired_ratio(sides[peer][chunk], bases[peer][chunk])
+        ratios.append(ours / theirs)
+    return ratios
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -191,7 +187,7 @@ def report(figures: dict[str, Any]) -> str:
     for check in CHECKS:
         counts = ", ".join(f"{side} {n}" for side, n in figures["passed"][check].items())
         lines.append(f"- {check}: {counts}")
-    lines.append("What each peer's check calls:")
+    lines.append("What each side's check calls:")
     for check in CHECKS:
         for name, called in figures["what"][check].items():
             lines.append(f"- {check}, {name}: {called}")
