@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import typing
 
 __all__ = ["close_matches", "did_you_mean", "hint_suffix"]
@@ -10,6 +9,8 @@ __all__ = ["close_matches", "did_you_mean", "hint_suffix"]
 
 def close_matches(word: str, candidates: typing.Iterable[str]) -> list[str]:
     """Up to three candidates that look like `word`: the 'did you mean' of every error."""
+    import difflib  # only when a name is wrong: not on every registry import
+
     return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.75)
 
 
