@@ -107,6 +107,31 @@ def test_plain_text_without_rich(mixed_suite: Path, tmp_path: Path) -> None:
     assert "explode        0       0        1       0.0%           -" in lines
 
 
+def test_tables_drawn_on_a_terminal_and_plain_on_a_pipe(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    code, drawn = _run_on_terminal(["run", "suite.yaml"], tmp_path, stdout=True)
+    assert code == 1
+    plain = _SGR.sub("", drawn)
+    assert "┃ grader" in plain and "│ numeric" in plain  # rich's table
+    piped = gradekit("run", "suite.yaml")
+    assert "│" not in piped.stdout and "┃" not in piped.stdout
+    assert "grader    passed  failed  errored  pass rate  mean score" in piped.stdout.splitlines()
+    forced = gradekit("run", "suite.yaml", env={"FORCE_COLOR": "1"})
+    assert "┃ grader" in _SGR.sub("", forced.stdout)  # CI logs that render it: FORCE_COLOR
+
+
+def test_kinds_is_plain_text_on_a_pipe(gradekit: Run) -> None:
+    done = gradekit("kinds")
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"\d+ grader kinds", lines[0])
+    assert lines[1].split() == ["kind", "distribution", "version", "entry", "point"]
+    assert set(lines[2]) == {"-", " "}
+    equality = next(line for line in lines if line.startswith("equality "))
+    assert equality.split()[:2] == ["equality", "gradekit"]
+    assert equality.split()[3].startswith("gradekit.graders.equality:")
+
+
 # -- live counts, ETA, CI lines, colour, report writing ---------------------------------------
 
 SLOW_GRADERS = """

@@ -1,17 +1,17 @@
 """What `gradekit run` shows in the terminal at the end: the summary (progress while it runs
 is `gradekit.report.progress`).
 
-rich draws the tables when it is installed (`pip install gradekit[cli]`); without it the same
-information is printed as plain text. rich is imported here, inside the functions that use it,
-never by `import gradekit`. FAIL and ERROR are coloured as `gradekit.report.terminal` allows.
+The tables are `gradekit.report.table`'s: rich on a terminal when it is installed (`pip
+install gradekit[cli]`), the same information as aligned plain text elsewhere. rich is imported
+only inside the functions that use it, never by `import gradekit`. FAIL and ERROR are coloured
+as `gradekit.report.terminal` allows.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TextIO
 
 from gradekit.report import terminal
@@ -19,19 +19,9 @@ from gradekit.report._pass_at_k_text import summary_line
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport, Summary
+from gradekit.report.table import print_table
 
-__all__ = ["one_line_summary", "print_summary", "print_table"]
-
-# A count, a score, a percentage, a duration, or "-" (nothing to count): aligned right.
-_NUMBER = re.compile(r"-|\d[\d.,]*(%| s)?")
-
-
-def _rich() -> bool:
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
+__all__ = ["one_line_summary", "print_summary"]
 
 
 def one_line_summary(report: SuiteReport, *, colour: bool = False) -> str:
@@ -64,33 +54,6 @@ def _grader_rows(summary: Summary) -> list[list[str]]:
             ]
         )
     return rows
-
-
-def print_table(
-    title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], stream: TextIO
-) -> None:
-    """A table with rich when installed, else aligned plain text. Numbers align right."""
-    numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
-    if _rich():
-        from rich.table import Table
-
-        table = Table(title=title, title_justify="left")
-        for header, right in zip(headers, numeric, strict=True):
-            table.add_column(header, justify="right" if right else "left")
-        for row in rows:
-            table.add_row(*row)
-        terminal.rich_console(stream).print(table)
-        return
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            cell.rjust(w) if right else cell.ljust(w)
-            for cell, w, right in zip(cells, widths, numeric, strict=True)
-        ).rstrip()
-
-    stream.write(f"{title}\n{line(headers)}\n{line(['-' * w for w in widths])}\n")
-    stream.writelines(line(row) + "\n" for row in rows)
 
 
 def print_summary(

@@ -5,6 +5,8 @@ how often plain progress lines come.
   when `NO_COLOR` is set to a non-empty value (https://no-color.org), which wins over
   everything; `FORCE_COLOR` set to a non-empty value other than `0` forces it, on a pipe too
   (CI logs that render ANSI).
+- Tables drawn (by rich, when installed) on a terminal, or where colour is forced; a pipe or
+  a file gets aligned plain text (`gradekit.report.table`).
 - A live progress bar only on a terminal, and not when `CI` is set to a true value (`true`,
   `1`, `yes`, `on`): CI logs keep every redraw, so they get a plain line every few seconds.
 - Plain lines every `GRADEKIT_PROGRESS_INTERVAL` seconds (default 5).
@@ -20,6 +22,7 @@ __all__ = [
     "STYLES",
     "colour",
     "draws_bar",
+    "draws_tables",
     "in_ci",
     "paint",
     "progress_interval",
@@ -50,6 +53,12 @@ def in_ci() -> bool:
 def draws_bar(stream: TextIO) -> bool:
     """Whether progress on `stream` is a live bar (a terminal, outside CI) rather than lines."""
     return _isatty(stream) and not in_ci()
+
+
+def draws_tables(stream: TextIO) -> bool:
+    """Whether tables on `stream` are drawn (by rich) rather than written as aligned plain
+    text: on a terminal, or on a pipe when colour is forced (`FORCE_COLOR`)."""
+    return _isatty(stream) or colour(stream)
 
 
 def colour(stream: TextIO) -> bool:

@@ -1,0 +1,57 @@
+"""A table on the console: drawn by rich on a terminal, aligned plain text elsewhere.
+
+rich draws the table when it is installed (`pip install gradekit[cli]`) and the stream is a
+terminal, or colour is forced (`FORCE_COLOR`, for CI logs that render it). A pipe or a file
+gets aligned plain text, one row a line, which `grep`, `awk` and `cut` read as they are; so
+does a terminal without rich. rich lays out a table cell by cell (about 0.15 s for the 217
+rows of `gradekit kinds` with 200 plugins installed), which only a reader at a terminal sees.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TextIO
+
+from gradekit.report import terminal
+
+__all__ = ["print_table"]
+
+# A count, a score, a percentage, a duration, or "-" (nothing to count): aligned right.
+_NUMBER = re.compile(r"-|\d[\d.,]*(%| s)?")
+
+
+def _rich() -> bool:
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def print_table(
+    title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], stream: TextIO
+) -> None:
+    """`rows` under `headers`, titled, on `stream` (see the module's rules). Numbers align
+    right."""
+    numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
+    if terminal.draws_tables(stream) and _rich():
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        for header, right in zip(headers, numeric, strict=True):
+            table.add_column(header, justify="right" if right else "left")
+        for row in rows:
+            table.add_row(*row)
+        terminal.rich_console(stream).print(table)
+        return
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            cell.rjust(w) if right else cell.ljust(w)
+            for cell, w, right in zip(cells, widths, numeric, strict=True)
+        ).rstrip()
+
+    stream.write(f"{title}\n{line(headers)}\n{line(['-' * w for w in widths])}\n")
+    stream.writelines(line(row) + "\n" for row in rows)
