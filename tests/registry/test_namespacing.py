@@ -120,7 +120,7 @@ def test_kinds_lists_each_failure_once_on_the_row_at_fault(run_python, plugin_si
     text = kinds("kinds")
     assert text.returncode == 0, text.stderr
     table, _, failures = text.stdout.partition("failed to load:")
-    numeric_row = next(line for line in table.splitlines() if " numeric " in line)
+    numeric_row = next(line for line in table.splitlines() if line.startswith("numeric "))
     assert "gradekit.graders.numeric:Numeric" in numeric_row
     failure_lines = [line for line in failures.splitlines() if line.strip()]
     assert len([line for line in failure_lines if "'acme-squat-broken 1.0'" in line]) == 1

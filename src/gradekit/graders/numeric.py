@@ -7,7 +7,6 @@ absolute tolerance of `0.1` passes (binary floats would say 0.10000000000000009 
 from __future__ import annotations
 
 import decimal
-import functools
 import math
 import re
 from decimal import Decimal
@@ -17,12 +16,10 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._types import GradeResult, Sample, bounded, well_formed
+from gradekit.graders._number_grammar import number_patterns
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["Numeric"]
-
-SEPARATORS: Final = ",_\u00a0\u2007\u202f"
-"""Thousands separators read with accept_thousands_separators: `,` `_` and the no-break spaces."""
 
 # Differences are exact up to this many significant digits; beyond, they are rounded. The
 # exponent range is the widest Decimal allows, so no text that parses can overflow.
@@ -34,35 +31,6 @@ _CONTEXT: Final = decimal.Context(
 )
 # Numbers beyond 10**±LIMIT are refused, so no difference or product can overflow.
 _EXPONENT_LIMIT: Final = 10**9
-_NEVER: Final = "(?!)"  # a group that never matches, so every pattern has the same groups
-
-
-def _number_pattern(separators: bool, percent: bool, fraction: str) -> str:
-    """The regular expression of one number, with groups `number`, `sep` and `percent`."""
-    plain = rf"[0-9]+(?:{fraction})?|\.[0-9]+"
-    if separators:
-        grouped = (
-            rf"[0-9]{{1,3}}(?P<sep>[{SEPARATORS}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?:{fraction})?"
-        )
-        body = f"{grouped}|{plain}"
-    else:
-        body = f"(?P<sep>{_NEVER})?{plain}"
-    percent_sign = r"[ \u00a0\u202f]?%" if percent else _NEVER
-    return rf"(?P<number>[+\-\u2212]?(?:{body})(?:[eE][+\-]?[0-9]+)?)(?P<percent>{percent_sign})?"
-
-
-@functools.cache
-def _patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(whole-text pattern, pattern finding numbers inside text) for these options, compiled
-    on first use: the usual grade, two plain numbers, needs neither (about 2 ms saved from the
-    first `create`)."""
-    # A whole text may end its number with a dot (`42.`); inside text that dot ends a sentence.
-    whole = _number_pattern(separators, percent, r"\.[0-9]*")
-    inside = _number_pattern(separators, percent, r"\.[0-9]+")
-    # Inside text, a number does not start in the middle of a word or of another number.
-    return re.compile(whole), re.compile(rf"(?<![\w.]){inside}(?![0-9])")
-
-
 _PLAIN_CHARACTERS: Final = "0123456789.-"
 _ZERO: Final = Decimal(0)
 _read_plain: Final = _CONTEXT.create_decimal  # exact for a text of at most `prec` digits
@@ -348,11 +316,11 @@ class Numeric:
 
     def _whole(self) -> re.Pattern[str]:
         """The pattern of a whole text that is one number, for this grader's options."""
-        return _patterns(self.accept_thousands_separators, self.accept_percent)[0]
+        return number_patterns(self.accept_thousands_separators, self.accept_percent)[0]
 
     def _inside(self) -> re.Pattern[str]:
         """The pattern finding numbers inside text, for this grader's options."""
-        return _patterns(self.accept_thousands_separators, self.accept_percent)[1]
+        return number_patterns(self.accept_thousands_separators, self.accept_percent)[1]
 
     def _find(self, text: str) -> re.Match[str]:
         """The match of the number `extract` selects in `text`, or raise _Unreadable."""
@@ -382,7 +350,7 @@ class Numeric:
     def _unreadable(self, text: str, *, inside_hint: bool) -> str:
         """Why `text` is not one number, naming the option that would read it if one would."""
         stripped = text.strip()
-        lenient_whole, lenient_inside = _patterns(True, True)
+        lenient_whole, lenient_inside = number_patterns(True, True)
         lenient = lenient_whole.fullmatch(stripped)
         if lenient is not None:
             options = []
