@@ -113,6 +113,13 @@ SECTIONS: dict[str, Section] = {
         (),
         ("--quick",),
     ),
+    "program_parts": Section(
+        "program_parts.py",
+        "one `program` command part by part (limits, runner, scratch root, grade) against "
+        "subprocess.run",
+        (),
+        ("--rounds", "3", "--calls", "5"),
+    ),
     "isolation": Section(
         "isolation.py",
         "process-isolated graders on warm workers, grades/s (branch workers)",

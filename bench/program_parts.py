@@ -1,0 +1,158 @@
+"""What one `program` command costs, part by part, against a bare `subprocess.run`.
+
+The same small Python command as `program_jobs.py` (read stdin, print it upper-cased), run
+one at a time in this process by five sides that each add one of the things a `program` grade
+does, taking turns in every round so that they see the same machine:
+
+- `plain`: `subprocess.run(argv, input=..., capture_output=True)`;
+- `prlimit`: the same behind gradekit's `prlimit` prefix (no core dumps, the 2 GiB data
+  limit), with the scrubbed environment, the scratch folder as cwd and a new session: what
+  the limits' extra exec costs;
+- `process.run`: gradekit's runner of one command (`graders/_sandbox/process.py`: the capture
+  loop with its output caps, the pidfd, the group killed when the leader exits), in a scratch
+  folder made once;
+- `run + scratch`: the same in a fresh scratch root per command (`home`, `tmp` and `work`
+  made, and removed on the remover thread), as a grade has it;
+- `grade`: a whole `program` grade (`grade_blocking`, `sandbox: none`): the above, the
+  checks, the details and the result.
+
+Prints, per side, the median over the rounds of the wall time per command, the parent's CPU
+time (user + system, every thread) and the children's, and each side's wall time over
+`plain`'s in the same round (median of the per-round ratios).
+
+    .venv/bin/python bench/program_parts.py [--rounds 20] [--calls 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import gradekit
+from gradekit import Sample
+from gradekit.graders._sandbox.limits import limit_prefix
+from gradekit.graders._sandbox.process import DEFAULT_MEMORY_LIMIT, run
+from gradekit.graders._sandbox.scratch import Sandbox
+
+SCRIPT = "import sys; print(sys.stdin.read().upper())"
+ARGV = [sys.executable, "-c", SCRIPT]
+TEXT = "answer number 7"
+
+
+def sides() -> dict[str, Callable[[], None]]:
+    """Each side: one command, as that side runs it."""
+    prefix = limit_prefix(DEFAULT_MEMORY_LIMIT, None)
+    if prefix is None:
+        raise SystemExit("prlimit (util-linux) is not installed: this benchmark compares it")
+    box = Sandbox(None)  # one folder for the sides that do not make their own
+    env = box.env()
+    grader = gradekit.create(
+        "program", config={"command": ARGV, "expected_output": TEXT.upper(), "sandbox": "none"}
+    )
+    sample = Sample(output=TEXT)
+    never = threading.Event()
+
+    def plain() -> None:
+        subprocess.run(ARGV, input=TEXT.encode(), capture_output=True, check=True)
+
+    def prlimit() -> None:
+        subprocess.run(
+            [*prefix, *ARGV],
+            input=TEXT.encode(),
+            capture_output=True,
+            env=env,
+            cwd=box.cwd,
+            start_new_session=True,
+            check=True,
+        )
+
+    def process_run() -> None:
+        run(ARGV, cwd=box.cwd, env=env, timeout=30, stdin=TEXT)
+
+    def with_scratch() -> None:
+        with Sandbox(None, defer=True) as scratch:
+            run(ARGV, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
+
+    def grade() -> None:
+        result = grader.grade_blocking(sample, never)
+        if not result.passed:
+            raise SystemExit(f"the grade failed: {result.message}")
+
+    return {
+        "plain": plain,
+        "prlimit": prlimit,
+        "process.run": process_run,
+        "run + scratch": with_scratch,
+        "grade": grade,
+    }
+
+
+def _cpu() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def measure(rounds: int, calls: int) -> dict[str, dict[str, list[float]]]:
+    """Per side: milliseconds per command (wall, parent CPU, children's CPU), one per round."""
+    table = sides()
+    figures: dict[str, dict[str, list[float]]] = {
+        name: {"wall": [], "cpu": [], "children": []} for name in table
+    }
+    for side in table.values():  # warm up: imports, the probe of prlimit, the file cache
+        side()
+    for round_ in range(rounds):
+        order = list(table.items())
+        if round_ % 2:
+            order.reverse()
+        for name, side in order:
+            own, children = _cpu()
+            started = time.perf_counter()
+            for _ in range(calls):
+                side()
+            wall = time.perf_counter() - started
+            own_after, children_after = _cpu()
+            figures[name]["wall"].append(wall / calls * 1e3)
+            figures[name]["cpu"].append((own_after - own) / calls * 1e3)
+            figures[name]["children"].append((children_after - children) / calls * 1e3)
+    return figures
+
+
+def report(figures: dict[str, dict[str, list[float]]]) -> str:
+    """The figures as a Markdown table."""
+    lines = [
+        "| side | wall (ms) | parent CPU (ms) | children's CPU (ms) | wall / plain |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    plain = figures["plain"]["wall"]
+    for name, side in figures.items():
+        ratio = statistics.median(s / p for s, p in zip(side["wall"], plain, strict=True))
+        lines.append(
+            f"| {name} | {statistics.median(side['wall']):.2f} | "
+            f"{statistics.median(side['cpu']):.2f} | "
+            f"{statistics.median(side['children']):.2f} | {ratio:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=20, help="commands per side and round")
+    args = parser.parse_args(argv)
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}")
+    figures = measure(args.rounds, args.calls)
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    print(report(figures))
+
+
+if __name__ == "__main__":
+    main()
