@@ -11,8 +11,10 @@ does, taking turns in every round so that they see the same machine:
 - `process.run`: gradekit's runner of one command (`graders/_sandbox/process.py`: the capture
   loop with its output caps, the pidfd, the group killed when the leader exits), in a scratch
   folder made once;
-- `run + scratch`: the same in a fresh scratch root per command (`home`, `tmp` and `work`
-  made, and removed on the remover thread), as a grade has it;
+- `run + fresh root`: the same in a fresh scratch root per command (`home`, `tmp` and `work`
+  made, and removed on the remover thread);
+- `run + spare root`: the same in a scratch root taken from the spare ones and given back
+  (`graders/_sandbox/spare_roots.py`), as a grade without a workspace has it;
 - `grade`: a whole `program` grade (`grade_blocking`, `sandbox: none`): the above, the
   checks, the details and the result.
 
@@ -76,8 +78,12 @@ def sides() -> dict[str, Callable[[], None]]:
     def process_run() -> None:
         run(ARGV, cwd=box.cwd, env=env, timeout=30, stdin=TEXT)
 
-    def with_scratch() -> None:
+    def fresh_root() -> None:
         with Sandbox(None, defer=True) as scratch:
+            run(ARGV, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
+
+    def spare_root() -> None:
+        with Sandbox(None, defer=True, reuse=True) as scratch:
             run(ARGV, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
 
     def grade() -> None:
@@ -89,7 +95,8 @@ def sides() -> dict[str, Callable[[], None]]:
         "plain": plain,
         "prlimit": prlimit,
         "process.run": process_run,
-        "run + scratch": with_scratch,
+        "run + fresh root": fresh_root,
+        "run + spare root": spare_root,
         "grade": grade,
     }
 

@@ -132,8 +132,9 @@ class SandboxOptions:
         return Limits(memory=self.memory_limit, cpu=self.cpu_limit, output=self.max_output)
 
     def open_sandbox(self, sample: Sample) -> Sandbox:
-        """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false)."""
-        return Sandbox(sample.workspace, copy=self.copy_workspace, defer=True)
+        """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false);
+        without a workspace, a spare root as empty as new when there is one."""
+        return Sandbox(sample.workspace, copy=self.copy_workspace, defer=True, reuse=True)
 
     def sandbox_mode(self) -> str:
         """The sandbox these commands get: this grader's own, else the run's, else `auto`."""

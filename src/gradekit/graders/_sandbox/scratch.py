@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from gradekit._scratch import remove_tree, scratch_prefix
+from gradekit.graders._sandbox import spare_roots
 from gradekit.graders._sandbox.remover import remove_later
 
 __all__ = ["PASSED_THROUGH", "Sandbox"]
@@ -22,21 +23,37 @@ PASSED_THROUGH: Final = ("PATH", "LANG")
 class Sandbox:
     """A scratch root for one grade: `cwd` (the workspace copy, or the workspace itself),
     a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit (at
-    once, or with `defer` by the remover thread, before gradekit exits)."""
+    once, or with `defer` by the remover thread, before gradekit exits). With `reuse` and no
+    workspace, the root may be a spare one, its folders as empty as new, and it is kept for
+    the next grade when the command left it so (`spare_roots`)."""
 
     def __init__(
-        self, workspace: str | os.PathLike[str] | None, *, copy: bool = True, defer: bool = False
+        self,
+        workspace: str | os.PathLike[str] | None,
+        *,
+        copy: bool = True,
+        defer: bool = False,
+        reuse: bool = False,
     ) -> None:
         self.defer = defer  # removed on the remover thread (see `remover`), not at once
-        self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
+        # With `reuse` and no workspace: a spare root left as it was made (see `spare_roots`).
+        self._made: spare_roots.Made | None = None
+        spare = spare_roots.take() if reuse and workspace is None else None
+        self.root = spare[0] if spare else Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
+        if spare is not None:
+            self.cwd = self.root / "work"
+            self._made = spare
+            return
         self.home.mkdir()
         self.tmp.mkdir()
         try:
             if workspace is None:
                 self.cwd = self.root / "work"
                 self.cwd.mkdir()
+                if reuse:
+                    self._made = spare_roots.made(self.root)
             elif copy:
                 self.cwd = self.root / "work"
                 # symlinks=True: links are copied as links, never followed out of the workspace.
@@ -64,7 +81,10 @@ class Sandbox:
 
     def close(self) -> None:
         """Remove the scratch root, including read-only files a tool left behind (with
-        `defer`, soon, on the remover thread: a grade need not wait for it)."""
+        `defer`, soon, on the remover thread: a grade need not wait for it); with `reuse`, a
+        root left as it was made is kept for the next grade instead."""
+        if self._made is not None and spare_roots.give_back(self._made):
+            return
         if self.defer:
             remove_later(self.root)
         else:
