@@ -212,15 +212,6 @@ class Hurried:
         return GradeResult(self.kind, self.name, True, 1.0, "graded")
 
 
-def test_an_agrade_that_disagrees_with_grade() -> None:
-    registry = Registry(entry_points=False)
-    registry.register("acme.hurried", Hurried)
-    (violation,) = check_grader("acme.hurried", registry=registry)
-    assert violation.rule == "agrade_agrees"
-    assert violation.message == "grade and agrade disagree: passed False then True"
-    assert not violation.example.output
-
-
 def test_a_factory_that_ignores_the_name_it_is_given() -> None:
     def factory(name: str, config: Any) -> Hurried:
         if config:
@@ -287,10 +278,16 @@ class Shortcut(Hurried):
         return self.grade(sample)
 
 
-def test_a_grade_blocking_that_disagrees_with_grade() -> None:
+@pytest.mark.parametrize(
+    ("grader", "rule", "method"),
+    [(Hurried, "agrade_agrees", "agrade"), (Shortcut, "blocking_agrees", "grade_blocking")],
+)
+def test_another_way_of_grading_that_disagrees_with_grade(
+    grader: Any, rule: str, method: str
+) -> None:
     registry = Registry(entry_points=False)
-    registry.register("acme.shortcut", Shortcut)
-    (violation,) = check_grader("acme.shortcut", registry=registry)
-    assert violation.rule == "blocking_agrees"
-    assert violation.message == "grade and grade_blocking disagree: passed False then True"
+    registry.register(grader.kind, grader)
+    (violation,) = check_grader(grader.kind, registry=registry)
+    assert violation.rule == rule
+    assert violation.message == f"grade and {method} disagree: passed False then True"
     assert not violation.example.output

@@ -109,16 +109,25 @@ def agrade_state(subject: Subject, grader: Any) -> Any:
 def agrade_agrees(state: tuple[Any, bool], sample: Any) -> str | None:
     """`agrade` returns a well-formed result, equal to `grade`'s when deterministic."""
     grader, deterministic = state
-    awaited = _compare.agrade(grader, sample)
-    if awaited.raised is not None:
-        return awaited.raised
-    problem = _compare.result_problem(awaited.value, grader.kind, grader.name)
+    return _agrees_with_grade(
+        grader, sample, _compare.agrade(grader, sample), "agrade", deterministic
+    )
+
+
+def _agrees_with_grade(
+    grader: Any, sample: Any, other: _compare.Graded, what: str, deterministic: bool
+) -> str | None:
+    """What is wrong with `other`, the result of another way (`what`) of grading `sample`:
+    not well-formed, or (when the grader is deterministic) not `grade`'s; or None."""
+    if other.raised is not None:
+        return other.raised
+    problem = _compare.result_problem(other.value, grader.kind, grader.name)
     if problem is not None:
-        return f"agrade {problem}"
+        return f"{what} {problem}"
     if deterministic:
-        found = _disagreement(_compare.grade(grader.grade, sample), awaited)
+        found = _disagreement(_compare.grade(grader.grade, sample), other)
         if found is not None:
-            return f"grade and agrade disagree: {found}"
+            return f"grade and {what} disagree: {found}"
     return None
 
 
@@ -140,15 +149,9 @@ def blocking_agrees(state: tuple[Any, Any, bool], sample: Any) -> str | None:
     and returns one soon when its `cancel` is set (the runner's timeout)."""
     blocking, grader, deterministic = state
     graded = _compare.grade(lambda s: blocking(s, threading.Event()), sample, "grade_blocking")
-    if graded.raised is not None:
-        return graded.raised
-    problem = _compare.result_problem(graded.value, grader.kind, grader.name)
-    if problem is not None:
-        return f"grade_blocking {problem}"
-    if deterministic:
-        found = _disagreement(_compare.grade(grader.grade, sample), graded)
-        if found is not None:
-            return f"grade and grade_blocking disagree: {found}"
+    found = _agrees_with_grade(grader, sample, graded, "grade_blocking", deterministic)
+    if found is not None:
+        return found
     cancel = threading.Event()
     cancel.set()
     cancelled = _compare.within(
