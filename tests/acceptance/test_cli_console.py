@@ -103,6 +103,7 @@ def test_plain_text_without_rich(mixed_suite: Path, tmp_path: Path) -> None:
     assert re.fullmatch(
         r"    4       2       1        1      50\.0%             66\.7% +\d+ ms", lines[3]
     ), lines[3]
+    assert len(lines[3]) == len(lines[1])  # the duration aligned right, as a number
     assert "numeric        1       1        0      50.0%       0.500" in lines
     assert "explode        0       0        1       0.0%           -" in lines
 

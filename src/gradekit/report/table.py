@@ -18,7 +18,7 @@ from gradekit.report import terminal
 __all__ = ["print_table"]
 
 # A count, a score, a percentage, a duration, or "-" (nothing to count): aligned right.
-_NUMBER = re.compile(r"-|\d[\d.,]*(%| s)?")
+_NUMBER = re.compile(r"-|\d[\d.,]*(%| s| ms)?")
 
 
 def _rich() -> bool:
