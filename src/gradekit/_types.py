@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     import threading
 
 __all__ = [
+    "CANCEL_GRACE",
     "AsyncGrader",
     "BlockingGrader",
     "DeclaresOptions",
@@ -363,13 +364,20 @@ class InlineGrader(Grader, Protocol):
     inline: ClassVar[bool]
 
 
+CANCEL_GRACE: Final = 1.0
+"""Seconds a `grade_blocking` may take to return once its `cancel` is set: the runner abandons
+the grade's thread after that (the case goes on with a timeout error), and the contract kit's
+`blocking_agrees` rule holds graders to it."""
+
+
 @runtime_checkable
 class BlockingGrader(Grader, Protocol):
     """The optional blocking ability: a grader whose grade waits on commands it runs (the
     `program`, `build` and `lint` kinds) defines `grade_blocking(sample, cancel)`, its `grade`
     cut short when the `threading.Event` `cancel` is set (the command's process group killed,
     a result returned). The runner then grades cases whose graders all have it wholly in its
-    worker threads, one after another, setting `cancel` at the grade's timeout."""
+    worker threads, one after another, setting `cancel` at the grade's timeout and abandoning
+    a grade that has not returned `CANCEL_GRACE` seconds later."""
 
     def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
         """Grade one sample in this thread; return soon once `cancel` is set."""

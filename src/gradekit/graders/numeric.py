@@ -316,11 +316,11 @@ class Numeric:
 
     def _whole(self) -> re.Pattern[str]:
         """The pattern of a whole text that is one number, for this grader's options."""
-        return number_patterns(self.accept_thousands_separators, self.accept_percent)[0]
+        return number_patterns(bool(self.accept_thousands_separators), bool(self.accept_percent))[0]
 
     def _inside(self) -> re.Pattern[str]:
         """The pattern finding numbers inside text, for this grader's options."""
-        return number_patterns(self.accept_thousands_separators, self.accept_percent)[1]
+        return number_patterns(bool(self.accept_thousands_separators), bool(self.accept_percent))[1]
 
     def _find(self, text: str) -> re.Match[str]:
         """The match of the number `extract` selects in `text`, or raise _Unreadable."""

@@ -45,7 +45,7 @@ def print_table(
             table.add_row(*row)
         terminal.rich_console(stream).print(table)
         return
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(headers)]
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(

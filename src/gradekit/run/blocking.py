@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Final, NamedTuple
 
 from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
-from gradekit._types import Sample, error_text
+from gradekit._types import CANCEL_GRACE, Sample, error_text
 from gradekit.registry.abilities import blocking_grade_of, is_blocking
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.case_text import FinishedCase
@@ -41,9 +41,9 @@ from gradekit.suite.model import Case, Policy
 
 __all__ = ["ABANDON_GRACE", "STOP_WAIT", "BlockingLane", "Deadline"]
 
-ABANDON_GRACE: Final = 1.0
+ABANDON_GRACE: Final = CANCEL_GRACE
 """Seconds a blocking grade may run past its timeout (its command is killed at the timeout)
-before the watch abandons its thread."""
+before the watch abandons its thread: the protocol's `CANCEL_GRACE`."""
 
 STOP_WAIT: Final = 2.0
 """Seconds a stopped run waits for each runner to end its grade, cut short by then (its

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._types import error_text
+from gradekit._types import CANCEL_GRACE, error_text
 from gradekit.registry.abilities import blocking_grade_of
 from gradekit.testing import _compare
 from gradekit.testing._audit import watching
@@ -131,8 +131,9 @@ def _agrees_with_grade(
     return None
 
 
-CANCEL_BOUND: Final = 10.0
-"""Seconds a `grade_blocking` called with its `cancel` already set may take to return."""
+CANCEL_BOUND: Final = CANCEL_GRACE
+"""Seconds a `grade_blocking` called with its `cancel` already set may take to return: the
+runner's (`gradekit._types.CANCEL_GRACE`), after which it abandons the grade."""
 
 
 def blocking_state(subject: Subject, grader: Any) -> Any:

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_graders import MODES, needs_bwrap
 
 import gradekit
 from gradekit import Sample
@@ -33,13 +35,40 @@ PROBE = textwrap.dedent(
         os.mkdir("build")
     elif action == "open up home":
         os.chmod(home, 0o777)
+    elif action == "chmod and back":  # the mode ends as it was: only the change time tells
+        mode = os.stat(home).st_mode
+        os.chmod(home, 0o777)
+        os.chmod(home, mode)
+    elif action == "set an attribute":
+        os.setxattr(home, "user.note", b"from an earlier grade")
+    elif action == "touch a folder":
+        os.utime(tmp, ns=(10**18, 10**18))
+    elif action == "create and remove":
+        open("scratch.txt", "w").close()
+        os.remove("scratch.txt")
+    elif action == "leave a daemon":  # out of the process group: writes after the grade
+        if os.fork() == 0:
+            os.setsid()
+            import time
+            time.sleep(0.5)
+            open(os.path.join(home, ".late"), "w").write("from an earlier grade's daemon")
+            os._exit(0)
     """
 )
 
 
-def grade(action: str = "") -> dict[str, Any]:
-    """One `program` grade without a workspace; what its command saw."""
-    grader = gradekit.create("program", config={"command": [PY, "-c", PROBE], "sandbox": "none"})
+def user_attributes_work(folder: Path) -> bool:
+    """Whether this file system keeps `user.` extended attributes (ext4, recent tmpfs)."""
+    try:
+        os.setxattr(folder, "user.probe", b"1")
+    except OSError:
+        return False
+    return True
+
+
+def grade(action: str = "", mode: str = "none") -> dict[str, Any]:
+    """One `program` grade without a workspace (sandbox `mode`); what its command saw."""
+    grader = gradekit.create("program", config={"command": [PY, "-c", PROBE], "sandbox": mode})
     result = grader.grade(Sample(output=action))
     assert result.passed, result.message
     assert result.details is not None
@@ -63,14 +92,46 @@ def test_a_root_left_as_made_is_used_again_empty() -> None:
     assert second["seen"] == []
 
 
-@pytest.mark.parametrize("action", ["leave a file", "leave a folder", "open up home"])
-def test_a_root_a_command_changed_is_removed_never_reused(action: str) -> None:
-    first = grade(action)
-    second = grade()
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "action",
+    [
+        "leave a file",
+        "leave a folder",
+        "open up home",
+        "chmod and back",
+        "set an attribute",
+        "touch a folder",
+        "create and remove",
+    ],
+)
+def test_a_root_a_command_changed_is_removed_never_reused(
+    action: str, mode: str, tmp_path: Path
+) -> None:
+    if action == "set an attribute" and not user_attributes_work(tmp_path):
+        pytest.skip("this file system keeps no user extended attributes")
+    first = grade(action, mode)
+    second = grade("", mode)
     assert second["home"] != first["home"]
     assert second["seen"] == []  # nothing of the first grade
     remover.drain(10)
     assert not Path(first["home"]).parent.exists()
+
+
+@needs_bwrap
+def test_in_bubblewrap_no_daemon_of_a_grade_outlives_it_to_write_into_a_reused_root() -> None:
+    first = grade("leave a daemon", "bwrap")
+    time.sleep(1.0)  # the daemon would have written by now
+    second = grade("", "bwrap")
+    assert second["home"] == first["home"]  # reused: the daemon died with the grade
+    assert second["seen"] == []
+
+
+def test_a_root_written_into_after_it_came_back_is_not_handed_out() -> None:
+    first = grade()
+    (Path(first["home"]) / ".late").write_text("written while the root was spare")
+    second = grade()
+    assert second["home"] != first["home"] and second["seen"] == []
 
 
 def test_without_the_check_a_later_grade_would_see_what_an_earlier_left(

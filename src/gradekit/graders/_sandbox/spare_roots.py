@@ -2,13 +2,19 @@
 
 A grade without a workspace gets a scratch root of three empty folders (`home`, `tmp`,
 `work`). Making one and removing it costs four `mkdir`s and four `rmdir`s, metadata writes
-that an ext4 disk journals: about 1 ms a command (bench/program_parts.py), against a few
-microseconds to check that a root is still as it was made. So a root whose command left it
-exactly so (the three folders, each empty, with the modes and owner they were made with, and
-nothing else) is handed to the next grade instead of being removed; any other root is removed
-as before. Nothing a command did can reach a later grade: whatever it wrote makes its root
-unfit, and its process group (with bubblewrap, its whole PID namespace) is dead before the
-root comes back.
+that an ext4 disk journals: about 1 ms a command (bench/program_parts.py), against some tens
+of microseconds to check that a root is untouched. So a root whose command left it exactly as
+it was made is handed to the next grade instead of being removed; any other root is removed
+as before. Untouched means, for the root and each of its three folders: the same inode, mode,
+owner, group, modification and change times (a change time moves with every chmod, chown,
+extended attribute or ACL, and cannot be set back), no extended attribute at all, and no entry
+but the three folders, each empty. The check runs when the root comes back and again when it
+is taken, so what wrote there in between is caught too.
+
+What this cannot see: a process that outlived its grade and writes into the folders while a
+later grade runs. With bubblewrap none can (its PID namespace ends with the grade); with
+`sandbox: none`, a process that left the grade's process group survives it, and such a
+process can write anywhere the gradekit user can anyway (see docs/agent-graders.md).
 
 At most `SPARE_LIMIT` roots are kept; they are removed when gradekit exits (a process killed
 first leaves them to the sweep of stale scratch items, `gradekit._scratch.sweep`). A forked
@@ -18,6 +24,7 @@ child forgets its parent's roots: they are the parent's to use and remove.
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import stat
 import threading
@@ -35,25 +42,48 @@ SPARE_LIMIT: Final = 16
 """Roots kept at most (one per grade running at once is all a run reuses)."""
 
 Made = tuple[Path, tuple[int, ...]]
-"""A root and the `(mode, uid)` of it and of each folder of LAYOUT, as they were made."""
+"""A root and the state (`_state`) of it and of each folder of LAYOUT, as they were made."""
 
 _lock = threading.Lock()
 _spare: list[Made] = []
 
 
-def _state(path: Path) -> tuple[int, int] | None:
-    """(mode, uid) of a real folder (not a link), or None."""
+def _state(path: Path) -> tuple[int, ...] | None:
+    """What a change to a real folder (not a link) would move: its inode, mode, owner,
+    group, modification and change times; None for anything else or a folder with extended
+    attributes (ACLs among them)."""
     try:
         info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or _attributes(path):
+            return None
     except OSError:
         return None
-    return (info.st_mode, info.st_uid) if stat.S_ISDIR(info.st_mode) else None
+    return (
+        info.st_ino,
+        info.st_mode,
+        info.st_uid,
+        info.st_gid,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+    )
+
+
+def _attributes(path: Path) -> list[str]:
+    """The folder's extended attribute names (none where the file system keeps none)."""
+    try:
+        return os.listxattr(path, follow_symlinks=False)
+    except OSError as error:
+        if error.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return []
+        raise
 
 
 def made(root: Path) -> Made:
     """What `root`, just made with its LAYOUT folders, looks like now: what `give_back`
     expects to find again."""
     states = [_state(root), *(_state(root / name) for name in LAYOUT)]
+    if any(state is None for state in states):  # unfit from the start: never matches
+        return root, ()
     return root, tuple(value for state in states if state is not None for value in state)
 
 
@@ -66,13 +96,20 @@ def _as_made(entry: Made) -> bool:
             return False
     except OSError:
         return False
-    return made(root)[1] == expected
+    return bool(expected) and made(root)[1] == expected
 
 
 def take() -> Made | None:
-    """A spare root to use (its LAYOUT folders empty), or None when there is none."""
-    with _lock:
-        return _spare.pop() if _spare else None
+    """A spare root to use, untouched since it was made, or None when there is none (a spare
+    root found touched since it came back is removed)."""
+    while True:
+        with _lock:
+            if not _spare:
+                return None
+            entry = _spare.pop()
+        if _as_made(entry):
+            return entry
+        remove_tree(entry[0])
 
 
 def give_back(entry: Made) -> bool:
