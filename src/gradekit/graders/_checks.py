@@ -15,7 +15,7 @@ from gradekit._errors import OptionError
 from gradekit._numbers import fraction_problem
 from gradekit._types import GradeResult, checked_result
 
-__all__ = ["Check", "checks_result", "validate_threshold"]
+__all__ = ["Check", "checks_result", "forms_result", "validate_threshold"]
 
 
 @attrs.frozen(slots=False)  # a dict class: built faster, one per check per grade
@@ -43,22 +43,32 @@ def checks_result(
 ) -> GradeResult:
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
-    listed = checks if type(checks) is list else list(checks)  # only read here
-    forms = []
-    failed = []
-    for check in listed:
-        form = check.__dict__
-        forms.append(form.copy())  # Check.to_dict(), inlined: once per check per grade
-        if not form["passed"]:
-            failed.append(check)
-    total = len(listed)
+    # Check.to_dict(), inlined: once per check per grade.
+    forms = [check.__dict__.copy() for check in checks]
+    return forms_result(kind, name, forms, threshold=threshold, details=details, message=message)
+
+
+def forms_result(
+    kind: str,
+    name: str,
+    forms: list[dict[str, Any]],
+    *,
+    threshold: float | None = None,
+    details: Mapping[str, Any] | None = None,
+    message: str | None = None,
+) -> GradeResult:
+    """`checks_result` for checks given in their JSON form (`{"name", "passed", "message"}`,
+    what `Check.to_dict` gives), each made for this result: it becomes part of the details.
+    For a grader that builds its usual checks straight as forms (`behavior`)."""
+    failed = [form for form in forms if not form["passed"]]
+    total = len(forms)
     passed_count = total - len(failed)
     score = passed_count / total if total else 1.0
     passed = score >= threshold if threshold is not None else not failed
     if message is None:
         message = f"{passed_count}/{total} checks passed"
         if failed:
-            message += "; failed: " + "; ".join(f"{c.name}: {c.message}" for c in failed)
+            message += "; failed: " + "; ".join(f"{f['name']}: {f['message']}" for f in failed)
     # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
     entries: dict[str, Any] = {"checks": forms}
     if details:

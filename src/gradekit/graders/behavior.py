@@ -12,7 +12,7 @@ import attrs
 from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample, ToolCall, bounded, well_formed
-from gradekit.graders._checks import Check, checks_result, validate_threshold
+from gradekit.graders._checks import Check, forms_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher
 from gradekit.graders._text import data_error, rebuilt
 
@@ -174,18 +174,22 @@ class Behavior:
                     f"tool call #{number} has a name that is not text ({type(name).__name__} "
                     f"{name!r}); give each tool call its tool's name as text",
                 )
-        checks: list[Check] = []
+        # The required tools' checks are built in their JSON form (Check.to_dict's) at once:
+        # they are the usual constraint, and one Check object each costs a third of a grade.
+        forms: list[dict[str, Any]] = []
         for pattern, label in self._required:
             count = self._count(pattern, names)
             if count:
                 message = "called 1 time" if count == 1 else f"called {count} times"
-                checks.append(Check(label, True, message))
+                forms.append({"name": label, "passed": True, "message": message})
             else:
-                checks.append(Check(label, False, "never called"))
+                forms.append({"name": label, "passed": False, "message": "never called"})
         if not self._only_required:
+            checks: list[Check] = []
             self._other_checks(sample, calls, names, checks)
-        return checks_result(
-            self.kind, self.name, checks, threshold=self.threshold, details={"tool_calls": names}
+            forms.extend(check.to_dict() for check in checks)
+        return forms_result(
+            self.kind, self.name, forms, threshold=self.threshold, details={"tool_calls": names}
         )
 
     def _other_checks(
