@@ -259,32 +259,25 @@ def test_a_pipe_gets_plain_lines_without_escape_codes(slow_suite: Path, tmp_path
     assert "\x1b[33m4 errored\x1b[0m" in done.stderr
 
 
-def _big_suite(folder: Path, cases: int) -> dict[str, str]:
-    """A suite of `cases` passing equality cases (a dataset) in `folder`; the environment
-    to run it in (CI, NO_COLOR and FORCE_COLOR unset)."""
+def _big_suite(folder: Path, cases: int) -> None:
+    """A suite of `cases` passing equality cases (a dataset) in `folder`."""
     (folder / "data.jsonl").write_text(
         "".join(f'{{"name": "c{i}", "output": "{i}", "expected": "{i}"}}\n' for i in range(cases))
     )
     (folder / "suite.yaml").write_text(
         "name: big\ngraders: [{kind: equality}]\ndataset: data.jsonl\n"
     )
-    return {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
 
 
-def test_writing_a_large_report_shows_progress(tmp_path: Path) -> None:
+SHORT_INTERVAL = {"GRADEKIT_PROGRESS_INTERVAL": "0.001"}
+"""Progress lines as often as they can come: any work that lasts is counted."""
+
+
+def test_writing_a_large_report_shows_progress(gradekit: Run, tmp_path: Path) -> None:
     """After grading, each report's writing is announced, counted while it lasts, and timed."""
     cases = 3000
-    env = _big_suite(tmp_path, cases)
-    env["GRADEKIT_PROGRESS_INTERVAL"] = "0.001"
-    done = subprocess.run(
-        [gradekit_command(), "run", "suite.yaml", "-o", "r.json", "--html", "r.html"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    _big_suite(tmp_path, cases)
+    done = gradekit("run", "suite.yaml", "-o", "r.json", "--html", "r.html", env=SHORT_INTERVAL)
     assert done.returncode == 0, done.stderr
     written = re.findall(r"writing r\.html: ([\d,]+)/3,000 cases \(\d+%\) written", done.stderr)
     assert written, done.stderr
@@ -295,24 +288,13 @@ def test_writing_a_large_report_shows_progress(tmp_path: Path) -> None:
         assert re.search(rf"writing {re.escape(name)} \.\.\. done in \d+\.\d s\n", done.stderr)
 
 
-def test_reading_a_large_baseline_or_compared_report_shows_progress(tmp_path: Path) -> None:
+def test_reading_a_large_baseline_or_compared_report_shows_progress(
+    gradekit: Run, tmp_path: Path
+) -> None:
     """A run's file read back (a baseline, compare's two files) says nothing when it is read
     at once; when it lasts, it is announced, counted while it lasts, and timed."""
     cases = 3000
-    env = _big_suite(tmp_path, cases)
-
-    def gradekit(*args: str, interval: str | None = None) -> subprocess.CompletedProcess[str]:
-        settings = dict(env, GRADEKIT_PROGRESS_INTERVAL=interval) if interval else env
-        return subprocess.run(
-            [gradekit_command(), *args],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            env=settings,
-            timeout=120,
-            check=False,
-        )
-
+    _big_suite(tmp_path, cases)
     assert gradekit("run", "suite.yaml", "-o", "base.json", "-q").returncode == 0
     (tmp_path / "new.json").write_bytes((tmp_path / "base.json").read_bytes())
     # Read within a second: not a word.
@@ -324,7 +306,7 @@ def test_reading_a_large_baseline_or_compared_report_shows_progress(tmp_path: Pa
         (("compare", "base.json", "new.json"), ("base.json", "new.json")),
         (("run", "suite.yaml", "--baseline", "base.json"), ("base.json",)),
     ):
-        done = gradekit(*args, interval="0.001")
+        done = gradekit(*args, env=SHORT_INTERVAL)
         assert done.returncode == 0, done.stderr
         for name in files:
             shown = re.escape(name)
@@ -334,6 +316,6 @@ def test_reading_a_large_baseline_or_compared_report_shows_progress(tmp_path: Pa
             assert numbers == sorted(numbers) and 0 < numbers[-1] <= cases
             assert re.search(rf"reading {shown} \.\.\. done in \d+\.\d s\n", done.stderr)
     # --quiet: nothing.
-    done = gradekit("run", "suite.yaml", "--baseline", "base.json", "-q", interval="0.001")
+    done = gradekit("run", "suite.yaml", "--baseline", "base.json", "-q", env=SHORT_INTERVAL)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
