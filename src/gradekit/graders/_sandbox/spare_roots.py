@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Final
 
 from gradekit._scratch import remove_tree
+from gradekit.graders._sandbox.remover import remove_later
 
 __all__ = ["LAYOUT", "SPARE_LIMIT", "Made", "give_back", "made", "take"]
 
@@ -81,10 +82,13 @@ def _attributes(path: Path) -> list[str]:
 def made(root: Path) -> Made:
     """What `root`, just made with its LAYOUT folders, looks like now: what `give_back`
     expects to find again."""
-    states = [_state(root), *(_state(root / name) for name in LAYOUT)]
-    if any(state is None for state in states):  # unfit from the start: never matches
-        return root, ()
-    return root, tuple(value for state in states if state is not None for value in state)
+    values: list[int] = []
+    for path in (root, *(root / name for name in LAYOUT)):
+        state = _state(path)
+        if state is None:  # unfit from the start: never matches
+            return root, ()
+        values.extend(state)
+    return root, tuple(values)
 
 
 def _as_made(entry: Made) -> bool:
@@ -109,7 +113,7 @@ def take() -> Made | None:
             entry = _spare.pop()
         if _as_made(entry):
             return entry
-        remove_tree(entry[0])
+        remove_later(entry[0])  # off the grade's path, as any other used root
 
 
 def give_back(entry: Made) -> bool:
