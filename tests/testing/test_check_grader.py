@@ -250,7 +250,7 @@ class Detached:
 def test_a_grade_blocking_that_ignores_its_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
     from gradekit.testing import _grading_rules
 
-    monkeypatch.setattr(_grading_rules, "CANCEL_BOUND", 0.3)
+    monkeypatch.setattr(_grading_rules, "CANCEL_GRACE", 0.3)
     registry = Registry(entry_points=False)
     registry.register("acme.detached", Detached)
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pickle
 import threading
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
@@ -19,7 +19,6 @@ from gradekit.testing._subject import Broken, NotApplicable, Subject
 from gradekit.testing._violation import show
 
 __all__ = [
-    "CANCEL_BOUND",
     "agrade_agrees",
     "agrade_state",
     "blocking_agrees",
@@ -131,11 +130,6 @@ def _agrees_with_grade(
     return None
 
 
-CANCEL_BOUND: Final = CANCEL_GRACE
-"""Seconds a `grade_blocking` called with its `cancel` already set may take to return: the
-runner's (`gradekit._types.CANCEL_GRACE`), after which it abandons the grade."""
-
-
 def blocking_state(subject: Subject, grader: Any) -> Any:
     """The grader's `grade_blocking`, its kind and name, and whether it is deterministic,
     when it has one."""
@@ -155,18 +149,17 @@ def blocking_agrees(state: tuple[Any, Any, bool], sample: Any) -> str | None:
         return found
     cancel = threading.Event()
     cancel.set()
+    # The runner abandons a grade that takes longer than CANCEL_GRACE once cancelled.
     cancelled = _compare.within(
-        lambda s: blocking(s, cancel), sample, CANCEL_BOUND, "grade_blocking (cancel set)"
+        lambda s: blocking(s, cancel), sample, CANCEL_GRACE, "grade_blocking (cancel set)"
     )
     if cancelled is None:
         return (
-            f"grade_blocking did not return within {CANCEL_BOUND:g} s of its cancel being set: "
+            f"grade_blocking did not return within {CANCEL_GRACE:g} s of its cancel being set: "
             "once cancel is set it must stop its work (kill its command) and return a result"
         )
-    if cancelled.raised is not None:
-        return cancelled.raised
-    problem = _compare.result_problem(cancelled.value, grader.kind, grader.name)
-    return None if problem is None else f"grade_blocking, cancelled, {problem}"
+    # Once cancelled, a result need not be grade's: only well formed.
+    return _agrees_with_grade(grader, sample, cancelled, "grade_blocking, cancelled,", False)
 
 
 def inline_state(subject: Subject, grader: Any) -> Any:
