@@ -293,7 +293,7 @@ class Numeric:
             except decimal.InvalidOperation:
                 pass
         if expected is None:
-            match = self._whole().fullmatch(expected_text.strip())
+            match = self._patterns()[0].fullmatch(expected_text.strip())
             if match is None:
                 raise _Unreadable(
                     "expected value " + self._unreadable(expected_text, inside_hint=False)
@@ -314,28 +314,25 @@ class Numeric:
             actual_value = str(actual)
         return expected, expected_value, actual, got, actual_value
 
-    def _whole(self) -> re.Pattern[str]:
-        """The pattern of a whole text that is one number, for this grader's options."""
-        return number_patterns(bool(self.accept_thousands_separators), bool(self.accept_percent))[0]
-
-    def _inside(self) -> re.Pattern[str]:
-        """The pattern finding numbers inside text, for this grader's options."""
-        return number_patterns(bool(self.accept_thousands_separators), bool(self.accept_percent))[1]
+    def _patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """(whole-text pattern, pattern finding numbers inside text) for this grader's
+        options, compiled on first use (`number_patterns`)."""
+        return number_patterns(bool(self.accept_thousands_separators), bool(self.accept_percent))
 
     def _find(self, text: str) -> re.Match[str]:
         """The match of the number `extract` selects in `text`, or raise _Unreadable."""
         extract = self.extract
         if extract == "whole":
-            match = self._whole().fullmatch(text.strip())
+            match = self._patterns()[0].fullmatch(text.strip())
             if match is None:
                 raise _Unreadable(self._unreadable(text, inside_hint=True))
             return match
         if extract == "first":
-            match = self._inside().search(text)
+            match = self._patterns()[1].search(text)
             if match is None:
                 raise _Unreadable(f"no number in {quote(text)}")
             return match
-        matches = list(self._inside().finditer(text))
+        matches = list(self._patterns()[1].finditer(text))
         if not matches:
             raise _Unreadable(f"no number in {quote(text)}")
         if extract == "only" and len(matches) > 1:
