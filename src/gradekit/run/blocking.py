@@ -33,6 +33,7 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.run.case import case_of, skipped_turn, turn_of
+from gradekit.run.every_turn import EveryTurn
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, set_context
@@ -123,22 +124,16 @@ class BlockingLane:
         self.runners: set[_Runner] = set()
         self.active = 0  # runners holding a slot
         self.stopping = False
-        self._last: tuple[GraderEntry, ...] | None = None
-        self._last_blocking = False
+        settings = context.settings
+        self._takes = EveryTurn(
+            lambda graders: len(graders) == 1 and is_blocking(graders[0], settings)
+        )
 
     # -- the loop's thread -------------------------------------------------------------------
 
     def takes(self, case: Case) -> bool:
         """Whether `case` is graded here: every turn has one entry, and it is blocking."""
-        settings = self.context.settings
-        for turn in case.turns:
-            graders = turn.graders
-            if graders is not self._last:  # turns mostly share their graders' tuple
-                blocking = len(graders) == 1 and is_blocking(graders[0], settings)
-                self._last, self._last_blocking = graders, blocking
-            if not self._last_blocking:
-                return False
-        return True
+        return self._takes(case)
 
     def add(self, position: int, case: Case) -> None:
         """Queue a case."""

@@ -17,13 +17,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit.registry.abilities import is_bounded_entry, is_inline
-from gradekit.registry.entries import GraderEntry
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
 from gradekit.run.case import grade_case, unloadable
+from gradekit.run.every_turn import EveryTurn
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
@@ -95,9 +95,14 @@ class _Run:
         self.received = 0  # cases the caller received (by the caller's thread only)
         self.waiting = False  # the loop waits for room
         self.room: asyncio.Event | None = None
-        self._last_graders: tuple[GraderEntry, ...] | None = None
+        # Whether a case's every grade is inline (it joins a batch), or bounded.
+        self._all_inline = EveryTurn(
+            lambda graders: all(is_inline(entry, settings) for entry in graders)
+        )
+        self._all_bounded_case = EveryTurn(
+            lambda graders: all(is_bounded_entry(entry) for entry in graders)
+        )
         self._cases_running = 0  # cases graded as tasks on the loop now
-        self._last_inline = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -257,31 +262,8 @@ class _Run:
             spawn(watch)
 
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
-        last: tuple[GraderEntry, ...] | None = None
-        for _, case in items:
-            for turn in case.turns:
-                graders = turn.graders
-                if graders is last:  # most turns share their graders' tuple
-                    continue
-                if not all(is_bounded_entry(entry) for entry in graders):
-                    return False
-                last = graders
-        return True
-
-    def _all_inline(self, case: Case) -> bool:
-        settings = self.settings
-        for turn in case.turns:
-            graders = turn.graders
-            # Most turns share their graders' tuple with the turn before: remember the last.
-            if graders is self._last_graders:
-                if not self._last_inline:
-                    return False
-                continue
-            inline = all(is_inline(entry, settings) for entry in graders)
-            self._last_graders, self._last_inline = graders, inline
-            if not inline:
-                return False
-        return True
+        bounded = self._all_bounded_case
+        return all(bounded(case) for _, case in items)
 
     async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         self._cases_running += 1
