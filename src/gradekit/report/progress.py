@@ -47,14 +47,6 @@ def _percent(done: int, total: int) -> str:
     return f"{done * 100 // total}%"
 
 
-def _rich() -> bool:
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 class _Ticker:
     """Calls `draw()` every `interval` seconds from a thread of its own until stopped."""
 
@@ -100,7 +92,7 @@ class Progress:
 
     def __enter__(self) -> Progress:
         self._start = time.monotonic()
-        if self.live and _rich():
+        if self.live and terminal.rich_installed():
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
             from rich.progress import Progress as Bar
 

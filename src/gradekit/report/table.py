@@ -21,21 +21,13 @@ __all__ = ["print_table"]
 _NUMBER = re.compile(r"-|\d[\d.,]*(%| s| ms)?")
 
 
-def _rich() -> bool:
-    try:
-        import rich  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def print_table(
     title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], stream: TextIO
 ) -> None:
     """`rows` under `headers`, titled, on `stream` (see the module's rules). Numbers align
     right."""
     numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
-    if terminal.draws_tables(stream) and _rich():
+    if terminal.draws_tables(stream) and terminal.rich_installed():
         from rich.table import Table
 
         table = Table(title=title, title_justify="left")

@@ -27,6 +27,7 @@ __all__ = [
     "paint",
     "progress_interval",
     "rich_console",
+    "rich_installed",
 ]
 
 PROGRESS_INTERVAL: Final = 5.0
@@ -87,6 +88,15 @@ def progress_interval() -> float:
     except ValueError:
         return PROGRESS_INTERVAL
     return seconds if seconds > 0 else PROGRESS_INTERVAL
+
+
+def rich_installed() -> bool:
+    """Whether rich (the `cli` extra) can be imported: it draws the bar and the tables."""
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def rich_console(stream: TextIO) -> Any:
