@@ -148,13 +148,17 @@ class BlockingLane:
     def wants_runner(self) -> bool:
         """Whether a case waits and fewer than `jobs` runners run."""
         with self.lock:
-            return bool(self.pending) and self.active < self.jobs
+            return self._wanted()
+
+    def _wanted(self) -> bool:
+        """A case waits and fewer than `jobs` runners run (with the lock held)."""
+        return bool(self.pending) and self.active < self.jobs
 
     def start(self, slots: asyncio.Semaphore) -> Coroutine[Any, Any, None] | None:
         """The watch of a new runner on a slot just acquired from `slots` (given back when it
         ends), or None, the slot given back, when no runner is wanted any more."""
         with self.lock:
-            wanted = bool(self.pending) and self.active < self.jobs and not self.stopping
+            wanted = self._wanted() and not self.stopping
             if wanted:
                 self.active += 1
         if not wanted:
