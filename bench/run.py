@@ -8,8 +8,8 @@
 Each section runs one benchmark script of this folder: in this process for the peer checks
 (`peers.py`) and promptfoo (`promptfoo_e2e.py`), as a child process of this interpreter for
 the others. Every script generates its data from a seed or from its index, so every run
-measures the same work. A section whose script is missing (another branch brings it) or whose
-tools are not installed says so and the run goes on. See bench/README.md.
+measures the same work. A section whose script is missing or whose tools are not installed
+says so and the run goes on. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -73,13 +73,13 @@ SECTIONS: dict[str, Section] = {
     "e2e": Section(
         "e2e.py",
         "`gradekit run` on 100,000 cases, several kind triples, against the plain floor, "
-        "with orjson and with the standard library writing the JSON (branch e2e)",
+        "with orjson and with the standard library writing the JSON",
         ("--stdlib",),
         ("--cases", "10000", "--rounds", "1", "--stdlib"),
     ),
     "e2e_million": Section(
         "e2e.py",
-        "the same on 1,000,000 cases (branch e2e)",
+        "the same on 1,000,000 cases",
         ("--cases", "1000000", "--rounds", "1"),
         ("--cases", "50000", "--rounds", "1"),
     ),
@@ -91,7 +91,7 @@ SECTIONS: dict[str, Section] = {
     ),
     "sample": Section(
         "sample.py",
-        "building one `Sample`: the loader's way and a user's (branch e2e)",
+        "building one `Sample`: the loader's way and a user's",
         (),
         ("--rounds", "3", "--number", "50000"),
     ),
@@ -109,7 +109,7 @@ SECTIONS: dict[str, Section] = {
     ),
     "program": Section(
         "program_jobs.py",
-        "`program` graders by --jobs against a thread pool of subprocess.run (branch workers)",
+        "`program` graders by --jobs against a thread pool of subprocess.run",
         (),
         ("--quick",),
     ),
@@ -122,7 +122,7 @@ SECTIONS: dict[str, Section] = {
     ),
     "isolation": Section(
         "isolation.py",
-        "process-isolated graders on warm workers, grades/s (branch workers)",
+        "process-isolated graders on warm workers, grades/s",
         (),
         ("--quick",),
     ),
