@@ -84,6 +84,7 @@ def bounded(cls: type[Any]) -> type[Any]:
 
 
 def mark(node: yaml.Node) -> Mark:
+    """1-based (line, column) where `node` starts, as errors name it."""
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
@@ -197,6 +198,7 @@ def _duplicates(
 
 
 def too_deep() -> str:
+    """The message for a value nested past `MAX_DEPTH`, saying what to do."""
     return f"values are nested more than {MAX_DEPTH} levels deep; flatten this value"
 
 
