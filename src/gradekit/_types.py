@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar, runtime_checkable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, runtime_checkable
 
 import attrs
 
@@ -24,15 +24,13 @@ __all__ = [
     "ToolCall",
     "as_text",
     "error_text",
-    "is_well_formed",
     "loaded_sample",
-    "well_formed",
 ]
-
-GradeFunction = TypeVar("GradeFunction", bound=Callable[..., Any])
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
+    if type(value) is FrozenDict:  # frozen all the way down already
+        return value
     if value is None:
         return EMPTY
     frozen = freeze(value)
@@ -64,16 +62,24 @@ class ToolCall:
 
 
 def _tool_calls(values: Any) -> tuple[ToolCall, ...]:
+    if type(values) is tuple:  # a tuple of ToolCalls (immutable already) is kept as it is
+        for value in values:
+            if type(value) is not ToolCall:
+                break
+        else:
+            return values
     if values is None:
         return ()
     return tuple(ToolCall.from_value(value) for value in values)
 
 
 def _history(values: Any) -> tuple[Sample, ...]:
+    if type(values) is tuple:
+        return values
     return () if values is None else tuple(values)
 
 
-@attrs.frozen
+@attrs.frozen(init=False)
 class Sample:
     """One thing to grade, usually one turn of a case.
 
@@ -83,17 +89,49 @@ class Sample:
 
     case: str = ""
     turn: int = 0
-    input: Any = attrs.field(default=None, converter=freeze)
-    output: Any = attrs.field(default=None, converter=freeze)
-    expected: Any = attrs.field(default=None, converter=freeze)
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls)
-    context: tuple[Any, ...] | None = attrs.field(default=None, converter=_optional_tuple)
-    history: tuple[Sample, ...] = attrs.field(default=(), converter=_history)
+    input: Any = None
+    output: Any = None
+    expected: Any = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    context: tuple[Any, ...] | None = None
+    history: tuple[Sample, ...] = ()
     workspace: str | None = None
-    metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=_frozen_mapping)
+    metadata: FrozenDict[str, Any] = EMPTY
+
+    def __init__(  # noqa: PLR0917 - every field, in order, as attrs' own constructor takes them
+        self,
+        case: str = "",
+        turn: int = 0,
+        input: Any = None,
+        output: Any = None,
+        expected: Any = None,
+        tool_calls: Any = (),
+        context: Any = None,
+        history: Any = (),
+        workspace: str | None = None,
+        metadata: Mapping[str, Any] | None = EMPTY,
+    ) -> None:
+        """Freeze `input`, `output`, `expected` and `context` (dicts read-only, lists tuples),
+        make each tool call a ToolCall (from a mapping with its keys), and `metadata` a
+        read-only mapping.
+
+        Written by hand, not by attrs: a frozen slotted class's generated constructor sets each
+        field through `object.__setattr__`, twice the cost of the slot's own setter, and a
+        sample is made per turn (bench/RESULTS.md). The parameters are the fields' own (a test
+        holds them so)."""
+        _set_case(self, case)
+        _set_turn(self, turn)
+        _set_input(self, freeze(input))
+        _set_output(self, freeze(output))
+        _set_expected(self, freeze(expected))
+        _set_tool_calls(self, _tool_calls(tool_calls))
+        _set_context(self, _optional_tuple(context))
+        _set_history(self, _history(history))
+        _set_workspace(self, workspace)
+        _set_metadata(self, _frozen_mapping(metadata))
 
 
-# Each field's slot, in field order: what `loaded_sample` writes, once each.
+# Each field's slot, in field order: what `Sample(...)` and `loaded_sample` write, once each.
 (
     _set_case,
     _set_turn,
@@ -243,46 +281,6 @@ def _check_the_builder() -> None:
 
 
 _check_the_builder()
-
-
-_WELL_FORMED: Final = "_gradekit_well_formed"
-
-
-def well_formed(grade: GradeFunction) -> GradeFunction:
-    """Mark a `grade` method that always returns a well-formed result: exactly a `GradeResult`,
-    `passed` a bool, details strict JSON (strings, lists of strings), and its grader's `kind`
-    and `name`. The batch runner then accepts such results without checking them again.
-
-    The mark is on this function only: a subclass that overrides `grade` is checked again.
-    For built-in kinds, whose promise a property test holds them to.
-    """
-    setattr(grade, _WELL_FORMED, True)
-    return grade
-
-
-def is_well_formed(grade: Callable[..., Any]) -> bool:
-    """True when `grade` (a function or bound method) is marked by `well_formed`."""
-    return getattr(grade, _WELL_FORMED, False) is True
-
-
-_BOUNDED: Final = "_gradekit_bounded"
-
-
-def bounded(grade: GradeFunction) -> GradeFunction:
-    """Mark a `grade` method that always ends, in time bounded by its sample: pure Python or C
-    work on the sample, no I/O, no waiting, no loop that the sample does not bound. The runner
-    may then grade it where no other thread could abandon it (an inline batch graded in the
-    event loop's own thread while nothing else is in flight): its timeout still holds, judged
-    when it returns, as the batch does for a grade that held the GIL.
-
-    The mark is on this function only, as `well_formed`'s. For built-in kinds."""
-    setattr(grade, _BOUNDED, True)
-    return grade
-
-
-def is_bounded(grade: Callable[..., Any]) -> bool:
-    """True when `grade` (a function or bound method) is marked by `bounded`."""
-    return getattr(grade, _BOUNDED, False) is True
 
 
 def error_text(error: BaseException) -> str:

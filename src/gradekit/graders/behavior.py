@@ -11,7 +11,8 @@ import attrs
 
 from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._types import GradeResult, Sample, ToolCall, bounded, well_formed
+from gradekit._marks import bounded, well_formed
+from gradekit._types import GradeResult, Sample, ToolCall
 from gradekit.graders._checks import Check, forms_result, validate_threshold
 from gradekit.graders._match import Matcher, compile_matcher
 from gradekit.graders._text import data_error, rebuilt

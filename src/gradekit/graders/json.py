@@ -14,7 +14,8 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._frozen import thaw
-from gradekit._types import GradeResult, Sample, as_text, bounded, well_formed
+from gradekit._marks import bounded, well_formed
+from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 
 __all__ = ["Json"]

@@ -15,7 +15,8 @@ from typing import Any, ClassVar, Final, Literal
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._types import GradeResult, Sample, bounded, well_formed
+from gradekit._marks import bounded, well_formed
+from gradekit._types import GradeResult, Sample
 from gradekit.graders._number_grammar import number_patterns
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
 

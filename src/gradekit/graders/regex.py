@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit._errors import OptionError
-from gradekit._types import GradeResult, Sample, bounded, well_formed
+from gradekit._marks import bounded, well_formed
+from gradekit._types import GradeResult, Sample
 from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
 
 __all__ = ["Regex"]

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 import attrs
 
-from gradekit._types import Grader, Sample, is_bounded, is_well_formed
+from gradekit._marks import is_bounded, is_well_formed
+from gradekit._types import Grader, Sample
 
 __all__ = [
     "Entry",
@@ -120,7 +121,7 @@ def is_blocking(entry: Entry, run: RunDefaults) -> bool:
 
 def is_bounded_entry(entry: Entry) -> bool:
     """True when the entry's grade always ends in time bounded by its sample: its grader's
-    `grade` is marked `bounded` (see `gradekit._types.bounded`)."""
+    `grade` is marked `bounded` (see `gradekit._marks.bounded`)."""
     return is_bounded(entry.grader.grade)
 
 
