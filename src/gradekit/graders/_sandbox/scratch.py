@@ -39,7 +39,10 @@ class Sandbox:
         # With `reuse` and no workspace: a spare root left as it was made (see `spare_roots`).
         self._made: spare_roots.Made | None = None
         spare = spare_roots.take() if reuse and workspace is None else None
-        self.root = spare[0] if spare else Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
+        if spare is not None:
+            self.root = spare.root
+        else:
+            self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
         self.home = self.root / "home"
         self.tmp = self.root / "tmp"
         if spare is not None:

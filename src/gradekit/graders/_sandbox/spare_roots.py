@@ -29,7 +29,7 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from gradekit._scratch import remove_tree
 from gradekit.graders._sandbox.remover import remove_later
@@ -42,14 +42,23 @@ LAYOUT: Final = ("home", "tmp", "work")
 SPARE_LIMIT: Final = 16
 """Roots kept at most (one per grade running at once is all a run reuses)."""
 
-Made = tuple[Path, tuple[int, ...]]
-"""A root and the state (`_state`) of it and of each folder of LAYOUT, as they were made."""
+_SORTED_LAYOUT: Final = sorted(LAYOUT)
+
+
+class Made(NamedTuple):
+    """A root as it was made: the root, the paths of it and of each folder of LAYOUT as texts
+    (joined once: a check reads them again and again), and the state (`_state`) of each."""
+
+    root: Path
+    paths: tuple[str, ...]
+    state: tuple[int, ...]
+
 
 _lock = threading.Lock()
 _spare: list[Made] = []
 
 
-def _state(path: Path) -> tuple[int, ...] | None:
+def _state(path: str) -> tuple[int, ...] | None:
     """What a change to a real folder (not a link) would move: its inode, mode, owner,
     group, modification and change times; None for anything else or a folder with extended
     attributes (ACLs among them)."""
@@ -69,7 +78,7 @@ def _state(path: Path) -> tuple[int, ...] | None:
     )
 
 
-def _attributes(path: Path) -> list[str]:
+def _attributes(path: str) -> list[str]:
     """The folder's extended attribute names (none where the file system keeps none)."""
     try:
         return os.listxattr(path, follow_symlinks=False)
@@ -82,25 +91,32 @@ def _attributes(path: Path) -> list[str]:
 def made(root: Path) -> Made:
     """What `root`, just made with its LAYOUT folders, looks like now: what `give_back`
     expects to find again."""
+    text = str(root)
+    paths = (text, *(os.path.join(text, name) for name in LAYOUT))
+    return Made(root, paths, _states(paths))
+
+
+def _states(paths: tuple[str, ...]) -> tuple[int, ...]:
+    """The states of `paths`, one after the other; () when one is unfit (never matches)."""
     values: list[int] = []
-    for path in (root, *(root / name for name in LAYOUT)):
+    for path in paths:
         state = _state(path)
-        if state is None:  # unfit from the start: never matches
-            return root, ()
+        if state is None:
+            return ()
         values.extend(state)
-    return root, tuple(values)
+    return tuple(values)
 
 
 def _as_made(entry: Made) -> bool:
-    root, expected = entry
+    root, *folders = entry.paths
     try:
-        if sorted(os.listdir(root)) != sorted(LAYOUT):
+        if sorted(os.listdir(root)) != _SORTED_LAYOUT:
             return False
-        if any(os.listdir(root / name) for name in LAYOUT):
+        if any(os.listdir(folder) for folder in folders):
             return False
     except OSError:
         return False
-    return bool(expected) and made(root)[1] == expected
+    return bool(entry.state) and _states(entry.paths) == entry.state
 
 
 def take() -> Made | None:
@@ -113,7 +129,7 @@ def take() -> Made | None:
             entry = _spare.pop()
         if _as_made(entry):
             return entry
-        remove_later(entry[0])  # off the grade's path, as any other used root
+        remove_later(entry.root)  # off the grade's path, as any other used root
 
 
 def give_back(entry: Made) -> bool:
@@ -137,7 +153,7 @@ def _forget() -> None:  # in a forked child: the roots are the parent's
 @atexit.register
 def _remove_spares() -> None:
     with _lock:
-        roots = [root for root, _ in _spare]
+        roots = [entry.root for entry in _spare]
         _spare.clear()
     for root in roots:
         remove_tree(root)
