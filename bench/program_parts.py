@@ -1,7 +1,7 @@
 """What one `program` command costs, part by part, against a bare `subprocess.run`.
 
 The same small Python command as `program_jobs.py` (read stdin, print it upper-cased), run
-one at a time in this process by five sides that each add one of the things a `program` grade
+one at a time in this process by sides that each add one of the things a `program` grade
 does, taking turns in every round so that they see the same machine:
 
 - `plain`: `subprocess.run(argv, input=..., capture_output=True)`;
@@ -16,13 +16,16 @@ does, taking turns in every round so that they see the same machine:
 - `run + spare root`: the same in a scratch root taken from the spare ones and given back
   (`graders/_sandbox/spare_roots.py`), as a grade without a workspace has it;
 - `grade`: a whole `program` grade (`grade_blocking`, `sandbox: none`): the above, the
-  checks, the details and the result.
+  checks, the details and the result;
+- `run_suite`: the round's commands as the cases of one `run_suite(jobs=1)` (what `gradekit
+  run` does with them): the grades, and the runner's hand-offs, counting and report around
+  them.
 
 Prints, per side, the median over the rounds of the wall time per command, the parent's CPU
 time (user + system, every thread) and the children's, and each side's wall time over
 `plain`'s in the same round (median of the per-round ratios).
 
-    .venv/bin/python bench/program_parts.py [--rounds 20] [--calls 20]
+    .venv/bin/python bench/program_parts.py [--rounds 20] [--calls 20] [--tr]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,31 +46,40 @@ from gradekit import Sample
 from gradekit.graders._sandbox.limits import limit_prefix
 from gradekit.graders._sandbox.process import DEFAULT_MEMORY_LIMIT, run
 from gradekit.graders._sandbox.scratch import Sandbox
+from gradekit.registry.entries import GraderEntry
+from gradekit.run.runner import run_suite
+from gradekit.suite.model import Case, Suite, Turn
 
 SCRIPT = "import sys; print(sys.stdin.read().upper())"
 ARGV = [sys.executable, "-c", SCRIPT]
+TR = ["tr", "a-z", "A-Z"]
+"""`--tr`: the same work by a small C program (a millisecond, not fifteen): gradekit's own
+costs stand out."""
 TEXT = "answer number 7"
 
 
-def sides() -> dict[str, Callable[[], None]]:
-    """Each side: one command, as that side runs it."""
+def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
+    """Each side: `calls` commands `argv`, as that side runs them."""
     prefix = limit_prefix(DEFAULT_MEMORY_LIMIT, None)
     if prefix is None:
         raise SystemExit("prlimit (util-linux) is not installed: this benchmark compares it")
     box = Sandbox(None)  # one folder for the sides that do not make their own
     env = box.env()
     grader = gradekit.create(
-        "program", config={"command": ARGV, "expected_output": TEXT.upper(), "sandbox": "none"}
+        "program", config={"command": argv, "expected_output": TEXT.upper(), "sandbox": "none"}
     )
     sample = Sample(output=TEXT)
     never = threading.Event()
+    entry = GraderEntry(grader=grader, kind="program", name="program")
+    cases = [Case(f"c{index}", (Turn(sample, (entry,)),)) for index in range(calls)]
+    suite = Suite("program_parts", lambda: iter(cases))
 
     def plain() -> None:
-        subprocess.run(ARGV, input=TEXT.encode(), capture_output=True, check=True)
+        subprocess.run(argv, input=TEXT.encode(), capture_output=True, check=True)
 
     def prlimit() -> None:
         subprocess.run(
-            [*prefix, *ARGV],
+            [*prefix, *argv],
             input=TEXT.encode(),
             capture_output=True,
             env=env,
@@ -76,28 +89,44 @@ def sides() -> dict[str, Callable[[], None]]:
         )
 
     def process_run() -> None:
-        run(ARGV, cwd=box.cwd, env=env, timeout=30, stdin=TEXT)
+        run(argv, cwd=box.cwd, env=env, timeout=30, stdin=TEXT)
 
     def fresh_root() -> None:
         with Sandbox(None, defer=True) as scratch:
-            run(ARGV, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
+            run(argv, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
 
     def spare_root() -> None:
         with Sandbox(None, defer=True, reuse=True) as scratch:
-            run(ARGV, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
+            run(argv, cwd=scratch.cwd, env=scratch.env(), timeout=30, stdin=TEXT)
 
     def grade() -> None:
         result = grader.grade_blocking(sample, never)
         if not result.passed:
             raise SystemExit(f"the grade failed: {result.message}")
 
-    return {
+    def graded_suite() -> None:
+        report = run_suite(suite, jobs=1, keep_cases=False)
+        if report.summary.passed != calls:
+            raise SystemExit(f"the run's grades did not all pass: {report.summary}")
+
+    def repeated(command: Callable[[], None]) -> Callable[[], None]:
+        def commands() -> None:
+            for _ in range(calls):
+                command()
+
+        return commands
+
+    one_by_one = {
         "plain": plain,
         "prlimit": prlimit,
         "process.run": process_run,
         "run + fresh root": fresh_root,
         "run + spare root": spare_root,
         "grade": grade,
+    }
+    return {
+        **{name: repeated(command) for name, command in one_by_one.items()},
+        "run_suite": graded_suite,
     }
 
 
@@ -107,9 +136,9 @@ def _cpu() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-def measure(rounds: int, calls: int) -> dict[str, dict[str, list[float]]]:
+def measure(rounds: int, calls: int, argv: list[str]) -> dict[str, dict[str, list[float]]]:
     """Per side: milliseconds per command (wall, parent CPU, children's CPU), one per round."""
-    table = sides()
+    table = sides(calls, argv)
     figures: dict[str, dict[str, list[float]]] = {
         name: {"wall": [], "cpu": [], "children": []} for name in table
     }
@@ -122,8 +151,7 @@ def measure(rounds: int, calls: int) -> dict[str, dict[str, list[float]]]:
         for name, side in order:
             own, children = _cpu()
             started = time.perf_counter()
-            for _ in range(calls):
-                side()
+            side()
             wall = time.perf_counter() - started
             own_after, children_after = _cpu()
             figures[name]["wall"].append(wall / calls * 1e3)
@@ -154,9 +182,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--calls", type=int, default=20, help="commands per side and round")
+    parser.add_argument(
+        "--tr", action="store_true", help="run `tr a-z A-Z` instead of the Python command"
+    )
     args = parser.parse_args(argv)
     print(f"load average at the start: {os.getloadavg()[0]:.2f}")
-    figures = measure(args.rounds, args.calls)
+    argv = ARGV
+    if args.tr:
+        found = shutil.which(TR[0])
+        if found is None:
+            raise SystemExit("tr (coreutils) is not on PATH")
+        argv = [found, *TR[1:]]
+    print(f"command: {' '.join(argv)}")
+    figures = measure(args.rounds, args.calls, argv)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     print(report(figures))
 

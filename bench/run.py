@@ -115,8 +115,8 @@ SECTIONS: dict[str, Section] = {
     ),
     "program_parts": Section(
         "program_parts.py",
-        "one `program` command part by part (limits, runner, scratch root, grade) against "
-        "subprocess.run",
+        "one `program` command part by part (limits, runner, scratch root, grade, run_suite) "
+        "against subprocess.run",
         (),
         ("--rounds", "3", "--calls", "5"),
     ),
