@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -17,10 +18,22 @@ def _alive(pid: int) -> bool:
     return "Z" not in state.split()[1]
 
 
+def _gone(pid: int, within: float = 2.0) -> bool:
+    # SIGKILL is queued by kill() and acted on when the process next runs: on a busy machine
+    # a killed process may still show as running for a moment.
+    deadline = time.monotonic() + within
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 @pytest.fixture
-def alive() -> Callable[[int], bool]:
-    """`alive(pid)`: True while `pid` runs; a zombie (dead, not yet reaped) counts as gone."""
-    return _alive
+def gone() -> Callable[..., bool]:
+    """`gone(pid, within=2.0)`: True once `pid` has ended (a zombie, dead but not yet reaped,
+    counts as ended), waiting at most `within` seconds for a kill already sent to land."""
+    return _gone
 
 
 @pytest.fixture
