@@ -47,15 +47,6 @@ def lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
-def alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie does not count)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def pids(path: Path) -> list[int]:
     """The pids the test's commands wrote into `path`, one a line."""
     return [int(line) for line in path.read_text().split()] if path.exists() else []
@@ -74,13 +65,3 @@ def killed_at_the_end(pid_file: Path, process: subprocess.Popen[str]) -> Iterato
         for pid in pids(pid_file):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-
-
-def gone_within(pid_list: list[int], seconds: float) -> list[int]:
-    """The pids of `pid_list` still running after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = [pid for pid in pid_list if alive(pid)]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from processes import gone_within, killed_at_the_end, lines, pids, start, wait_until
+from liveness import gone_within
+from processes import killed_at_the_end, lines, pids, start, wait_until
 
 Write = Callable[[str, str], Path]
 

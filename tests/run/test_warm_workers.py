@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostile_graders import MODES
+from liveness import alive
 from runner_graders import entry
 from worker_graders import Attack, Where
 
@@ -35,18 +36,6 @@ def results(report, name="where"):
         next(r.result for r in case.turns[0].results if r.result.name == name)
         for case in report.cases
     ]
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie has ended
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.parametrize("mode", MODES)
