@@ -43,22 +43,22 @@ class Sandbox:
             self.root = spare.root
         else:
             self.root = Path(tempfile.mkdtemp(prefix=scratch_prefix("sandbox")))
-        self.home = self.root / "home"
-        self.tmp = self.root / "tmp"
+        self.home = self.root / spare_roots.HOME
+        self.tmp = self.root / spare_roots.TMP
         if spare is not None:
-            self.cwd = self.root / "work"
+            self.cwd = self.root / spare_roots.WORK
             self._made = spare
             return
         self.home.mkdir()
         self.tmp.mkdir()
         try:
             if workspace is None:
-                self.cwd = self.root / "work"
+                self.cwd = self.root / spare_roots.WORK
                 self.cwd.mkdir()
                 if reuse:
                     self._made = spare_roots.made(self.root)
             elif copy:
-                self.cwd = self.root / "work"
+                self.cwd = self.root / spare_roots.WORK
                 # symlinks=True: links are copied as links, never followed out of the workspace.
                 shutil.copytree(workspace, self.cwd, symlinks=True)
             else:

@@ -34,10 +34,19 @@ from typing import Final, NamedTuple
 from gradekit._scratch import remove_tree
 from gradekit.graders._sandbox.remover import remove_later
 
-__all__ = ["LAYOUT", "SPARE_LIMIT", "Made", "give_back", "made", "take"]
+__all__ = ["HOME", "LAYOUT", "SPARE_LIMIT", "TMP", "WORK", "Made", "give_back", "made", "take"]
 
-LAYOUT: Final = ("home", "tmp", "work")
-"""The folders of a scratch root without a workspace, in it."""
+HOME: Final = "home"
+"""The command's home folder, in its scratch root."""
+
+TMP: Final = "tmp"
+"""The command's temp folder, in its scratch root."""
+
+WORK: Final = "work"
+"""The command's working folder (the workspace copy, when there is one), in its scratch root."""
+
+LAYOUT: Final = (HOME, TMP, WORK)
+"""The folders of a scratch root without a workspace, in it: what `Sandbox` makes."""
 
 SPARE_LIMIT: Final = 16
 """Roots kept at most (one per grade running at once is all a run reuses)."""
