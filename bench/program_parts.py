@@ -5,9 +5,11 @@ one at a time in this process by sides that each add one of the things a `progra
 does, taking turns in every round so that they see the same machine:
 
 - `plain`: `subprocess.run(argv, input=..., capture_output=True)`;
-- `prlimit`: the same behind gradekit's `prlimit` prefix (no core dumps, the 2 GiB data
-  limit), with the scrubbed environment, the scratch folder as cwd and a new session: what
-  the limits' extra exec costs;
+- `prlimit`: the same behind util-linux's `prlimit` (no core dumps, the 2 GiB data limit),
+  with the scrubbed environment, the scratch folder as cwd and a new session: what the
+  limits' extra exec costs where gradekit's launcher cannot be built;
+- `launcher`: the same behind gradekit's own launcher (`graders/_sandbox/launcher.py`), the
+  prefix that gradekit uses where a C compiler is installed;
 - `process.run`: gradekit's runner of one command (`graders/_sandbox/process.py`: the capture
   loop with its output caps, the pidfd, the group killed when the leader exits), in a scratch
   folder made once;
@@ -43,6 +45,8 @@ from collections.abc import Callable
 
 import gradekit
 from gradekit import Sample
+from gradekit.graders._sandbox import limits
+from gradekit.graders._sandbox.launcher import launcher
 from gradekit.graders._sandbox.limits import limit_prefix
 from gradekit.graders._sandbox.process import DEFAULT_MEMORY_LIMIT, run
 from gradekit.graders._sandbox.scratch import Sandbox
@@ -60,9 +64,8 @@ TEXT = "answer number 7"
 
 def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
     """Each side: `calls` commands `argv`, as that side runs them."""
-    prefix = limit_prefix(DEFAULT_MEMORY_LIMIT, None)
-    if prefix is None:
-        raise SystemExit("prlimit (util-linux) is not installed: this benchmark compares it")
+    prefix = _prlimit_prefix()
+    launched = limit_prefix(DEFAULT_MEMORY_LIMIT, None) if launcher() is not None else None
     box = Sandbox(None)  # one folder for the sides that do not make their own
     env = box.env()
     grader = gradekit.create(
@@ -77,16 +80,19 @@ def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
     def plain() -> None:
         subprocess.run(argv, input=TEXT.encode(), capture_output=True, check=True)
 
-    def prlimit() -> None:
-        subprocess.run(
-            [*prefix, *argv],
-            input=TEXT.encode(),
-            capture_output=True,
-            env=env,
-            cwd=box.cwd,
-            start_new_session=True,
-            check=True,
-        )
+    def behind(limiter: tuple[str, ...]) -> Callable[[], None]:
+        def command() -> None:
+            subprocess.run(
+                [*limiter, *argv],
+                input=TEXT.encode(),
+                capture_output=True,
+                env=env,
+                cwd=box.cwd,
+                start_new_session=True,
+                check=True,
+            )
+
+        return command
 
     def process_run() -> None:
         run(argv, cwd=box.cwd, env=env, timeout=30, stdin=TEXT)
@@ -118,7 +124,8 @@ def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
 
     one_by_one = {
         "plain": plain,
-        "prlimit": prlimit,
+        "prlimit": behind(prefix),
+        **({"launcher": behind(launched)} if launched is not None else {}),
         "process.run": process_run,
         "run + fresh root": fresh_root,
         "run + spare root": spare_root,
@@ -128,6 +135,19 @@ def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
         **{name: repeated(command) for name, command in one_by_one.items()},
         "run_suite": graded_suite,
     }
+
+
+def _prlimit_prefix() -> tuple[str, ...]:
+    """gradekit's `prlimit` prefix for the 2 GiB data limit, the launcher left aside."""
+    built = launcher
+    setattr(limits, "launcher", lambda: None)  # noqa: B010 - the module's name, swapped a moment
+    try:
+        prefix = limit_prefix(DEFAULT_MEMORY_LIMIT, None)
+    finally:
+        setattr(limits, "launcher", built)  # noqa: B010
+    if prefix is None:
+        raise SystemExit("prlimit (util-linux) is not installed: this benchmark compares it")
+    return prefix
 
 
 def _cpu() -> tuple[float, float]:

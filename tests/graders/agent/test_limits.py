@@ -1,5 +1,6 @@
-"""A command's limits are set by `prlimit` in front of it (no Python between fork and exec),
-or in the forked child where `prlimit` cannot run: the same limits and errors either way."""
+"""A command's limits are set by gradekit's launcher or `prlimit` in front of it (no Python
+between fork and exec), or in the forked child where neither runs: the same limits and errors
+every way."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ from gradekit.graders._sandbox.process import Limits, Sandbox, run
 LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"  # noqa: E501
 
 
-@pytest.fixture(params=["prlimit", "setrlimit in the child"])
+@pytest.fixture(params=["launcher", "prlimit", "setrlimit in the child"])
 def how(request, monkeypatch):
-    if request.param == "prlimit":
+    if request.param == "launcher":
+        if limits.launcher() is None:
+            pytest.skip("the launcher cannot be built here (no C compiler)")
+    elif request.param == "prlimit":
+        monkeypatch.setattr(limits, "launcher", lambda: None)
         if limits.limit_prefix(None, None) is None:
             pytest.skip("prlimit cannot run here")
     else:
@@ -49,9 +54,7 @@ def test_a_file_that_cannot_be_executed_is_an_error_not_a_failure(how, tmp_path)
     assert str(raised.value).endswith("; check the command")
 
 
-def test_prlimit_leaves_no_trace_in_what_the_command_sees():
-    if limits.limit_prefix(None, None) is None:
-        pytest.skip("prlimit cannot run here")
+def test_the_limits_leave_no_trace_in_what_the_command_sees(how):
     code = "import os, sys; print(os.getpid() == os.getpgid(0), sys.argv)"
     with Sandbox(None) as box:
         result = run([sys.executable, "-c", code, "x"], cwd=box.cwd, env=box.env(), timeout=10)

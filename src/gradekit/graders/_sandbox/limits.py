@@ -2,9 +2,10 @@
 
 Setting limits with `setrlimit` in a `preexec_fn` makes `subprocess` fork the whole gradekit
 process and run Python in the child before it execs (about 5-20 ms a command on a busy 2-core
-machine, against 2 ms for the `vfork` path it takes without one). So the limits are set by
-util-linux's `prlimit`, put in front of the command (it sets them on itself, then execs the
-command in the same process: same pid, same process group); where `prlimit` is not installed,
+machine, against 2 ms for the `vfork` path it takes without one). So the limits are set by a
+program put in front of the command, which sets them on itself, then execs the command in the
+same process (same pid, same process group): gradekit's own launcher (`launcher`, built on
+first use where a C compiler is installed), else util-linux's `prlimit`; where neither runs,
 the `preexec_fn` stays (`process.run` decides).
 """
 
@@ -15,10 +16,12 @@ import shutil
 import subprocess
 from typing import Final
 
+from gradekit.graders._sandbox.launcher import launcher
+
 __all__ = ["exec_failure", "limit_prefix", "starts_as_is"]
 
-_FAILED: Final = "prlimit: failed to execute "
-_EXEC_CODES: Final = (126, 127)  # prlimit's exit code when the exec itself failed
+_FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to execute ")
+_EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
 
 
 @functools.cache
@@ -38,8 +41,11 @@ def _prlimit() -> str | None:
 
 
 def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
-    """The `prlimit ... --` prefix setting no core dumps, the data limit `memory` (bytes) and
-    `cpu` seconds (the hard limit one more); None where `prlimit` cannot run."""
+    """The prefix setting no core dumps, the data limit `memory` (bytes) and `cpu` seconds
+    (the hard limit one more): the launcher's, else `prlimit ... --`; None where neither runs."""
+    built = launcher()
+    if built is not None:
+        return (built, "-" if memory is None else str(memory), "-" if cpu is None else str(cpu))
     prlimit = _prlimit()
     if prlimit is None:
         return None
@@ -53,9 +59,9 @@ def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
 
 
 def starts_as_is(path: str) -> bool:
-    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. `prlimit` runs
-    anything else with `/bin/sh` (as `execvp` does), where a command started directly fails
-    with `Exec format error`: such a command keeps the `setrlimit` path."""
+    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. The launcher and
+    `prlimit` run anything else with `/bin/sh` (as `execvp` does), where a command started
+    directly fails with `Exec format error`: such a command keeps the `setrlimit` path."""
     try:
         with open(path, "rb") as file:
             head = file.read(4)
@@ -65,8 +71,8 @@ def starts_as_is(path: str) -> bool:
 
 
 def exec_failure(exit_code: int, stderr: str) -> str | None:
-    """Why `prlimit` could not exec the command (`Permission denied`...), or None when the
-    command ran."""
+    """Why the launcher or `prlimit` could not exec the command (`Permission denied`...), or
+    None when the command ran."""
     if exit_code not in _EXEC_CODES or not stderr.startswith(_FAILED):
         return None
     return stderr.rpartition(": ")[2].strip() or stderr.strip()
