@@ -147,3 +147,22 @@ def test_the_launcher_sets_the_limits_and_execs_in_place(cache):
     out, _ = process.communicate(timeout=30)
     gib = 1 << 30
     assert out == f"({gib}, {gib}) (9, 10) (0, 0) {process.pid} ['a b']\n"
+
+
+def test_a_relative_cache_setting_is_ignored_and_no_home_means_no_launcher(
+    cache, monkeypatch, tmp_path
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    path = launcher()
+    assert path is not None
+    assert Path(path).parent == tmp_path / "home" / ".cache" / "gradekit"
+    assert not (tmp_path / "relative").exists()
+
+    launcher.cache_clear()
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", "")  # expanduser then leaves `~` as it is
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)
+    assert launcher() is None
+    assert not (tmp_path / "~").exists()  # nothing made in the working folder

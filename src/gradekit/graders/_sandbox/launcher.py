@@ -57,7 +57,11 @@ def launcher() -> str | None:
 def _own_folder() -> Path | None:
     """The cache folder, made private if it is new; None unless it is the user's own and no
     one else can write to it (a launcher another user could replace must not be run)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):  # unset, or relative: the XDG spec says to ignore it
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):  # no home folder to put it in (`~` left as it is)
+        return None
     folder = Path(base) / "gradekit"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
