@@ -7,15 +7,25 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gradekit._errors import CommandError
 from gradekit.graders._sandbox import launcher as launcher_module
 from gradekit.graders._sandbox import limits
-from gradekit.graders._sandbox.launcher import launcher
+from gradekit.graders._sandbox.launcher import launcher, reset
+from gradekit.graders._sandbox.process import Limits, Sandbox, run
+
+LIMITS = (
+    "import resource as r; "
+    "print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) here")
 
@@ -26,9 +36,9 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     and after (it is found once per process)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("CC", raising=False)
-    launcher.cache_clear()
+    reset()
     yield tmp_path / "cache" / "gradekit"
-    launcher.cache_clear()
+    reset()
 
 
 def _built(folder: Path) -> list[Path]:
@@ -44,7 +54,7 @@ def test_the_launcher_is_built_once_privately_and_then_reused(cache):
     assert [item.name for item in cache.iterdir() if item.name.startswith(".")] == []
     made = Path(path).stat()
 
-    launcher.cache_clear()  # as a new process finds it
+    reset()  # as a new process finds it
     assert launcher() == path
     again = Path(path).stat()
     assert (again.st_ino, again.st_mtime_ns) == (made.st_ino, made.st_mtime_ns)
@@ -60,7 +70,7 @@ def test_the_limits_go_through_the_launcher(cache):
 def test_a_broken_launcher_in_the_cache_is_built_again(cache):
     path = Path(launcher() or "")
     path.write_bytes(b"not a program")
-    launcher.cache_clear()
+    reset()
     assert launcher() == str(path)
     assert path.read_bytes().startswith(b"\x7fELF")
 
@@ -89,7 +99,7 @@ def test_a_source_that_does_not_compile_falls_back(cache, monkeypatch, tmp_path)
 def _plant(cache: Path, marker: Path) -> Path:
     """A program at the launcher's own path that leaves `marker` when run."""
     real = Path(launcher() or "")
-    launcher.cache_clear()
+    reset()
     real.unlink()
     real.write_text(f'#!/bin/sh\ntouch {marker}\nexec "$3"\n')
     real.chmod(0o700)
@@ -107,7 +117,7 @@ def test_a_launcher_others_could_have_replaced_is_never_run(cache, tmp_path):
     # The attack, where the folder is trusted: the planted program at the launcher's path is
     # what gradekit runs (so the check above is what stops it).
     cache.chmod(0o700)
-    launcher.cache_clear()
+    reset()
     assert launcher() == str(planted)
     assert marker.exists()
 
@@ -124,14 +134,12 @@ def test_a_launcher_file_others_can_write_is_built_again(cache, tmp_path):
 @pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
 def test_a_cache_folder_of_another_user_is_refused(cache):
     assert launcher() is not None
-    launcher.cache_clear()
+    reset()
     os.chown(cache, 65534, 65534)
     assert launcher() is None
 
 
 def test_the_launcher_sets_the_limits_and_execs_in_place(cache):
-    import subprocess
-
     code = (
         "import os, resource as r, sys; "
         "print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE), "
@@ -160,9 +168,132 @@ def test_a_relative_cache_setting_is_ignored_and_no_home_means_no_launcher(
     assert Path(path).parent == tmp_path / "home" / ".cache" / "gradekit"
     assert not (tmp_path / "relative").exists()
 
-    launcher.cache_clear()
+    reset()
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", "")  # expanduser then leaves `~` as it is
     monkeypatch.setattr(os.path, "expanduser", lambda path: path)
     assert launcher() is None
     assert not (tmp_path / "~").exists()  # nothing made in the working folder
+
+
+def test_cpu_seconds_are_whole_as_the_kernel_counts_them(cache):
+    with Sandbox(None) as box:
+        result = run(
+            [sys.executable, "-c", LIMITS],
+            cwd=box.cwd,
+            env=box.env(),
+            timeout=10,
+            limits=Limits(memory=None, cpu=1.5),  # type: ignore[arg-type]
+        )
+    assert limits.limit_prefix(None, 1.5)[2] == "1"  # type: ignore[arg-type,index]
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split()[2:4] == ["(1,", "2)"]
+
+
+def test_a_limit_the_kernel_refuses_is_an_error_naming_the_limits(cache):
+    # A CPU limit whose hard limit (one more) does not fit: setrlimit refuses it, as it
+    # refuses a limit above the hard limit gradekit runs under for a user who is not root.
+    with Sandbox(None) as box, pytest.raises(CommandError) as raised:
+        run(["/bin/true"], cwd=box.cwd, env=box.env(), timeout=10, limits=Limits(cpu=2**64 - 1))
+    assert str(raised.value).startswith("cannot set the limits of '/bin/true': Invalid argument")
+    assert "memory_limit and cpu_limit" in str(raised.value)
+
+
+def test_a_cache_folder_that_cannot_hold_the_build_falls_back(cache):
+    path = Path(launcher() or "")
+    reset()
+    path.unlink()
+    path.mkdir()  # something in the launcher's place that no build can replace
+    assert launcher() is None
+    prefix = limits.limit_prefix(1 << 30, None)
+    assert prefix is None or Path(prefix[0]).name == "prlimit"
+    assert [item.name for item in cache.iterdir()] == [path.name]  # no half-built file left
+
+
+def test_a_folder_above_that_others_can_write_to_is_refused_unless_sticky(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "cache"))
+    reset()
+    try:
+        shared.chmod(0o777)
+        assert launcher() is None
+        reset()
+        shared.chmod(0o1777)  # sticky, as /tmp: others cannot rename what is not theirs
+        assert launcher() is not None
+    finally:
+        reset()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="acting as another user needs root")
+def test_another_user_could_swap_the_folder_under_a_folder_others_can_write_to(monkeypatch):
+    # Under /tmp itself: pytest's own folders are private, and the other user must reach it.
+    base = Path(tempfile.mkdtemp(prefix="gradekit-test-swap-", dir="/tmp"))
+    base.chmod(0o755)
+    shared = base / "shared"
+    shared.mkdir(mode=0o755)
+    marker = base / "planted-program-ran"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    reset()
+    try:
+        trusted = launcher()
+        assert trusted is not None
+        shared.chmod(0o777)  # from now on anyone can rename what `shared` holds
+
+        # The attack: another user moves the folder away and puts their own in its place.
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 1
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                os.rename(shared / "gradekit", shared / "moved")
+                (shared / "gradekit").mkdir()
+                planted = Path(trusted)
+                planted.write_text(f'#!/bin/sh\ntouch {marker}\nexec "$3"\n')
+                planted.chmod(0o755)
+                code = 0
+            finally:
+                os._exit(code)
+        assert os.waitpid(pid, 0)[1] == 0
+        # A process that trusted the folder before runs what is there now: theirs.
+        assert subprocess.run([trusted, "-", "-", "/bin/true"], check=False).returncode == 0
+        assert marker.exists()
+        # The protection: such a folder is never trusted in the first place.
+        reset()
+        assert launcher() is None
+    finally:
+        reset()
+        shutil.rmtree(base)
+
+
+def test_a_compiler_given_with_its_own_words_is_used_and_threads_build_once(
+    cache, monkeypatch, tmp_path
+):
+    calls = tmp_path / "compiler-calls"
+    wrapper = tmp_path / "wrapped-cc"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", f"{wrapper} {shutil.which('cc')}")
+    found: list[str | None] = []
+    threads = [threading.Thread(target=lambda: found.append(launcher())) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(found)) == 1
+    assert found[0] is not None
+    assert len(calls.read_text().splitlines()) == 1  # one build (static) for six threads
+    assert _built(cache) == [Path(found[0])]
+
+
+def test_half_built_files_of_killed_builds_are_swept(cache):
+    cache.mkdir(parents=True, mode=0o700)
+    stale = cache / ".gradekit-limits-stale"
+    fresh = cache / ".gradekit-limits-fresh"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(stale, (1, 1))
+    assert launcher() is not None
+    assert not stale.exists()
+    assert fresh.exists()  # another process may be building it now

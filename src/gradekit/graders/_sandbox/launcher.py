@@ -8,9 +8,12 @@ binary of a few lines, in about 0.35 ms (bench/RESULTS.md).
 
 It is built with the C compiler (`cc`, or `$CC`) into the user's cache folder
 (`$XDG_CACHE_HOME/gradekit`, else `~/.cache/gradekit`), named by a hash of its source, and
-tried once per process before use. Where there is no compiler, the build fails, the folder is
-not the user's own (or others can write to it) or the launcher does not run, `launcher()` is
-None and `limits` uses `prlimit`.
+tried once per process before use. It is run only from a folder no one else could have
+changed: the folder and the file are the user's own and no one else can write to them, and
+no folder above it lets anyone else rename what it holds (each is the user's or root's, and
+others cannot write to it, unless it is sticky as /tmp is). Where there is no compiler, the
+build fails, the folder is not safe or the launcher does not run, `launcher()` is None and
+`limits` uses `prlimit`.
 """
 
 from __future__ import annotations
@@ -20,24 +23,51 @@ import functools
 import hashlib
 import os
 import platform
+import shlex
 import shutil
 import stat
 import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Final
 
-__all__ = ["launcher"]
+__all__ = ["launcher", "reset"]
 
 SOURCE: Final = Path(__file__).with_name("launcher.c")
 """The launcher's C source, shipped with gradekit."""
 
 _BUILD_SECONDS: Final = 60.0
+_STALE_SECONDS: Final = 3600.0  # a half-built file this old was left by a process killed mid-build
+_SCRATCH: Final = ".gradekit-limits-"
+
+_building = threading.Lock()  # threads starting at once build it once
+
+
+def launcher() -> str | None:
+    """The path of a working launcher (built now if it is not built yet), or None."""
+    with _building:
+        return _launcher()
+
+
+def reset() -> None:
+    """Forget the launcher found, so that the next `launcher()` looks again (tests, and a
+    process whose cache folder setting changed)."""
+    with _building:
+        _launcher.cache_clear()
+
+
+def _new_lock() -> None:  # in a forked child: a lock another thread held at the fork stays held
+    global _building  # noqa: PLW0603
+    _building = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock)
 
 
 @functools.cache
-def launcher() -> str | None:
-    """The path of a working launcher (built now if it is not built yet), or None."""
+def _launcher() -> str | None:
     try:
         source = SOURCE.read_bytes()
     except OSError:
@@ -66,10 +96,17 @@ def _own_folder() -> Path | None:
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = folder.stat()
+        real = Path(os.path.realpath(folder))
+        above = [os.stat(parent) for parent in real.parents]
     except OSError:
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         return None
+    for parent in above:
+        if parent.st_uid not in (0, os.getuid()):
+            return None
+        if parent.st_mode & 0o022 and not parent.st_mode & stat.S_ISVTX:
+            return None
     return folder
 
 
@@ -85,30 +122,46 @@ def _own_file(path: Path) -> bool:
 def _build(folder: Path, path: Path) -> bool:
     """Compile the source to `path` (static where the C library allows, else linked), built
     beside it and renamed into place, so a process never runs a half-written launcher."""
-    compiler = shutil.which(os.environ.get("CC") or "cc")
+    try:
+        words = shlex.split(os.environ.get("CC") or "cc")  # `ccache gcc` is a compiler too
+    except ValueError:
+        return False
+    compiler = shutil.which(words[0]) if words else None
     if compiler is None:
         return False
-    handle, scratch = tempfile.mkstemp(prefix=".gradekit-limits-", dir=folder)
+    try:
+        _sweep(folder)
+        handle, scratch = tempfile.mkstemp(prefix=_SCRATCH, dir=folder)
+    except OSError:  # a read-only or full disk: `prlimit` then
+        return False
     os.close(handle)
     try:
         for static in (["-static"], []):
-            try:
-                done = subprocess.run(
-                    [compiler, "-O2", *static, "-o", scratch, str(SOURCE)],
-                    capture_output=True,
-                    check=False,
-                    timeout=_BUILD_SECONDS,
-                )
-            except (OSError, subprocess.TimeoutExpired):
-                return False
+            done = subprocess.run(
+                [compiler, *words[1:], "-O2", *static, "-o", scratch, str(SOURCE)],
+                capture_output=True,
+                check=False,
+                timeout=_BUILD_SECONDS,
+            )
             if done.returncode == 0:
                 os.chmod(scratch, 0o700)
                 os.replace(scratch, path)
                 return True
         return False
+    except (OSError, subprocess.TimeoutExpired):
+        return False
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(scratch)
+
+
+def _sweep(folder: Path) -> None:
+    """Remove half-built launchers that processes killed mid-build left behind."""
+    old = time.time() - _STALE_SECONDS
+    for item in folder.glob(_SCRATCH + "*"):
+        with contextlib.suppress(OSError):
+            if item.lstat().st_mtime < old:
+                item.unlink()
 
 
 def _works(path: Path) -> bool:

@@ -18,10 +18,12 @@ from typing import Final
 
 from gradekit.graders._sandbox.launcher import launcher
 
-__all__ = ["exec_failure", "limit_prefix", "starts_as_is"]
+__all__ = ["exec_failure", "limit_failure", "limit_prefix", "starts_as_is"]
 
 _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to execute ")
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
+_REFUSED: Final = "gradekit-limits: cannot set the limits: "
+_REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be set
 
 
 @functools.cache
@@ -45,7 +47,12 @@ def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
     (the hard limit one more): the launcher's, else `prlimit ... --`; None where neither runs."""
     built = launcher()
     if built is not None:
-        return (built, "-" if memory is None else str(memory), "-" if cpu is None else str(cpu))
+        # Whole seconds, as RLIMIT_CPU counts them (and as `prlimit` reads `1.5`: 1).
+        return (
+            built,
+            "-" if memory is None else str(memory),
+            "-" if cpu is None else str(int(cpu)),
+        )
     prlimit = _prlimit()
     if prlimit is None:
         return None
@@ -76,3 +83,11 @@ def exec_failure(exit_code: int, stderr: str) -> str | None:
     if exit_code not in _EXEC_CODES or not stderr.startswith(_FAILED):
         return None
     return stderr.rpartition(": ")[2].strip() or stderr.strip()
+
+
+def limit_failure(exit_code: int, stderr: str) -> str | None:
+    """Why the launcher could not set the command's limits (`Operation not permitted`: a limit
+    above the hard limit gradekit itself runs under), or None when it set them."""
+    if exit_code != _REFUSED_CODE or not stderr.startswith(_REFUSED):
+        return None
+    return stderr[len(_REFUSED) :].strip() or "unknown reason"

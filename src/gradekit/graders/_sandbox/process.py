@@ -31,7 +31,12 @@ import attrs
 
 from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
-from gradekit.graders._sandbox.limits import exec_failure, limit_prefix, starts_as_is
+from gradekit.graders._sandbox.limits import (
+    exec_failure,
+    limit_failure,
+    limit_prefix,
+    starts_as_is,
+)
 from gradekit.graders._sandbox.scratch import Sandbox
 
 __all__ = [
@@ -226,8 +231,14 @@ def run(
         process.wait()
         _children.ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
-    if limiter is not None and not prefix:
-        failure = exec_failure(exit_code, err.text())
+    if limiter is not None:
+        refused = limit_failure(exit_code, err.text())
+        if refused is not None:
+            raise CommandError(
+                f"cannot set the limits of '{args[0]}': {refused}; keep memory_limit and "
+                "cpu_limit within the hard limits gradekit runs under (`ulimit -H -d -t`)"
+            )
+        failure = None if prefix else exec_failure(exit_code, err.text())
         if failure is not None:
             raise CommandError(f"cannot start '{args[0]}': {failure}; check the command")
     return ProcessResult(
