@@ -31,18 +31,27 @@ def how(request, monkeypatch):
     return request.param
 
 
-def test_the_command_gets_its_limits(how):
+def _limits_seen(limits: Limits) -> str:
+    """What a command run with `limits` reads of its own: data, CPU and core limits."""
     with Sandbox(None) as box:
         result = run(
-            [sys.executable, "-c", LIMITS],
-            cwd=box.cwd,
-            env=box.env(),
-            timeout=10,
-            limits=Limits(memory=1 << 30, cpu=7),
+            [sys.executable, "-c", LIMITS], cwd=box.cwd, env=box.env(), timeout=10, limits=limits
         )
     assert result.exit_code == 0, result.stderr
+    return result.stdout.split("\n")[0]
+
+
+def test_the_command_gets_its_limits(how):
     gib = 1 << 30
-    assert result.stdout.split("\n")[0] == f"({gib}, {gib}) (7, 8) (0, 0)"
+    assert _limits_seen(Limits(memory=gib, cpu=7)) == f"({gib}, {gib}) (7, 8) (0, 0)"
+
+
+def test_the_launcher_gives_whole_cpu_seconds_as_the_kernel_counts_them():
+    if limits.launcher() is None:
+        pytest.skip("the launcher cannot be built here")
+    assert limits.limit_prefix(None, 1.5)[2] == "1"  # type: ignore[arg-type,index]
+    seen = _limits_seen(Limits(memory=None, cpu=1.5))  # type: ignore[arg-type]
+    assert seen.split(") (")[1] == "1, 2"
 
 
 def test_a_file_that_cannot_be_executed_is_an_error_not_a_failure(how, tmp_path):
