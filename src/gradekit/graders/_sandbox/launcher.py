@@ -30,10 +30,11 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-__all__ = ["launcher", "reset"]
+__all__ = ["launcher", "reset", "runs_true"]
 
 SOURCE: Final = Path(__file__).with_name("launcher.c")
 """The launcher's C source, shipped with gradekit."""
@@ -100,7 +101,7 @@ def _own_folder() -> Path | None:
         above = [os.stat(parent) for parent in real.parents]
     except OSError:
         return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+    if not stat.S_ISDIR(info.st_mode) or not _private(info):
         return None
     for parent in above:
         if parent.st_uid not in (0, os.getuid()):
@@ -116,7 +117,13 @@ def _own_file(path: Path) -> bool:
         info = path.lstat()
     except OSError:
         return False
-    return stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+    return stat.S_ISREG(info.st_mode) and _private(info)
+
+
+def _private(info: os.stat_result) -> bool:
+    """Whether the file or folder `info` describes is the user's own and no one else can
+    write to it."""
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _build(folder: Path, path: Path) -> bool:
@@ -166,13 +173,17 @@ def _sweep(folder: Path) -> None:
 
 def _works(path: Path) -> bool:
     """Whether the launcher runs a command and passes its exit code on."""
+    return runs_true((str(path), "-", "-"))
+
+
+def runs_true(prefix: Sequence[str]) -> bool:
+    """Whether a limits prefix (the launcher's, `prlimit`'s) runs `true` in front of it and
+    passes its exit code on: how each is tried, once, before use."""
     true = shutil.which("true")
     if true is None:
         return False
     try:
-        probe = subprocess.run(
-            [str(path), "-", "-", true], capture_output=True, check=False, timeout=10
-        )
+        probe = subprocess.run([*prefix, true], capture_output=True, check=False, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0

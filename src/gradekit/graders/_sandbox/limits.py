@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import functools
 import shutil
-import subprocess
 from typing import Final
 
-from gradekit.graders._sandbox.launcher import launcher
+from gradekit.graders._sandbox.launcher import launcher, runs_true
 
 __all__ = ["exec_failure", "limit_failure", "limit_prefix", "starts_as_is"]
 
@@ -30,16 +29,7 @@ _REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be
 def _prlimit() -> str | None:
     """The `prlimit` that works here (probed once), or None."""
     found = shutil.which("prlimit")
-    true = shutil.which("true")
-    if found is None or true is None:
-        return None
-    try:
-        probe = subprocess.run(
-            [found, "--core=0", "--", true], capture_output=True, check=False, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return found if probe.returncode == 0 else None
+    return found if found is not None and runs_true((found, "--core=0", "--")) else None
 
 
 def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:

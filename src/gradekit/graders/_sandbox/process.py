@@ -231,21 +231,22 @@ def run(
         process.wait()
         _children.ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
+    stderr = err.text()
     if limiter is not None:
-        refused = limit_failure(exit_code, err.text())
+        refused = limit_failure(exit_code, stderr)
         if refused is not None:
             raise CommandError(
                 f"cannot set the limits of '{args[0]}': {refused}; keep memory_limit and "
                 "cpu_limit within the hard limits gradekit runs under (`ulimit -H -d -t`)"
             )
-        failure = None if prefix else exec_failure(exit_code, err.text())
+        failure = None if prefix else exec_failure(exit_code, stderr)
         if failure is not None:
             raise CommandError(f"cannot start '{args[0]}': {failure}; check the command")
     return ProcessResult(
         argv=args,
         exit_code=exit_code,
         stdout=out.text(),
-        stderr=err.text(),
+        stderr=stderr,
         timed_out=timed_out,
         duration_ms=(time.monotonic() - started) * 1000.0,
         stdout_cut=out.dropped > 0,
