@@ -278,3 +278,91 @@ def test_half_built_files_of_killed_builds_are_swept(cache):
     assert launcher() is not None
     assert not stale.exists()
     assert fresh.exists()  # another process may be building it now
+
+
+def _wrapped(folder: Path, name: str, calls: Path, *, fail: bool = False) -> None:
+    """A `name` on PATH in `folder` that logs its call, then fails or runs the real one."""
+    folder.mkdir(exist_ok=True)
+    real = shutil.which(name)
+    then = "exit 1" if fail or real is None else f'exec {real} "$@"'
+    (folder / name).write_text(f'#!/bin/sh\necho {name} "$@" >> {calls}\n{then}\n')
+    (folder / name).chmod(0o755)
+
+
+@pytest.mark.skipif(shutil.which("musl-gcc") is None, reason="musl-gcc is not installed here")
+def test_without_cc_set_musl_builds_it_static_where_it_is_installed(cache, monkeypatch, tmp_path):
+    calls = tmp_path / "compiler-calls"
+    _wrapped(tmp_path / "bin", "musl-gcc", calls)
+    _wrapped(tmp_path / "bin", "cc", calls)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    path = launcher()
+    assert path is not None
+    assert [line.split()[:3] for line in calls.read_text().splitlines()] == [
+        ["musl-gcc", "-O2", "-static"]
+    ]
+    assert b"ld-linux" not in Path(path).read_bytes()  # no dynamic loader: static
+
+
+def test_when_musl_cannot_build_it_cc_does(cache, monkeypatch, tmp_path):
+    calls = tmp_path / "compiler-calls"
+    _wrapped(tmp_path / "bin", "musl-gcc", calls, fail=True)
+    _wrapped(tmp_path / "bin", "cc", calls)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    assert launcher() is not None
+    assert [line.split()[:3] for line in calls.read_text().splitlines()] == [
+        ["musl-gcc", "-O2", "-static"],
+        ["cc", "-O2", "-static"],
+    ]
+
+
+def _outcome(argv: list[str], env: dict[str, str], cwd: Path) -> str:
+    """What became of starting `argv`: its output, or the reason it did not start."""
+    try:
+        done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=10)
+    except OSError as error:
+        return f"not started: {os.strerror(error.errno or 0)}"
+    if done.returncode in (126, 127) and "failed to execute" in done.stderr:
+        return "not started: " + done.stderr.rpartition(": ")[2].strip()
+    return done.stdout
+
+
+def test_the_launcher_finds_and_starts_a_command_as_subprocess_does(cache, tmp_path):
+    path = launcher()
+    assert path is not None
+    echo = shutil.which("echo") or "/bin/echo"
+    blocked, later, here = tmp_path / "blocked", tmp_path / "later", tmp_path / "here"
+    for folder in (blocked, later, here):
+        folder.mkdir()
+    (blocked / "tool").write_text("#!/bin/sh\necho blocked\n")  # not executable
+    (later / "tool").write_text("#!/bin/sh\necho later\n")
+    (later / "tool").chmod(0o755)
+    (blocked / "only-blocked").write_text("#!/bin/sh\necho never\n")
+    (here / "plain").write_text("echo run by a shell\n")  # neither a program nor `#!`
+    (here / "plain").chmod(0o755)
+    (here / "local").write_text("#!/bin/sh\necho from the working folder\n")
+    (here / "local").chmod(0o755)
+    cases = [
+        (["tool"], f"{blocked}:{later}"),  # a folder that cannot run it, then one that can
+        (["only-blocked"], f"{blocked}:{later}"),  # the first error other than not found
+        (["no-such-tool"], f"{blocked}:{later}"),
+        (["./plain"], f"{later}"),  # never handed to /bin/sh
+        (["local"], f":{later}"),  # an empty entry is the working folder
+        (["local"], f"{later}"),
+        ([echo, "as", "is"], ""),
+    ]
+    for argv, search in cases:
+        env = {"PATH": search}
+        expected = _outcome(argv, env, here)
+        assert _outcome([path, "-", "-", *argv], env, here) == expected, (argv, search)
+    assert _outcome([path, "-", "-", "tool"], {"PATH": f"{blocked}:{later}"}, here) == "later\n"
+    assert _outcome([path, "-", "-", "./plain"], {}, here) == "not started: Exec format error"
+
+
+def test_without_path_the_launcher_searches_bin_and_usr_bin(cache, tmp_path):
+    path = launcher()
+    assert path is not None
+    assert _outcome([path, "-", "-", "true"], {}, tmp_path) == ""
+    name = "gradekit-test-nowhere-in-bin"
+    assert _outcome([path, "-", "-", name], {}, tmp_path) == (
+        "not started: No such file or directory"
+    )

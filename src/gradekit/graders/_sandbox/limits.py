@@ -56,9 +56,10 @@ def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
 
 
 def starts_as_is(path: str) -> bool:
-    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. The launcher and
-    `prlimit` run anything else with `/bin/sh` (as `execvp` does), where a command started
-    directly fails with `Exec format error`: such a command keeps the `setrlimit` path."""
+    """Whether `path` is an ELF binary or a `#!` script: what `execve` runs. `prlimit` runs
+    anything else with `/bin/sh` (as glibc's `execvp` does), where a command started directly
+    fails with `Exec format error`: such a command keeps the `setrlimit` path, whichever
+    prefix would set its limits."""
     try:
         with open(path, "rb") as file:
             head = file.read(4)
