@@ -120,6 +120,12 @@ SECTIONS: dict[str, Section] = {
         (),
         ("--rounds", "3", "--calls", "5"),
     ),
+    "launcher": Section(
+        "launcher_start.py",
+        "what the launcher of limited commands adds to a command, built with glibc or musl",
+        (),
+        ("--rounds", "3", "--calls", "20"),
+    ),
     "isolation": Section(
         "isolation.py",
         "process-isolated graders on warm workers, grades/s",
