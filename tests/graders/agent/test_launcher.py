@@ -316,14 +316,14 @@ def test_when_musl_cannot_build_it_cc_does(cache, monkeypatch, tmp_path):
 
 
 def _outcome(argv: list[str], env: dict[str, str], cwd: Path) -> str:
-    """What became of starting `argv`: its output, or the reason it did not start."""
+    """What became of starting `argv`: its output, or the reason it did not start (as
+    gradekit reads the launcher's)."""
     try:
         done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=10)
     except OSError as error:
         return f"not started: {os.strerror(error.errno or 0)}"
-    if done.returncode in (126, 127) and "failed to execute" in done.stderr:
-        return "not started: " + done.stderr.rpartition(": ")[2].strip()
-    return done.stdout
+    failure = limits.exec_failure(done.returncode, done.stderr)
+    return done.stdout if failure is None else f"not started: {failure}"
 
 
 def test_the_launcher_finds_and_starts_a_command_as_subprocess_does(cache, tmp_path):
@@ -349,6 +349,8 @@ def test_the_launcher_finds_and_starts_a_command_as_subprocess_does(cache, tmp_p
         (["local"], f":{later}"),  # an empty entry is the working folder
         (["local"], f"{later}"),
         ([echo, "as", "is"], ""),
+        (["tool"], f"/{'a' * 5000}:{later}"),  # a folder whose path is too long, passed over
+        (["no-such-tool"], f"/{'a' * 5000}:{later}"),
     ]
     for argv, search in cases:
         env = {"PATH": search}

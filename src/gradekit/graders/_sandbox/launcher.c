@@ -17,10 +17,13 @@
    /bin/sh.
 
    Exit codes, as prlimit's: 126 when COMMAND cannot be executed, 127 when it is not found
-   (both with "gradekit-limits: failed to execute COMMAND: REASON" on stderr), 125 when a
-   limit cannot be set or the arguments are wrong. */
+   (both with "gradekit-limits: failed to execute COMMAND: REASON (errno N)" on stderr), 125
+   when a limit cannot be set ("gradekit-limits: cannot set the limits: REASON (errno N)") or
+   the arguments are wrong. gradekit words REASON from N itself (C libraries word some
+   differently: glibc's "File name too long" is musl's "Filename too long"). */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +48,14 @@ static int set_limit(int resource, const char *text, rlim_t hard_extra) {
     return setrlimit(resource, &limit);
 }
 
-/* Exec `command[0]` as subprocess does (see the top); returns the errno that stopped it. */
+/* Exec `command[0]` as subprocess does (see the top); returns the errno that stopped it.
+   Each candidate path is built on the stack: the data limit is already set, and a malloc
+   could fail under a small one. */
 static int exec_command(char **command) {
     const char *name = command[0];
     const char *path = getenv("PATH");
     size_t name_length = strlen(name);
+    char candidate[PATH_MAX];
     int first = 0;
 
     if (strchr(name, '/') != NULL) {
@@ -61,21 +67,19 @@ static int exec_command(char **command) {
     for (;;) {
         const char *end = strchr(path, ':');
         size_t length = end == NULL ? strlen(path) : (size_t)(end - path);
-        char *candidate = malloc(length + name_length + 2);
 
-        if (candidate == NULL)
-            return ENOMEM;
-        if (length == 0) {
-            memcpy(candidate, name, name_length + 1);
+        if (length + name_length + 2 > sizeof candidate) {
+            errno = ENAMETOOLONG;
         } else {
-            memcpy(candidate, path, length);
-            candidate[length] = '/';
-            memcpy(candidate + length + 1, name, name_length + 1);
+            if (length > 0) {
+                memcpy(candidate, path, length);
+                candidate[length++] = '/';
+            }
+            memcpy(candidate + length, name, name_length + 1);
+            execv(candidate, command);
         }
-        execv(candidate, command);
         if (errno != ENOENT && errno != ENOTDIR && first == 0)
             first = errno;
-        free(candidate);
         if (end == NULL)
             return first != 0 ? first : ENOENT;
         path = end + 1;
@@ -92,10 +96,12 @@ int main(int argc, char **argv) {
     }
     if (setrlimit(RLIMIT_CORE, &no_core) != 0 || set_limit(RLIMIT_DATA, argv[1], 0) != 0 ||
         set_limit(RLIMIT_CPU, argv[2], 1) != 0) {
-        fprintf(stderr, "gradekit-limits: cannot set the limits: %s\n", strerror(errno));
+        fprintf(stderr, "gradekit-limits: cannot set the limits: %s (errno %d)\n",
+                strerror(errno), errno);
         return 125;
     }
     failure = exec_command(argv + 3);
-    fprintf(stderr, "gradekit-limits: failed to execute %s: %s\n", argv[3], strerror(failure));
+    fprintf(stderr, "gradekit-limits: failed to execute %s: %s (errno %d)\n", argv[3],
+            strerror(failure), failure);
     return failure == ENOENT ? 127 : 126;
 }

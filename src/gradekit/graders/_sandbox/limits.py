@@ -12,6 +12,8 @@ the `preexec_fn` stays (`process.run` decides).
 from __future__ import annotations
 
 import functools
+import os
+import re
 import shutil
 from typing import Final
 
@@ -23,6 +25,7 @@ _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to exe
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
 _REFUSED: Final = "gradekit-limits: cannot set the limits: "
 _REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be set
+_ERRNO: Final = re.compile(r"\(errno (\d+)\)$")  # how the launcher ends its reasons
 
 
 @functools.cache
@@ -73,7 +76,7 @@ def exec_failure(exit_code: int, stderr: str) -> str | None:
     None when the command ran."""
     if exit_code not in _EXEC_CODES or not stderr.startswith(_FAILED):
         return None
-    return stderr.rpartition(": ")[2].strip() or stderr.strip()
+    return _worded(stderr.rpartition(": ")[2]) or stderr.strip()
 
 
 def limit_failure(exit_code: int, stderr: str) -> str | None:
@@ -81,4 +84,12 @@ def limit_failure(exit_code: int, stderr: str) -> str | None:
     above the hard limit gradekit itself runs under), or None when it set them."""
     if exit_code != _REFUSED_CODE or not stderr.startswith(_REFUSED):
         return None
-    return stderr[len(_REFUSED) :].strip() or "unknown reason"
+    return _worded(stderr[len(_REFUSED) :]) or "unknown reason"
+
+
+def _worded(reason: str) -> str:
+    """The reason the launcher or `prlimit` gave, in Python's words (`os.strerror`) where the
+    launcher gave its errno: the same whichever C library the launcher was built with."""
+    reason = reason.strip()
+    number = _ERRNO.search(reason)
+    return os.strerror(int(number[1])) if number else reason
