@@ -4,9 +4,11 @@ where it cannot be built."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -300,7 +302,79 @@ def test_without_cc_set_musl_builds_it_static_where_it_is_installed(cache, monke
     assert [line.split()[:3] for line in calls.read_text().splitlines()] == [
         ["musl-gcc", "-O2", "-static"]
     ]
-    assert b"ld-linux" not in Path(path).read_bytes()  # no dynamic loader: static
+    assert not _has_interpreter(Path(path))  # static: no dynamic loader to start
+
+
+def _has_interpreter(program: Path) -> bool:
+    """Whether the ELF file `program` names a dynamic loader (a PT_INTERP program header)."""
+    data = program.read_bytes()
+    assert data[:4] == b"\x7fELF"
+    wide, order = data[4] == 2, "<" if data[5] == 1 else ">"
+    if wide:
+        offset, size, count = struct.unpack_from(order + "Q14xHH", data, 0x20)
+    else:
+        offset, size, count = struct.unpack_from(order + "I10xHH", data, 0x1C)
+    kinds = [struct.unpack_from(order + "I", data, offset + i * size)[0] for i in range(count)]
+    return 3 in kinds  # PT_INTERP
+
+
+def test_the_interpreter_check_tells_a_linked_program_from_a_static_one(tmp_path):
+    source = tmp_path / "empty.c"
+    source.write_text("int main(void) { return 0; }\n")
+    for flags, linked in (([], True), (["-static"], False)):
+        program = tmp_path / f"empty{len(flags)}"
+        subprocess.run(["cc", *flags, "-o", str(program), str(source)], check=True)
+        assert _has_interpreter(program) is linked
+
+
+def test_musl_installed_later_builds_a_launcher_of_its_own(cache, monkeypatch, tmp_path):
+    if shutil.which("musl-gcc") is None or shutil.which("gcc") is None:
+        pytest.skip("musl-gcc and gcc are not installed here")
+    calls = tmp_path / "compiler-calls"
+    tools = tmp_path / "tools"  # every program on PATH but musl-gcc: musl not installed yet
+    tools.mkdir()
+    for folder in os.environ["PATH"].split(os.pathsep):
+        with contextlib.suppress(OSError):
+            for program in Path(folder or ".").iterdir():
+                if program.name != "musl-gcc" and not (tools / program.name).exists():
+                    (tools / program.name).symlink_to(program)
+    monkeypatch.setenv("PATH", str(tools))
+    before = launcher()
+    assert before is not None
+
+    _wrapped(tmp_path / "musl", "musl-gcc", calls)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'musl'}:{tools}")
+    reset()
+    after = launcher()
+    assert after is not None
+    assert after != before
+    assert [line.split()[0] for line in calls.read_text().splitlines()] == ["musl-gcc"]
+    reset()
+    assert launcher() == after  # and kept for the next process
+
+
+def test_a_build_that_does_not_run_gives_way_to_the_next_recipe(cache, monkeypatch, tmp_path):
+    calls = tmp_path / "compiler-calls"
+    compiler = tmp_path / "odd-cc"
+    # Its static build "succeeds" with a file that is no program; its linked build is real.
+    compiler.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {calls}\n'
+        'case " $* " in *" -static "*)\n'
+        '  while [ "$1" != -o ]; do shift; done; echo "not a program" > "$2"; exit 0;;\n'
+        "esac\n"
+        f'exec {shutil.which("cc")} "$@"\n'
+    )
+    compiler.chmod(0o755)
+    monkeypatch.setenv("CC", str(compiler))
+    path = launcher()
+    assert path is not None
+    assert [line.split()[:2] for line in calls.read_text().splitlines()] == [
+        ["-O2", "-static"],
+        ["-O2", "-o"],
+    ]
+    assert _has_interpreter(Path(path))  # the linked one
+    assert [item.name for item in cache.iterdir()] == [Path(path).name]
 
 
 def test_when_musl_cannot_build_it_cc_does(cache, monkeypatch, tmp_path):
@@ -351,6 +425,7 @@ def test_the_launcher_finds_and_starts_a_command_as_subprocess_does(cache, tmp_p
         ([echo, "as", "is"], ""),
         (["tool"], f"/{'a' * 5000}:{later}"),  # a folder whose path is too long, passed over
         (["no-such-tool"], f"/{'a' * 5000}:{later}"),
+        (["no-such-tool"], f"{later}:{here / 'plain'}"),  # last, a file: "not a directory"
     ]
     for argv, search in cases:
         env = {"PATH": search}

@@ -82,3 +82,12 @@ def test_a_script_whose_interpreter_is_missing_is_an_error_not_a_failure(how, tm
     assert str(raised.value) == (
         f"cannot start '{script}': No such file or directory; check the command"
     )
+
+
+def test_the_launchers_reasons_are_worded_by_python_and_odd_numbers_kept_as_written():
+    said = "gradekit-limits: failed to execute x: Filename too long (errno 36)\n"
+    assert limits.exec_failure(126, said) == "File name too long"
+    odd = "gradekit-limits: failed to execute x: y (errno 99999999999999999999)\n"
+    assert limits.exec_failure(126, odd) == "y (errno 99999999999999999999)"
+    refused = "gradekit-limits: cannot set the limits: Invalid argument (errno 22)\n"
+    assert limits.limit_failure(125, refused) == "Invalid argument"

@@ -12,9 +12,9 @@
 
    COMMAND is found as Python's `subprocess` finds it, whatever the C library: a name with a
    `/` as it is, else each folder of PATH in turn ("/bin:/usr/bin" when PATH is unset; an
-   empty entry is the current folder), the first error other than "not found" reported; a
-   file that is neither a program nor a `#!` script is an exec format error, never handed to
-   /bin/sh.
+   empty entry is the current folder), the first error other than "not found" reported, else
+   the last attempt's ("not found" or "not a directory"); a file that is neither a program
+   nor a `#!` script is an exec format error, never handed to /bin/sh.
 
    Exit codes, as prlimit's: 126 when COMMAND cannot be executed, 127 when it is not found
    (both with "gradekit-limits: failed to execute COMMAND: REASON (errno N)" on stderr), 125
@@ -29,6 +29,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#ifndef PATH_MAX /* not declared by <limits.h> under a strict -std=c99 */
+#define PATH_MAX 4096
+#endif
 
 static int set_limit(int resource, const char *text, rlim_t hard_extra) {
     char *end = NULL;
@@ -56,7 +60,7 @@ static int exec_command(char **command) {
     const char *path = getenv("PATH");
     size_t name_length = strlen(name);
     char candidate[PATH_MAX];
-    int first = 0;
+    int first = 0, last = ENOENT;
 
     if (strchr(name, '/') != NULL) {
         execv(name, command);
@@ -78,10 +82,11 @@ static int exec_command(char **command) {
             memcpy(candidate + length, name, name_length + 1);
             execv(candidate, command);
         }
-        if (errno != ENOENT && errno != ENOTDIR && first == 0)
-            first = errno;
+        last = errno;
+        if (last != ENOENT && last != ENOTDIR && first == 0)
+            first = last;
         if (end == NULL)
-            return first != 0 ? first : ENOENT;
+            return first != 0 ? first : last;
         path = end + 1;
     }
 }
@@ -96,8 +101,9 @@ int main(int argc, char **argv) {
     }
     if (setrlimit(RLIMIT_CORE, &no_core) != 0 || set_limit(RLIMIT_DATA, argv[1], 0) != 0 ||
         set_limit(RLIMIT_CPU, argv[2], 1) != 0) {
+        failure = errno;
         fprintf(stderr, "gradekit-limits: cannot set the limits: %s (errno %d)\n",
-                strerror(errno), errno);
+                strerror(failure), failure);
         return 125;
     }
     failure = exec_command(argv + 3);

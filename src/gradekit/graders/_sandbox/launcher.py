@@ -2,18 +2,19 @@
 
 The limits of a command must be set between fork and exec, and `subprocess`'s fast `vfork`
 path runs no Python there, so a small program in front of the command sets them on itself and
-execs the command in the same process. util-linux's `prlimit` does it in about 0.75 ms more
-than the command alone (it loads the locale and links `libsmartcols`); the launcher, a program
-of a few lines, in about 0.05 ms built static with musl, 0.6 ms with glibc (bench/RESULTS.md).
+execs the command in the same process. util-linux's `prlimit` does it in about 0.75-1.1 ms
+more than the command alone (it loads the locale and links `libsmartcols`); the launcher, a
+program of a few lines, in about 0.05 ms built static with musl, 0.6 ms with glibc
+(bench/RESULTS.md).
 
 It is built with the C compiler (`$CC`, else `musl-gcc` where it is installed, else `cc`;
-`_recipes`) into the user's cache folder
-(`$XDG_CACHE_HOME/gradekit`, else `~/.cache/gradekit`), named by a hash of its source, and
-tried once per process before use. It is run only from a folder no one else could have
-changed: the folder and the file are the user's own and no one else can write to them, and
-no folder above it lets anyone else rename what it holds (each is the user's or root's, and
-others cannot write to it, unless it is sticky as /tmp is). Where there is no compiler, the
-build fails, the folder is not safe or the launcher does not run, `launcher()` is None and
+`_recipes`) into the user's cache folder (`$XDG_CACHE_HOME/gradekit`, else
+`~/.cache/gradekit`), named by a hash of its source and of the compilers at hand, and tried
+once per process before use. It is run only from a folder no one else could have changed: the
+folder and the file are the user's own and no one else can write to them, and no folder above
+it lets anyone else rename what it holds (each is the user's or root's, and others cannot
+write to it, unless it is sticky as /tmp is). Where there is no compiler, the build fails, the
+folder is not safe or the launcher does not run, `launcher()` is None and
 `limits` uses `prlimit`.
 """
 
@@ -77,11 +78,15 @@ def _launcher() -> str | None:
     folder = _own_folder()
     if folder is None:
         return None
-    digest = hashlib.sha256(source).hexdigest()[:16]
+    recipes = _recipes()
+    # Named by the compilers at hand too (their names, not where PATH finds them): musl
+    # installed later builds a launcher of its own.
+    compilers = [[Path(recipe[0]).name, *recipe[1:]] for recipe in recipes]
+    digest = hashlib.sha256(source + repr(compilers).encode()).hexdigest()[:16]
     path = folder / f"gradekit-limits-{digest}-{platform.machine() or 'unknown'}"
     if _own_file(path) and _works(path):
         return str(path)
-    if not _build(folder, path):  # tried as it was built
+    if not _build(folder, path, recipes):  # tried as it was built
         return None
     return str(path)
 
@@ -145,15 +150,15 @@ def _recipes() -> list[list[str]]:
         if found is None:
             continue
         recipes.append([found, *compiler[1:], "-O2", "-static"])
-        if Path(found).name != "musl-gcc":  # musl's wrapper links statically or not at all
+        if Path(found).name != "musl-gcc":  # only a static musl build is worth having
             recipes.append([found, *compiler[1:], "-O2"])
     return recipes
 
 
-def _build(folder: Path, path: Path) -> bool:
-    """Compile the source to `path` by the first of `_recipes` that works, built beside it and
-    renamed into place, so a process never runs a half-written launcher."""
-    recipes = _recipes()
+def _build(folder: Path, path: Path, recipes: list[list[str]]) -> bool:
+    """Compile the source to `path` by the first of `recipes` (`_recipes`) that builds a
+    launcher that works, built beside it and renamed into place, so a process never runs a
+    half-written launcher."""
     if not recipes:
         return False
     try:

@@ -25,7 +25,7 @@ _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to exe
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
 _REFUSED: Final = "gradekit-limits: cannot set the limits: "
 _REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be set
-_ERRNO: Final = re.compile(r"\(errno (\d+)\)$")  # how the launcher ends its reasons
+_ERRNO: Final = re.compile(r"\(errno (\d{1,4})\)$")  # how the launcher ends its reasons
 
 
 @functools.cache
