@@ -91,3 +91,25 @@ def test_the_launchers_reasons_are_worded_by_python_and_odd_numbers_kept_as_writ
     assert limits.exec_failure(126, odd) == "y (errno 99999999999999999999)"
     refused = "gradekit-limits: cannot set the limits: Invalid argument (errno 22)\n"
     assert limits.limit_failure(125, refused) == "Invalid argument"
+
+
+def test_a_limit_that_cannot_be_set_is_an_error_naming_the_limits_whichever_way(how):
+    # The hard CPU limit (one more) does not fit in 64 bits: the launcher's setrlimit, prlimit
+    # and Python's setrlimit in the child all refuse it. Not a failed command: an error.
+    with Sandbox(None) as box, pytest.raises(CommandError) as raised:
+        run(["/bin/true"], cwd=box.cwd, env=box.env(), timeout=10, limits=Limits(cpu=2**64 - 1))
+    said = str(raised.value)
+    assert said.startswith("cannot set the limits of '/bin/true': ")
+    assert said.endswith(
+        "; keep memory_limit and cpu_limit within the hard limits gradekit runs under "
+        "(`ulimit -H -d -t`)"
+    )
+
+
+def test_a_command_that_fails_with_words_like_prlimits_own_is_still_a_command(how, tmp_path):
+    script = tmp_path / "says"
+    script.write_text("#!/bin/sh\necho 'prlimit: failed to set it' >&2\necho more >&2\nexit 1\n")
+    script.chmod(0o755)
+    with Sandbox(None) as box:
+        result = run([str(script)], cwd=box.cwd, env=box.env(), timeout=10)
+    assert result.exit_code == 1

@@ -25,6 +25,10 @@ _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to exe
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
 _REFUSED: Final = "gradekit-limits: cannot set the limits: "
 _REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be set
+# prlimit's words when it could not read or set a limit (`failed to set the CPU resource
+# limit: Operation not permitted`); it then exits 1, as a command may.
+_PRLIMIT_REFUSED: Final = re.compile(r"prlimit: (failed to (?:set|parse) .*)")
+_PRLIMIT_REFUSED_CODE: Final = 1
 _ERRNO: Final = re.compile(r"\(errno (\d{1,4})\)$")  # how the launcher ends its reasons
 
 
@@ -80,8 +84,12 @@ def exec_failure(exit_code: int, stderr: str) -> str | None:
 
 
 def limit_failure(exit_code: int, stderr: str) -> str | None:
-    """Why the launcher could not set the command's limits (`Operation not permitted`: a limit
-    above the hard limit gradekit itself runs under), or None when it set them."""
+    """Why the launcher or `prlimit` could not set the command's limits (`Operation not
+    permitted`: a limit above the hard limit gradekit itself runs under), or None when it set
+    them."""
+    if exit_code == _PRLIMIT_REFUSED_CODE:
+        said = _PRLIMIT_REFUSED.fullmatch(stderr.strip())
+        return said[1] if said else None
     if exit_code != _REFUSED_CODE or not stderr.startswith(_REFUSED):
         return None
     return _worded(stderr[len(_REFUSED) :]) or "unknown reason"

@@ -132,6 +132,15 @@ def _network_prefix() -> tuple[str, ...]:
     return prefix
 
 
+def _limits_refused(command: str, reason: str) -> CommandError:
+    """The error for limits the kernel would not set on `command`, whichever way they were set
+    (the launcher, `prlimit`, `setrlimit` in the child)."""
+    return CommandError(
+        f"cannot set the limits of '{command}': {reason}; keep memory_limit and cpu_limit "
+        "within the hard limits gradekit runs under (`ulimit -H -d -t`)"
+    )
+
+
 def _set_limits(limits: Limits) -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if limits.memory is not None:
@@ -223,6 +232,8 @@ def run(
         raise CommandError(
             f"cannot start '{args[0]}': {error.strerror or error}; check the command"
         ) from error
+    except subprocess.SubprocessError as error:  # `setter` raised in the child: a limit refused
+        raise _limits_refused(args[0], "setrlimit refused them") from error
     _children.started(process.pid, group=True)
     try:
         out, err, timed_out = _communicate(process, data, started + timeout, limits, cancel)
@@ -235,10 +246,7 @@ def run(
     if limiter is not None:
         refused = limit_failure(exit_code, stderr)
         if refused is not None:
-            raise CommandError(
-                f"cannot set the limits of '{args[0]}': {refused}; keep memory_limit and "
-                "cpu_limit within the hard limits gradekit runs under (`ulimit -H -d -t`)"
-            )
+            raise _limits_refused(args[0], refused)
         failure = None if prefix else exec_failure(exit_code, stderr)
         if failure is not None:
             raise CommandError(f"cannot start '{args[0]}': {failure}; check the command")
