@@ -90,7 +90,19 @@ def test_the_launchers_reasons_are_worded_by_python_and_odd_numbers_kept_as_writ
     odd = "gradekit-limits: failed to execute x: y (errno 99999999999999999999)\n"
     assert limits.exec_failure(126, odd) == "y (errno 99999999999999999999)"
     refused = "gradekit-limits: cannot set the limits: Invalid argument (errno 22)\n"
-    assert limits.limit_failure(125, refused) == "Invalid argument"
+    assert limits.limit_failure(("/x/gradekit-limits-1",), 125, refused) == "Invalid argument"
+
+
+def test_prlimits_refusals_are_read_from_its_whole_stderr():
+    prlimit = limits._prlimit()
+    if prlimit is None:
+        pytest.skip("prlimit cannot run here")
+    said = "prlimit: failed to set the CPU resource limit: Operation not permitted\n"
+    assert limits.limit_failure((prlimit, "--core=0", "--"), 1, said) == said[9:].strip()
+    unread = "prlimit: failed to parse CPU limit\n"
+    assert limits.limit_failure((prlimit, "--"), 1, unread) == "failed to parse CPU limit"
+    assert limits.limit_failure((prlimit, "--"), 1, said + "and the command's own\n") is None
+    assert limits.limit_failure(("/x/gradekit-limits-1",), 1, said) is None  # not prlimit's
 
 
 def test_a_limit_that_cannot_be_set_is_an_error_naming_the_limits_whichever_way(how):
@@ -108,7 +120,7 @@ def test_a_limit_that_cannot_be_set_is_an_error_naming_the_limits_whichever_way(
 
 def test_a_command_that_fails_with_words_like_prlimits_own_is_still_a_command(how, tmp_path):
     script = tmp_path / "says"
-    script.write_text("#!/bin/sh\necho 'prlimit: failed to set it' >&2\necho more >&2\nexit 1\n")
+    script.write_text("#!/bin/sh\necho 'prlimit: failed to set it' >&2\nexit 1\n")
     script.chmod(0o755)
     with Sandbox(None) as box:
         result = run([str(script)], cwd=box.cwd, env=box.env(), timeout=10)

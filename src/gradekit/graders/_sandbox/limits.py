@@ -15,6 +15,7 @@ import functools
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from typing import Final
 
 from gradekit.graders._sandbox.launcher import launcher, runs_true
@@ -25,9 +26,11 @@ _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to exe
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
 _REFUSED: Final = "gradekit-limits: cannot set the limits: "
 _REFUSED_CODE: Final = 125  # the launcher's exit code when a limit could not be set
-# prlimit's words when it could not read or set a limit (`failed to set the CPU resource
-# limit: Operation not permitted`); it then exits 1, as a command may.
-_PRLIMIT_REFUSED: Final = re.compile(r"prlimit: (failed to (?:set|parse) .*)")
+# prlimit's whole stderr when it could not read or set a limit; it then exits 1, as a command
+# may (a command whose whole stderr is these words is taken for prlimit's refusal).
+_PRLIMIT_REFUSED: Final = re.compile(
+    r"prlimit: (failed to set the [A-Z]+ resource limit: .+|failed to parse [A-Z]+ limit)"
+)
 _PRLIMIT_REFUSED_CODE: Final = 1
 _ERRNO: Final = re.compile(r"\(errno (\d{1,4})\)$")  # how the launcher ends its reasons
 
@@ -83,11 +86,13 @@ def exec_failure(exit_code: int, stderr: str) -> str | None:
     return _worded(stderr.rpartition(": ")[2]) or stderr.strip()
 
 
-def limit_failure(exit_code: int, stderr: str) -> str | None:
-    """Why the launcher or `prlimit` could not set the command's limits (`Operation not
-    permitted`: a limit above the hard limit gradekit itself runs under), or None when it set
-    them."""
-    if exit_code == _PRLIMIT_REFUSED_CODE:
+def limit_failure(limiter: Sequence[str], exit_code: int, stderr: str) -> str | None:
+    """Why the `limiter` prefix (the launcher's or `prlimit`'s, `limit_prefix`) could not set
+    the command's limits (`Operation not permitted`: a limit above the hard limit gradekit
+    itself runs under), or None when it set them."""
+    if limiter and limiter[0] == _prlimit():
+        if exit_code != _PRLIMIT_REFUSED_CODE:
+            return None
         said = _PRLIMIT_REFUSED.fullmatch(stderr.strip())
         return said[1] if said else None
     if exit_code != _REFUSED_CODE or not stderr.startswith(_REFUSED):

@@ -232,7 +232,10 @@ def run(
         raise CommandError(
             f"cannot start '{args[0]}': {error.strerror or error}; check the command"
         ) from error
-    except subprocess.SubprocessError as error:  # `setter` raised in the child: a limit refused
+    except subprocess.SubprocessError as error:
+        if setter is None:
+            raise
+        # `setter` raised in the child: setrlimit refused a limit.
         raise _limits_refused(args[0], "setrlimit refused them") from error
     _children.started(process.pid, group=True)
     try:
@@ -244,7 +247,7 @@ def run(
     exit_code = -1 if timed_out else process.returncode
     stderr = err.text()
     if limiter is not None:
-        refused = limit_failure(exit_code, stderr)
+        refused = limit_failure(limiter, exit_code, stderr)
         if refused is not None:
             raise _limits_refused(args[0], refused)
         failure = None if prefix else exec_failure(exit_code, stderr)
