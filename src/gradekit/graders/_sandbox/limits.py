@@ -90,7 +90,9 @@ def limit_failure(limiter: Sequence[str], exit_code: int, stderr: str) -> str | 
     """Why the `limiter` prefix (the launcher's or `prlimit`'s, `limit_prefix`) could not set
     the command's limits (`Operation not permitted`: a limit above the hard limit gradekit
     itself runs under), or None when it set them."""
-    if limiter and limiter[0] == _prlimit():
+    # Told from the prefix itself: asking `_prlimit()` would probe prlimit (a command run)
+    # in a process that only ever uses the launcher.
+    if limiter and os.path.basename(limiter[0]) == "prlimit":
         if exit_code != _PRLIMIT_REFUSED_CODE:
             return None
         said = _PRLIMIT_REFUSED.fullmatch(stderr.strip())
