@@ -119,3 +119,66 @@ def test_run_suite_takes_a_path_or_a_report_as_its_baseline(changed: Path) -> No
     assert from_cases.baseline is not None
     assert from_cases.baseline.counts == from_path.baseline.counts
     assert gradekit.run_suite(suite).baseline is None
+
+
+SLOW_FIRST = """
+name: order
+graders:
+  - kind: code
+    grader: "slow_first_graders:grade"
+cases:
+  - {name: c0, output: "x", expected: "x", delay: 0.8}
+  - {name: c1, output: "x", expected: "x"}
+  - {name: c2, output: "x", expected: "x"}
+  - {name: c3, output: "x", expected: "x"}
+  - {name: c4, output: "x", expected: "x"}
+"""
+
+WAITS = """
+import os
+import time
+
+
+def grade(ctx):
+    time.sleep(ctx.turn_config.get("delay", 0))
+    return os.environ.get("AFTER") is None
+"""
+"""c0 waits 0.8 s; every case passes, unless the variable AFTER is set (the change)."""
+
+
+@pytest.fixture
+def slow_first(tmp_path: Path, gradekit: Run) -> Path:
+    """A suite whose first case ends last under 4 jobs, and `base.json`: its run before the
+    change, every case passing."""
+    (tmp_path / "slow_first_graders.py").write_text(WAITS)
+    (tmp_path / "suite.yaml").write_text(SLOW_FIRST)
+    done = gradekit("run", "suite.yaml", "-q", "-o", "base.json")
+    assert done.returncode == 0, done.stderr
+    return tmp_path
+
+
+def test_the_regressed_cases_are_named_in_suite_order_though_the_first_ends_last(
+    slow_first: Path, gradekit: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AFTER", "1")
+    done = gradekit(
+        "run", "suite.yaml", "--jobs", "4", "--baseline", "base.json", "-o", "new.json",
+        "--markdown", "new.md",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "5 cases regressed against base.json: c0, c1, c2, c3, c4" in done.stderr
+    assert "regressed (5):\n  c0\n  c1\n  c2\n  c3\n  c4\n" in done.stdout
+    assert "- c0\n- c1\n- c2\n- c3\n- c4\n" in (slow_first / "new.md").read_text()
+
+
+def test_run_suite_names_the_regressed_cases_in_suite_order(
+    slow_first: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AFTER", "1")
+    suite = gradekit.load_suite(slow_first / "suite.yaml")
+    for keep_cases in (True, False):
+        report = gradekit.run_suite(
+            suite, jobs=4, baseline=slow_first / "base.json", keep_cases=keep_cases
+        )
+        assert report.baseline is not None
+        assert report.baseline.names["regressed"] == ("c0", "c1", "c2", "c3", "c4")

@@ -67,3 +67,26 @@ def test_a_mark_written_into_a_cases_json_keeps_it_json(
     data = json.loads(text)
     assert data == {**case.to_dict(), "baseline": marks.mark(case)}
     assert json.loads(marks.mark_text(text)) == data  # marked again: replaced, not repeated
+
+
+@given(st.permutations(range(12)), st.sampled_from((3, 12)))
+def test_the_names_of_a_mark_are_in_suite_order_whatever_order_the_cases_end_in(
+    arrival: list[int], named: int
+) -> None:
+    # Cases end in any order under --jobs or a cluster; the lists name them as the suite does,
+    # the first MAX_NAMED of them when there are more.
+    import gradekit.report.baseline as baseline_module
+
+    base = [_case(f"c{index}", "pass") for index in range(12)]
+    tally = Baseline.load(base).tally()
+    saved = baseline_module.MAX_NAMED
+    baseline_module.MAX_NAMED = named
+    try:
+        for position in arrival:
+            tally.add(_case(f"c{position}", "fail" if position % 2 else "pass"), position)
+        marks = tally.marks()
+    finally:
+        baseline_module.MAX_NAMED = saved
+    assert marks.names["regressed"] == tuple(f"c{i}" for i in range(1, 12, 2))[:named]
+    assert marks.names["unchanged"] == tuple(f"c{i}" for i in range(0, 12, 2))[:named]
+    assert marks.counts["regressed"] == marks.counts["unchanged"] == 6

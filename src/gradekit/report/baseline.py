@@ -11,6 +11,7 @@ run's cases as they stream past; its `marks()` is the `BaselineMarks` a `SuiteRe
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -143,22 +144,30 @@ class BaselineMarks:
 
 
 class BaselineTally:
-    """Counts the marks of a run's cases, one case at a time (see `Baseline.tally`)."""
+    """Counts the marks of a run's cases, one case at a time as they end (see
+    `Baseline.tally`); the names of each mark come out in suite order whatever the order."""
 
     def __init__(self, baseline: Baseline) -> None:
         self._baseline = baseline
         self._counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
-        self._names: dict[Mark, list[str]] = {mark: [] for mark in MARKS}
+        # Per mark, the MAX_NAMED cases of the lowest suite positions seen so far, as a heap
+        # whose top is the highest of them: cases end in any order, names are in suite order.
+        self._named: dict[Mark, list[tuple[int, str]]] = {mark: [] for mark in MARKS}
         self._seen: set[CaseKey] = set()
         self._still_failing = 0
+        self._arrivals = 0
 
-    def add(self, case: CaseReport) -> Mark:
-        """Count one case of the run; its mark."""
-        return self._count((case.name, case.attempt), case.outcome)  # type: ignore[arg-type]
+    def add(self, case: CaseReport, position: int | None = None) -> Mark:
+        """Count one case of the run; its mark. `position`: the case's place in the suite,
+        which orders the names (None: after every case counted so far)."""
+        return self._count((case.name, case.attempt), case.outcome, position)  # type: ignore[arg-type]
 
-    def count(self, name: str, attempt: int | None, outcome: Outcome) -> Mark:
-        """Count one case of the run by its name, attempt index and outcome; its mark."""
-        return self._count((name, attempt), outcome)
+    def count(
+        self, name: str, attempt: int | None, outcome: Outcome, position: int | None = None
+    ) -> Mark:
+        """Count one case of the run by its name, attempt index and outcome; its mark.
+        `position`: as `add`'s."""
+        return self._count((name, attempt), outcome, position)
 
     def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
         """Count every case of `cases`; this tally."""
@@ -171,15 +180,20 @@ class BaselineTally:
         for the name and the verdict; this tally."""
         for text in texts:
             data = json.loads(text)
-            self._count(key_of_data(data), outcome_of_data(data))
+            self._count(key_of_data(data), outcome_of_data(data), None)
         return self
 
-    def _count(self, key: CaseKey, outcome: Outcome) -> Mark:
+    def _count(self, key: CaseKey, outcome: Outcome, position: int | None) -> Mark:
         mark = mark_of(self._baseline.outcomes.get(key), outcome)
         self._counts[mark] += 1
-        names = self._names[mark]
-        if len(names) < MAX_NAMED:
-            names.append(case_label(*key))
+        if position is None:
+            position = self._arrivals
+        self._arrivals = max(self._arrivals, position + 1)
+        named = self._named[mark]
+        if len(named) < MAX_NAMED:
+            heapq.heappush(named, (-position, case_label(*key)))
+        elif position < -named[0][0]:
+            heapq.heapreplace(named, (-position, case_label(*key)))
         if key in self._baseline.outcomes:
             self._seen.add(key)
         if mark == "unchanged" and outcome != "pass":
@@ -192,7 +206,10 @@ class BaselineTally:
         return BaselineMarks(
             baseline=self._baseline,
             counts=dict(self._counts),
-            names={mark: tuple(names) for mark, names in self._names.items()},
+            names={
+                mark: tuple(label for _, label in sorted(named, reverse=True))
+                for mark, named in self._named.items()
+            },
             removed=len(removed),
             removed_names=tuple(removed[:MAX_NAMED]),
             still_failing=self._still_failing,

@@ -19,6 +19,7 @@ from typing import Final
 import attrs
 
 from gradekit._errors import SelectionError, WriteError
+from gradekit.report.baseline import BaselineTally
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
@@ -53,6 +54,8 @@ class Collection:
         selection: Selection | None,
         log: ResultsLog | CaseStream | None,
         ks: tuple[int, ...] | None = None,
+        *,
+        tally: BaselineTally | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
         suite = self.notes.suite
@@ -74,10 +77,10 @@ class Collection:
         else:
             graded = suite
         self.graded = graded
-        self.collector = _Collector(keep_cases, on_case, self.index)
-        # Whether anyone will see the case reports (a run that keeps none, streams none and
-        # logs none only counts them).
-        self.keep = bool(keep_cases) or on_case is not None or log is not None
+        self.collector = _Collector(keep_cases, on_case, self.index, tally)
+        # Whether anyone will see the case reports (a run that keeps none, streams none, logs
+        # none and marks none against a baseline only counts them).
+        self.keep = bool(keep_cases) or on_case is not None or log is not None or tally is not None
         # Whether the cases go only to the log (or the stream), which takes their texts: the
         # batches then write those texts and build no report object.
         self.encode = log is not None and on_case is None and keep_cases is False
@@ -229,11 +232,13 @@ class _Collector:
         keep_cases: bool | Callable[[CaseReport], bool],
         on_case: Callable[[CaseReport], object] | None,
         log: RunIndex | CaseStream | None,
+        tally: BaselineTally | None = None,
     ) -> None:
         self.keep_all = keep_cases is True
         self.keep_some = None if isinstance(keep_cases, bool) else keep_cases
         self.on_case = on_case
         self.log = log
+        self.tally = tally
         self.stored: dict[int, CaseReport] = {}
         self.summary = SummaryBuilder()
         self.freeze = False
@@ -243,7 +248,12 @@ class _Collector:
     ) -> None:
         """Take a chunk of finished cases; `counted` is their summary when the worker that
         graded them counted them already."""
-        if self.on_case is None and self.log is None and self.keep_some is None:
+        if (
+            self.on_case is None
+            and self.log is None
+            and self.keep_some is None
+            and self.tally is None
+        ):
             self._keep_and_count(items, counted)
         else:
             self._one_by_one(items, counted)
@@ -279,13 +289,17 @@ class _Collector:
         # that Ctrl-C does not cut in two, before `on_case` sees its cases. A log that could
         # not take every line (a full disk) took the first ones: only those are received (kept,
         # counted), and the run stops with the log's failure.
-        log, on_case = self.log, self.on_case
+        log, on_case, tally = self.log, self.on_case, self.tally
         with RECORDING:
             if log is not None:
                 recorded = log.record_many(items)
                 if recorded < len(items):
                     items, counted = items[:recorded], None
             self._keep_and_count(items, counted)
+            if tally is not None:
+                for position, report in items:
+                    assert isinstance(report, CaseReport)  # texts only when no one else reads
+                    tally.add(report, position)
         if log is not None and log.failure is not None:
             raise log.failure
         if on_case is not None:

@@ -22,7 +22,7 @@ from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
-from gradekit.report.baseline import Baseline, BaselineTally
+from gradekit.report.baseline import Baseline
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
 from gradekit.run.collect import Collection
@@ -149,9 +149,11 @@ def run_suite(
         tally = None if base is None or isinstance(log, ResultsLog) else base.tally()
         if isinstance(log, CaseStream):
             log.tally = tally  # each case counted, and streamed into the JSON report marked
-        elif tally is not None:  # no log to read the cases back from: counted as they end
-            on_case = _counting(tally, on_case)
-        collection = Collection(suite, settings, jobs, on_case, keep_cases, selection, log, ks)
+        # Without a log to read the cases back from, the collector counts them as they end.
+        counting = tally if log is None else None
+        collection = Collection(
+            suite, settings, jobs, on_case, keep_cases, selection, log, ks, tally=counting
+        )
         try:
             report = collection.run(executor, scheduler)
         except WriteError as error:
@@ -165,17 +167,6 @@ def run_suite(
             assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks())
-
-
-def _counting(
-    tally: BaselineTally, on_case: Callable[[CaseReport], object] | None
-) -> Callable[[CaseReport], object]:
-    def counted(case: CaseReport) -> None:
-        tally.add(case)
-        if on_case is not None:
-            on_case(case)
-
-    return counted
 
 
 def _check_sandbox(sandbox: str | None) -> None:

@@ -138,12 +138,12 @@ class CaseStream:
             if type(report) is CaseText:
                 text, outcome, name, attempt = report
                 if tally is not None:
-                    text = with_mark(text, tally.count(name, attempt, report.outcome))
+                    text = with_mark(text, tally.count(name, attempt, report.outcome, position))
             else:
                 assert isinstance(report, CaseReport)
                 text, outcome = case_json(report), report.outcome
                 if tally is not None:
-                    text = with_mark(text, tally.add(report))
+                    text = with_mark(text, tally.add(report, position))
             pending[position] = (text, outcome == "pass")
             if advance is not None:
                 advance(outcome)

@@ -85,9 +85,30 @@ def test_the_scheduler_from_the_environment_with_filter_and_resume(
     assert len(names) == 306 and len(set(names)) == 306  # every case once
 
 
+def _graded_by(folder: Path, *args: str) -> tuple[int, set[int]]:
+    """`gradekit run` with `args` in `folder`: its own pid and the pids that graded the cases
+    of the `parity` grader (the marks it leaves)."""
+    marks = folder / "marks"
+    for mark in marks.glob("*"):
+        mark.unlink()
+    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
+    process = subprocess.Popen(
+        [GRADEKIT, "run", *args], cwd=folder, env=environment, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.wait(timeout=180) == 1
+    return process.pid, {int(mark.suffix[1:]) for mark in marks.glob("*")}
+
+
 def test_without_a_scheduler_a_local_cluster_is_started(suite: Path, local: Any) -> None:
     done = gradekit("run", suite.name, "--executor", "dask", "-o", "dask.json", cwd=suite.parent)
     assert (done.returncode, report(suite.parent / "dask.json")) == local
+    # The grades ran in the cluster's worker processes, not in the command's own (as they do
+    # in a local run).
+    command, graders = _graded_by(suite.parent, suite.name)
+    assert graders == {command}
+    command, graders = _graded_by(suite.parent, suite.name, "--executor", "dask")
+    assert graders and command not in graders
 
 
 @pytest.mark.parametrize(
@@ -182,3 +203,40 @@ def test_ctrl_c_in_a_terminal_stops_the_local_cluster_quietly(tmp_path: Path) ->
     assert "Traceback" not in stderr and "(interrupted)" in stderr, stderr
     names = [json.loads(line)["name"] for line in log.open()]
     assert 0 < len(names) < 80 and len(set(names)) == len(names)
+
+
+def _baseline_section(markdown: str) -> str:
+    start = markdown.index("### Compared with the baseline")
+    return markdown[start : markdown.index("### ", start + 4)]
+
+
+def test_a_baseline_marks_and_names_the_cases_as_a_local_run_does(
+    cluster: Any, suite: Path, local: Any
+) -> None:
+    # The baseline: the local run's report with each graded verdict turned over, so cases
+    # regress and get fixed all through the suite, which the workers finish in any order.
+    data = json.loads((suite.parent / "local.json").read_text(encoding="utf-8"))
+    for case in data["cases"]:
+        if not case.get("errored"):
+            case["passed"] = not case["passed"]
+    (suite.parent / "base.json").write_text(json.dumps(data), encoding="utf-8")
+    runs = {}
+    for where, executor in (("local", ["--jobs", "2"]), ("dask", ["--executor", "dask",
+                            "--scheduler", cluster.scheduler_address])):  # fmt: skip
+        done = gradekit(
+            "run", suite.name, *executor, "--baseline", "base.json", "-o", f"{where}.json",
+            "--markdown", f"{where}.md", cwd=suite.parent,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        runs[where] = (
+            [line for line in done.stderr.splitlines() if "regressed against" in line],
+            done.stdout[done.stdout.index("compared with base.json") :],
+            report(suite.parent / f"{where}.json"),
+            _baseline_section((suite.parent / f"{where}.md").read_text(encoding="utf-8")),
+        )
+    assert runs["dask"] == runs["local"]
+    (regressed_line,) = runs["local"][0]
+    assert " cases regressed against base.json: " in regressed_line
+    names = regressed_line.split(": ", 2)[2].rsplit(" and ", 1)[0].split(", ")
+    order = [case["name"] for case in data["cases"]]
+    assert names == sorted(names, key=order.index)  # in suite order
