@@ -12,7 +12,8 @@ alternating within each repeat, and prints the medians of each:
 - `import gradekit`, and `import gradekit; gradekit.create("numeric")`, without the plugins
   and with them on the path (a built-in kind must not pay for the plugins);
 - `gradekit.create("gk_bench_000.kind")` with the plugins (a dotted kind: one scan);
-- `python -m gradekit kinds` (and `--json`) with the plugins.
+- `python -m gradekit kinds` (and `--json`) with the plugins, its output to a pipe, and
+  `kinds` again with its output on a pseudo-terminal, as a user at a terminal sees it.
 
     .venv/bin/python bench/startup.py [--plugins 200] [--repeat 21] [--pythonpath SRC]
 
@@ -23,12 +24,15 @@ an older gradekit with the same interpreter (`git archive REV src | tar -x -C /t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import pty
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -67,6 +71,10 @@ def write_plugins(site: Path, count: int) -> None:
         (info / "RECORD").write_text("")
 
 
+ON_A_TERMINAL = "gradekit kinds on a terminal, plugins"
+"""The label of `kinds` whose output goes to a pseudo-terminal (rich may draw its table)."""
+
+
 def _commands(site: Path, source: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
     python = sys.executable
     bare = dict(os.environ)
@@ -89,6 +97,10 @@ def _commands(site: Path, source: str | None) -> dict[str, tuple[list[str], dict
             plugins,
         ),
         "gradekit kinds, plugins": ([python, "-m", "gradekit", "kinds"], plugins),
+        ON_A_TERMINAL: (
+            [python, "-m", "gradekit", "kinds"],
+            dict(plugins, COLUMNS="160", TERM="xterm"),
+        ),
         "gradekit kinds --json, plugins": ([python, "-m", "gradekit", "kinds", "--json"], plugins),
     }
 
@@ -98,11 +110,32 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _time(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, CPU) milliseconds of one run of `command` in a child process."""
+def _drain(leader: int) -> None:
+    """Read a pseudo-terminal until its other end is closed."""
+    with contextlib.suppress(OSError):  # EIO: every writer has closed it
+        while os.read(leader, 65536):
+            pass
+
+
+def _time(
+    command: list[str], env: dict[str, str], *, terminal: bool = False
+) -> tuple[float, float]:
+    """(wall, CPU) milliseconds of one run of `command` in a child process; `terminal`: its
+    output on a pseudo-terminal (read as it comes, as a terminal does) rather than discarded."""
+    leader = follower = -1
+    reader = None
+    if terminal:
+        leader, follower = pty.openpty()
+        reader = threading.Thread(target=_drain, args=(leader,))
+        reader.start()
     cpu = _cpu()
     started = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    output = follower if terminal else subprocess.DEVNULL
+    subprocess.run(command, env=env, check=True, stdout=output)
+    if reader is not None:
+        os.close(follower)
+        reader.join()
+        os.close(leader)
     return (time.perf_counter() - started) * 1000, (_cpu() - cpu) * 1000
 
 
@@ -116,12 +149,12 @@ def main() -> None:
         site = Path(folder)
         write_plugins(site, args.plugins)
         commands = _commands(site, args.pythonpath)
-        for command, env in commands.values():  # warm the file cache, check each one works
-            _time(command, env)
+        for label, (command, env) in commands.items():  # warm the file cache, check each
+            _time(command, env, terminal=label == ON_A_TERMINAL)
         times: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
         for _ in range(args.repeat):
             for label, (command, env) in commands.items():
-                times[label].append(_time(command, env))
+                times[label].append(_time(command, env, terminal=label == ON_A_TERMINAL))
     wall = {label: statistics.median(t[0] for t in runs) for label, runs in times.items()}
     cpu = {label: statistics.median(t[1] for t in runs) for label, runs in times.items()}
     print(f"{args.plugins} plugins, {args.repeat} repeats, Python {sys.version.split()[0]}")
@@ -134,6 +167,7 @@ def main() -> None:
         ("create('numeric'), plugins", "import gradekit, plugins"),
         ("import gradekit", "python -c pass"),
         ("gradekit kinds, plugins", "python -c pass"),
+        (ON_A_TERMINAL, "python -c pass"),
     ]
     for above, below in pairs:
         print(

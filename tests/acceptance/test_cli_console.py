@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from cli_support import Run, gradekit_command
 
+from gradekit.report.table import LONG_TABLE
+
 
 def _run_on_terminal(
     args: list[str], cwd: Path, *, stdout: bool = False, **settings: str
@@ -319,3 +321,57 @@ def test_reading_a_large_baseline_or_compared_report_shows_progress(
     done = gradekit("run", "suite.yaml", "--baseline", "base.json", "-q", env=SHORT_INTERVAL)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+MARKUP_SUITE = """
+name: markup
+graders:
+  - {kind: equality, name: "[red]strict[/red] :smile:"}
+cases:
+  - {name: one, output: "a", expected: "a"}
+"""
+
+
+def test_names_in_a_drawn_table_are_shown_as_written_not_read_as_markup(tmp_path: Path) -> None:
+    # rich reads `[red]...[/red]` as a style and `:smile:` as an emoji in text it is given as
+    # a string: a grader so named would lose its name in the terminal's table.
+    (tmp_path / "suite.yaml").write_text(MARKUP_SUITE)
+    code, drawn = _run_on_terminal(["run", "suite.yaml"], tmp_path, stdout=True)
+    assert code == 0
+    plain = _SGR.sub("", drawn)
+    assert "│ [red]strict[/red] :smile: │" in plain
+    assert "\N{SMILING FACE WITH SMILING EYES}" not in plain
+
+
+def _plugins(site: Path, count: int) -> None:
+    """`count` installed plugin distributions, each with one kind, laid out in `site` as
+    `pip install --target` does."""
+    for number in range(count):
+        module = f"listed_plugin_{number:03d}"
+        (site / module).mkdir(parents=True)
+        (site / module / "__init__.py").write_text("def factory(name, config):\n    pass\n")
+        info = site / f"{module}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: listed-plugin-{number:03d}\nVersion: 1.0\n"
+        )
+        (info / "entry_points.txt").write_text(
+            f"[gradekit.graders]\nlisted_{number:03d}.kind = {module}:factory\n"
+        )
+
+
+def test_kinds_draws_a_short_table_and_writes_a_long_one_as_plain_text(tmp_path: Path) -> None:
+    code, drawn = _run_on_terminal(["kinds"], tmp_path, stdout=True)
+    assert code == 0
+    assert "┃ kind" in _SGR.sub("", drawn)  # the built-in and bundled kinds: a table rich draws
+    _plugins(tmp_path / "site", 60)
+    code, drawn = _run_on_terminal(["kinds"], tmp_path, stdout=True, PYTHONPATH="site")
+    assert code == 0
+    lines = _SGR.sub("", drawn).splitlines()
+    count = int(lines[0].split()[0])
+    assert count > LONG_TABLE
+    assert lines[1].split() == ["kind", "distribution", "version", "entry", "point"]
+    assert "│" not in drawn and "┃" not in drawn
+    assert any(
+        line.split()[:3] == ["listed_059.kind", "listed-plugin-059", "1.0"] for line in lines
+    )
