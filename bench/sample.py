@@ -4,6 +4,8 @@ Times, alternating in every round, three ways of making the same single-turn sam
 input, a text output, a number expected, one tool call):
 
 - `Sample(...)`: what a user writes; every field frozen and converted;
+- `Sample(..., dict call)`: the same with the tool call given as the dict a trace holds
+  (`{"name": ..., "arguments": {...}}`), which becomes a `ToolCall`;
 - `loaded_sample(...)`: what the suite loader uses for values it checked and froze already;
 - `tuple10(...)`: a plain function returning its ten arguments as a tuple, the floor of any
   ten-field constructor on this machine at this moment (the machine is shared: the ratio to
@@ -26,6 +28,7 @@ from gradekit._frozen import EMPTY
 from gradekit._types import loaded_sample
 
 CALLS = (ToolCall("search", {"q": "7 + 0"}),)
+CALL_DICTS = [{"name": "search", "arguments": {"q": "7 + 0"}}]
 
 
 def tuple10(*fields: Any) -> tuple[Any, ...]:
@@ -36,6 +39,9 @@ def tuple10(*fields: Any) -> tuple[Any, ...]:
 SIDES = {
     "Sample(...)": lambda: Sample(
         case="case-0000007", input="What is 7 + 0?", output="7", expected=7, tool_calls=CALLS
+    ),
+    "Sample(..., dict call)": lambda: Sample(
+        case="case-0000007", input="What is 7 + 0?", output="7", expected=7, tool_calls=CALL_DICTS
     ),
     "loaded_sample(...)": lambda: loaded_sample(
         "case-0000007", 0, "What is 7 + 0?", "7", 7, CALLS, None, (), None, EMPTY
@@ -52,7 +58,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--number", type=int, default=200_000)
     args = parser.parse_args()
-    assert SIDES["Sample(...)"]() == SIDES["loaded_sample(...)"]()
+    made = SIDES["Sample(...)"]()
+    assert made == SIDES["loaded_sample(...)"]() == SIDES["Sample(..., dict call)"]()
     times: dict[str, list[float]] = {label: [] for label in SIDES}
     for round_ in range(args.rounds):
         order = list(SIDES.items())
@@ -61,7 +68,7 @@ def main() -> None:
     floor = times["tuple10(...)"]
     for label, values in times.items():
         ratio = statistics.median(v / f for v, f in zip(values, floor, strict=True))
-        print(f"{label:20} {statistics.median(values):6.2f} µs  {ratio:5.2f}x tuple10")
+        print(f"{label:24} {statistics.median(values):6.2f} µs  {ratio:5.2f}x tuple10")
 
 
 if __name__ == "__main__":

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import pickle
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gradekit import GradeResult, Sample, ToolCall
-from gradekit._frozen import FrozenDict, thaw
+from gradekit._frozen import FrozenDict, freeze, thaw
 from gradekit._types import as_text, error_text
 
 
@@ -92,3 +95,38 @@ def test_checked_result_equals_a_constructed_one():
     assert repr(fast) == repr(slow)
     assert pickle.loads(pickle.dumps(fast)) == slow
     assert attrs.evolve(fast, duration_ms=1.5).duration_ms == 1.5
+
+
+_plain = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_values = st.recursive(
+    _plain,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=3).map(collections.OrderedDict)
+        | st.frozensets(_plain, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _mutable_inside(value: object) -> bool:
+    if type(value) in (dict, list, set, collections.OrderedDict):
+        return True
+    if isinstance(value, dict):
+        return any(_mutable_inside(item) for item in value.values())
+    if isinstance(value, (tuple, frozenset)):
+        return any(_mutable_inside(item) for item in value)
+    return False
+
+
+@given(_values)
+def test_freeze_leaves_nothing_mutable_and_thaw_gives_the_value_back(value: object) -> None:
+    frozen = freeze(value)
+    assert not _mutable_inside(frozen)
+    assert freeze(frozen) == frozen
+    assert thaw(frozen) == thaw(value)  # the same data, lists for sequences
+    if isinstance(value, dict) and value:
+        with pytest.raises(TypeError, match="read-only"):
+            frozen[next(iter(value))] = 1  # type: ignore[index]

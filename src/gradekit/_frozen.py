@@ -39,8 +39,16 @@ EMPTY: FrozenDict[Any, Any] = FrozenDict()
 
 def freeze(value: Any) -> Any:
     """Return `value` with every dict made a FrozenDict and every list a tuple, recursively."""
-    if type(value) in _PLAIN:  # the usual case, before the ABC checks (a microsecond each)
+    kind = type(value)
+    if kind in _PLAIN:  # the usual cases first, before the ABC checks (a microsecond each)
         return value
+    if kind is dict:
+        for item in value.values():
+            if type(item) not in _PLAIN:
+                return FrozenDict({key: freeze(item) for key, item in value.items()})
+        return FrozenDict(value)  # plain values (the usual arguments): one copy
+    if kind is list or kind is tuple:
+        return tuple([freeze(item) for item in value])
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):
