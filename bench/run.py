@@ -80,8 +80,8 @@ SECTIONS: dict[str, Section] = {
     "e2e_million": Section(
         "e2e.py",
         "the same on 1,000,000 cases",
-        ("--cases", "1000000", "--rounds", "1"),
-        ("--cases", "50000", "--rounds", "1"),
+        ("--cases", "1000000", "--rounds", "1", "--stdlib"),
+        ("--cases", "50000", "--rounds", "1", "--stdlib"),
     ),
     "baseline": Section(
         "baseline_compare.py",
