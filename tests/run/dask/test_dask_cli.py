@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -240,3 +241,50 @@ def test_a_baseline_marks_and_names_the_cases_as_a_local_run_does(
     names = regressed_line.split(": ", 2)[2].rsplit(" and ", 1)[0].split(", ")
     order = [case["name"] for case in data["cases"]]
     assert names == sorted(names, key=order.index)  # in suite order
+
+
+def test_a_worker_killed_mid_run_loses_no_case_of_the_command_s_reports(
+    cluster: Any, tmp_path: Path
+) -> None:
+    # `gradekit run -o` passes the workers' case texts straight to the report and the log (no
+    # case objects): a batch lost with its worker is graded again, and every case is written
+    # once, in suite order.
+    write_graders(tmp_path, f"cli_kill_graders_{os.getpid()}")
+    lines = [f'  - {{name: slow-{n}, output: "{n}"}}' for n in range(40)]
+    (tmp_path / "suite.yaml").write_text(
+        f"name: kill\ngraders: [{{kind: code, grader: 'cli_kill_graders_{os.getpid()}:"
+        "slow_parity'}]\ncases:\n" + "\n".join(lines) + "\n",
+        encoding="utf-8",
+    )
+    marks = tmp_path / "marks"
+    killed: list[int] = []
+
+    def kill_the_worker_grading_slow_17() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            for mark in marks.glob("slow-17.*") if marks.exists() else ():
+                pid = int(mark.name.rsplit(".", 1)[1])
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_the_worker_grading_slow_17)
+    killer.start()
+    done = gradekit(
+        "run", "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
+        "-o", "out.json", "--resume", "log.jsonl", cwd=tmp_path,
+    )  # fmt: skip
+    killer.join()
+    assert killed, "slow-17 was never graded"
+    assert done.returncode == 1, done.stderr  # the odd numbers fail
+    graded_by = {int(mark.name.rsplit(".", 1)[1]) for mark in marks.glob("slow-17.*")}
+    assert killed[0] in graded_by and len(graded_by) == 2  # graded again, elsewhere
+    data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [case["name"] for case in data["cases"]] == [f"slow-{n}" for n in range(40)]
+    assert [case["passed"] for case in data["cases"]] == [n % 2 == 0 for n in range(40)]
+    assert data["complete"] is True
+    summary = data["summary"]
+    assert (summary["cases"], summary["passed"], summary["failed"]) == (40, 20, 20)
+    logged = [json.loads(line)["name"] for line in (tmp_path / "log.jsonl").open()]
+    assert sorted(logged) == sorted(f"slow-{n}" for n in range(40))  # each case once
