@@ -70,9 +70,7 @@ def _tool_calls(values: Any) -> tuple[ToolCall, ...]:
             return values
     if values is None:
         return ()
-    return tuple(
-        [value if type(value) is ToolCall else ToolCall.from_value(value) for value in values]
-    )
+    return tuple([ToolCall.from_value(value) for value in values])
 
 
 def _history(values: Any) -> tuple[Sample, ...]:
