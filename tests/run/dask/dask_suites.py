@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import textwrap
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +134,50 @@ def without_durations(value: Any) -> Any:
     if isinstance(value, list):
         return [without_durations(item) for item in value]
     return value
+
+
+SLOW_CASES = 40
+"""The cases of `write_slow_suite`: `slow-0` to `slow-39`."""
+
+
+def write_slow_suite(folder: Path, module: str) -> Path:
+    """A suite of `SLOW_CASES` cases graded by `slow_parity` (`GRADERS_PY` as `module`), where
+    `slow-17` takes 3 s: time to kill the worker grading it."""
+    write_graders(folder, module)
+    lines = [f'  - {{name: slow-{n}, output: "{n}"}}' for n in range(SLOW_CASES)]
+    path = folder / "suite.yaml"
+    path.write_text(
+        f"name: kill\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\ncases:\n"
+        + "\n".join(lines)
+        + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def graded_by(folder: Path, case: str) -> set[int]:
+    """The pids of the processes that began grading `case` (the marks `parity` leaves)."""
+    return {int(mark.name.rsplit(".", 1)[1]) for mark in (folder / "marks").glob(f"{case}.*")}
+
+
+@contextlib.contextmanager
+def killing_the_worker_grading(folder: Path, case: str, seconds: float) -> Iterator[list[int]]:
+    """While the block runs (for at most `seconds`), SIGKILL the process that begins grading
+    `case` as soon as its mark appears; yields the list that then holds its pid."""
+    killed: list[int] = []
+
+    def kill() -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not killed:
+            for pid in graded_by(folder, case):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    try:
+        yield killed
+    finally:
+        killer.join()

@@ -9,13 +9,19 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dask_suites import without_durations, write_graders, write_mixed_suite
+from dask_suites import (
+    graded_by,
+    killing_the_worker_grading,
+    without_durations,
+    write_graders,
+    write_mixed_suite,
+    write_slow_suite,
+)
 
 GRADEKIT = str(Path(sys.executable).parent / "gradekit")
 
@@ -86,7 +92,7 @@ def test_the_scheduler_from_the_environment_with_filter_and_resume(
     assert len(names) == 306 and len(set(names)) == 306  # every case once
 
 
-def _graded_by(folder: Path, *args: str) -> tuple[int, set[int]]:
+def _run_noting_pids(folder: Path, *args: str) -> tuple[int, set[int]]:
     """`gradekit run` with `args` in `folder`: its own pid and the pids that graded the cases
     of the `parity` grader (the marks it leaves)."""
     marks = folder / "marks"
@@ -106,9 +112,9 @@ def test_without_a_scheduler_a_local_cluster_is_started(suite: Path, local: Any)
     assert (done.returncode, report(suite.parent / "dask.json")) == local
     # The grades ran in the cluster's worker processes, not in the command's own (as they do
     # in a local run).
-    command, graders = _graded_by(suite.parent, suite.name)
+    command, graders = _run_noting_pids(suite.parent, suite.name)
     assert graders == {command}
-    command, graders = _graded_by(suite.parent, suite.name, "--executor", "dask")
+    command, graders = _run_noting_pids(suite.parent, suite.name, "--executor", "dask")
     assert graders and command not in graders
 
 
@@ -249,37 +255,16 @@ def test_a_worker_killed_mid_run_loses_no_case_of_the_command_s_reports(
     # `gradekit run -o` passes the workers' case texts straight to the report and the log (no
     # case objects): a batch lost with its worker is graded again, and every case is written
     # once, in suite order.
-    write_graders(tmp_path, f"cli_kill_graders_{os.getpid()}")
-    lines = [f'  - {{name: slow-{n}, output: "{n}"}}' for n in range(40)]
-    (tmp_path / "suite.yaml").write_text(
-        f"name: kill\ngraders: [{{kind: code, grader: 'cli_kill_graders_{os.getpid()}:"
-        "slow_parity'}]\ncases:\n" + "\n".join(lines) + "\n",
-        encoding="utf-8",
-    )
-    marks = tmp_path / "marks"
-    killed: list[int] = []
-
-    def kill_the_worker_grading_slow_17() -> None:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not killed:
-            for mark in marks.glob("slow-17.*") if marks.exists() else ():
-                pid = int(mark.name.rsplit(".", 1)[1])
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-                break
-            time.sleep(0.01)
-
-    killer = threading.Thread(target=kill_the_worker_grading_slow_17)
-    killer.start()
-    done = gradekit(
-        "run", "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
-        "-o", "out.json", "--resume", "log.jsonl", cwd=tmp_path,
-    )  # fmt: skip
-    killer.join()
+    write_slow_suite(tmp_path, f"cli_kill_graders_{os.getpid()}")
+    with killing_the_worker_grading(tmp_path, "slow-17", seconds=120) as killed:
+        done = gradekit(
+            "run", "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
+            "-o", "out.json", "--resume", "log.jsonl", cwd=tmp_path,
+        )  # fmt: skip
     assert killed, "slow-17 was never graded"
     assert done.returncode == 1, done.stderr  # the odd numbers fail
-    graded_by = {int(mark.name.rsplit(".", 1)[1]) for mark in marks.glob("slow-17.*")}
-    assert killed[0] in graded_by and len(graded_by) == 2  # graded again, elsewhere
+    graders = graded_by(tmp_path, "slow-17")
+    assert killed[0] in graders and len(graders) == 2  # graded again, elsewhere
     data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert [case["name"] for case in data["cases"]] == [f"slow-{n}" for n in range(40)]
     assert [case["passed"] for case in data["cases"]] == [n % 2 == 0 for n in range(40)]

@@ -5,17 +5,21 @@ mid-run."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dask_suites import without_durations, write_graders, write_mixed_suite
+from dask_suites import (
+    graded_by,
+    killing_the_worker_grading,
+    without_durations,
+    write_graders,
+    write_mixed_suite,
+    write_slow_suite,
+)
 
 import gradekit
 from gradekit import DaskExecutor, ExecutorError, GradeResult, Sample
@@ -138,38 +142,15 @@ def test_cases_that_cannot_travel_as_dataset_lines_say_so_and_the_rest_are_grade
 def test_a_worker_killed_mid_batch_loses_no_case_and_counts_none_twice(
     client: Any, tmp_path: Path
 ) -> None:
-    write_graders(tmp_path, "kill_graders")
-    lines = [f'  - {{name: slow-{n}, output: "{n}"}}' for n in range(40)]
-    suite_file = tmp_path / "suite.yaml"
-    suite_file.write_text(
-        "name: kill\ngraders: [{kind: code, grader: 'kill_graders:slow_parity'}]\ncases:\n"
-        + "\n".join(lines)
-        + "\n",
-        encoding="utf-8",
-    )
-    suite = gradekit.load_suite(suite_file)
-    marks = tmp_path / "marks"
-    killed: list[int] = []
-
-    def kill_the_worker_grading_slow_17() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
-            for mark in marks.glob("slow-17.*") if marks.exists() else ():
-                pid = int(mark.name.rsplit(".", 1)[1])
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-                break
-            time.sleep(0.01)
-
-    killer = threading.Thread(target=kill_the_worker_grading_slow_17)
-    killer.start()
-    report = gradekit.run_suite(suite, jobs=1, executor=DaskExecutor(client=client, batch_size=4))
-    killer.join()
-
+    suite = gradekit.load_suite(write_slow_suite(tmp_path, "kill_graders"))
+    with killing_the_worker_grading(tmp_path, "slow-17", seconds=60) as killed:
+        report = gradekit.run_suite(
+            suite, jobs=1, executor=DaskExecutor(client=client, batch_size=4)
+        )
     assert killed, "slow-17 was never graded"
     # slow-17 was being graded by the killed worker and was graded again by another.
-    graded_by = {int(mark.name.rsplit(".", 1)[1]) for mark in marks.glob("slow-17.*")}
-    assert killed[0] in graded_by and len(graded_by) == 2
+    graders = graded_by(tmp_path, "slow-17")
+    assert killed[0] in graders and len(graders) == 2
     assert report.complete
     assert [case.name for case in report.cases] == [f"slow-{n}" for n in range(40)]
     assert [case.passed for case in report.cases] == [n % 2 == 0 for n in range(40)]
