@@ -18,17 +18,20 @@ Both gradekits' modules are compiled to bytecode first, as an installed package 
 (`_timing.compile_sources`: an unset cache would cost each child 0.1 s of compiling).
 Each child's peak RSS comes from `os.wait4` (its own rusage). Prints, per triple, the median
 wall time and cases/s of each side and the median over the rounds of gradekit's time divided
-by the floor's in the same round; then the spread of gradekit's times across triples (the
-"no slow path" target: within 1.2x).
+by the floor's in the same round; then the spread of each side's times across triples (the
+"no slow path" target: gradekit's slowest triple within 1.2x of its fastest), by wall and by
+CPU. `--all-triples` times all 20 triples of the six kinds (`TRIPLES` has four); over 20
+triples a single slow run moves the spread, so give it 5 rounds or more.
 
-    .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--keep DIR]
-        [--before OLD/src]
+    .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--all-triples]
+        [--keep DIR] [--before OLD/src] [--stdlib]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import shutil
@@ -220,14 +223,13 @@ def summary_of(path: Path) -> dict[str, object]:
 def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) -> None:
     """Print each side's medians and the ratios of each round, per triple."""
     wall, cpu, peak = figures["wall"], figures["cpu"], figures["peak"]
-    medians = {}
+    labels = ["+".join(kinds) for kinds in triples]
     for kinds in triples:
         label = "+".join(kinds)
         ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
         ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
         ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
         cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
-        medians[label] = statistics.median(ours)
         for side in ("floor", "gradekit", "stdlib", "before"):
             times = wall.get(f"{side} {label}")
             if not times:
@@ -247,16 +249,26 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
         if old:
             gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
             print(f"         {label:30} before / gradekit: {gain:.2f}x wall")
-    spread = max(medians.values()) / min(medians.values())
-    print(f"slowest / fastest triple (gradekit): {spread:.2f}x")
+    for side in ("gradekit", "floor"):
+        spreads = []
+        for figure in (wall, cpu):
+            times = {label: statistics.median(figure[f"{side} {label}"]) for label in labels}
+            slowest, fastest = max(times, key=times.__getitem__), min(times, key=times.__getitem__)
+            spreads.append(f"{times[slowest] / times[fastest]:.2f}x ({slowest} / {fastest})")
+        print(f"slowest / fastest triple ({side}): {spreads[0]} wall, {spreads[1]} cpu")
 
 
-def main() -> None:
-    """Run the benchmark and print the figures."""
+def arguments() -> argparse.Namespace:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--kinds", action="append", help="a triple, comma-separated (repeatable)")
+    parser.add_argument(
+        "--all-triples",
+        action="store_true",
+        help=f"time every triple of the {len(GRADERS)} kinds (in place of --kinds)",
+    )
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument(
         "--stdlib",
@@ -272,8 +284,18 @@ def main() -> None:
         "commit: `git archive COMMIT src | tar -x -C DIR`), run as `python -m gradekit` with "
         "it first on PYTHONPATH",
     )
-    args = parser.parse_args()
-    triples = [tuple(k.split(",")) for k in args.kinds] if args.kinds else list(TRIPLES)
+    return parser.parse_args()
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    args = arguments()
+    if args.all_triples:
+        triples = list(itertools.combinations(GRADERS, 3))
+    elif args.kinds:
+        triples = [tuple(k.split(",")) for k in args.kinds]
+    else:
+        triples = list(TRIPLES)
     command = str(Path(sys.executable).parent / "gradekit")
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gradekit-bench-e2e-"))
     folder.mkdir(parents=True, exist_ok=True)

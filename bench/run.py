@@ -77,6 +77,13 @@ SECTIONS: dict[str, Section] = {
         ("--stdlib",),
         ("--cases", "10000", "--rounds", "1", "--stdlib"),
     ),
+    "e2e_triples": Section(
+        "e2e.py",
+        "the same on 100,000 cases for all 20 triples of the six kinds: the spread of "
+        "gradekit's times (no slow path) beside the floor's",
+        ("--all-triples", "--rounds", "5"),
+        ("--all-triples", "--cases", "5000", "--rounds", "1"),
+    ),
     "e2e_million": Section(
         "e2e.py",
         "the same on 1,000,000 cases",
