@@ -22,6 +22,13 @@ def test_all_mode_scores_the_fraction_found() -> None:
     assert result.details == {"missing": ["plums", "figs"]}
 
 
+def test_all_mode_with_no_value_found_names_every_value_as_given() -> None:
+    result = grade("contains", "Apples", values=["apples", "it's"], case_insensitive=False)
+    assert (result.outcome, result.score) == ("fail", 0.0)
+    assert result.message == """missing 'apples', "it's" in 'Apples' (found 0 of 2)"""
+    assert result.details == {"missing": ["apples", "it's"]}
+
+
 def test_all_mode_passes_when_every_value_is_found() -> None:
     result = grade("contains", "apples and pears", values=["apples", "pears"])
     assert (result.outcome, result.score) == ("pass", 1.0)

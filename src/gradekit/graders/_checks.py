@@ -67,8 +67,10 @@ def forms_result(
     passed = score >= threshold if threshold is not None else not failed
     if message is None:
         message = f"{passed_count}/{total} checks passed"
-        if failed:
-            message += "; failed: " + "; ".join(f"{f['name']}: {f['message']}" for f in failed)
+        if len(failed) == 1:  # the usual failure: one check, without a join
+            message += f"; failed: {failed[0]['name']}: {failed[0]['message']}"
+        elif failed:
+            message += "; failed: " + "; ".join([f"{f['name']}: {f['message']}" for f in failed])
     # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
     entries: dict[str, Any] = {"checks": forms}
     if details:

@@ -92,9 +92,8 @@ class Contains(_Search):
             message = "found all of " + self._listed
             return result("contains", self.name, True, 1.0, message, {"missing": []})
         found = len(values) - len(missing)
-        message = (
-            f"missing {_listed(tuple(missing))} in {quote(output)} (found {found} of {len(values)})"
-        )
+        listed = _listed(tuple(missing)) if found else self._listed  # the usual miss: all
+        message = f"missing {listed} in {quote(output)} (found {found} of {len(values)})"
         details = {"missing": missing}
         return result("contains", self.name, False, found / len(values), message, details)
 

@@ -53,6 +53,16 @@ def test_missing_required_tool_fails_and_is_named_in_details() -> None:
     assert result.message == "1/2 checks passed; failed: required tool edit_file: never called"
 
 
+def test_every_failed_check_is_named_in_the_message_in_order() -> None:
+    grader = behavior(required_tools=["read_file", "edit_file"], forbidden_tools=["rm"])
+    result = grader.grade(calls("rm"))
+    assert (result.outcome, result.score) == ("fail", 0.0)
+    assert result.message == (
+        "0/3 checks passed; failed: required tool read_file: never called; "
+        "required tool edit_file: never called; forbidden tool rm: called: rm"
+    )
+
+
 def test_order_passes_with_other_calls_between() -> None:
     grader = behavior(order=["read_file", "edit_file", "run_tests"])
     result = grader.grade(calls("read_file", "analyze", "edit_file", "format", "run_tests"))
