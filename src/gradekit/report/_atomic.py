@@ -10,6 +10,7 @@ from typing import TextIO
 
 from gradekit._errors import WriteError
 from gradekit._scratch import sweep
+from gradekit._utf8 import REPLACE_SURROGATES
 from gradekit.report.target import creation_error, make_folder, target, temp_prefix
 
 __all__ = ["atomic_text"]
@@ -35,7 +36,8 @@ def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
     except OSError as error:
         raise creation_error(path, final.parent, error) from error
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+        text = os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n")
+        with text as stream:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())

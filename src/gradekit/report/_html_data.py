@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 import tempfile
 from array import array
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from gradekit._utf8 import utf8
 from gradekit.report._case_data import CaseView, case_tags
 from gradekit.report.attempts import case_label
 
@@ -49,7 +49,6 @@ CHUNK_BYTES = 1 << 20
 
 _OUTCOME_CODE = {"pass": 0, "fail": 1, "error": 2}
 _OUTCOME_LETTER = {"pass": ord("p"), "fail": ord("f"), "error": ord("e")}
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
@@ -58,14 +57,6 @@ def script_safe(text: str) -> str:
     end tag) and no `<!--` (which changes how the element's end is found). Both escapes are
     still JSON of the same value."""
     return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        # A lone surrogate (from a JSON `\ud800`) has no UTF-8 form: shown as U+FFFD.
-        return _SURROGATE.sub("\ufffd", text).encode()
 
 
 class ViewerData:
@@ -115,7 +106,7 @@ class ViewerData:
         self._tag_codes.extend(sorted(tags))
         self._names.write(b"," if self.count else b"")
         label = case_label(report.name, report.attempt)
-        self._names.write(_utf8(script_safe(_encode(label))))
+        self._names.write(utf8(script_safe(_encode(label))))
         text = view.text
         if text is None or "\n" in text:  # a results log's line is kept as it is
             text = _encode(view.data)
@@ -123,7 +114,7 @@ class ViewerData:
             mark = self._marks.mark(report)
             self._baseline.append(ord(mark[0]))
             text = self._marks.mark_text(text, mark)
-        self._add_line(_utf8(script_safe(text)))
+        self._add_line(utf8(script_safe(text)))
         self.count += 1
 
     def _add_line(self, line: bytes) -> None:
@@ -155,10 +146,10 @@ class ViewerData:
         self._numbers(out, "score", self._scores)
         self._numbers(out, "ms", self._durations)
         self._numbers(out, "turns", self._turns)
-        out.write(b', "graders": ' + _utf8(script_safe(_encode(list(self._graders)))))
+        out.write(b', "graders": ' + utf8(script_safe(_encode(list(self._graders)))))
         self._numbers(out, "gc", self._grader_counts)
         self._numbers(out, "gv", self._grader_codes)
-        out.write(b', "tags": ' + _utf8(script_safe(_encode(list(self._tags)))))
+        out.write(b', "tags": ' + utf8(script_safe(_encode(list(self._tags)))))
         self._numbers(out, "tc", self._tag_counts)
         self._numbers(out, "tv", self._tag_codes)
         if self._marks is not None:

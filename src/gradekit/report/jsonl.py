@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gradekit._errors import ConfigError, WriteError
+from gradekit._utf8 import utf8
 from gradekit.report.json_text import json_text
 from gradekit.report.model import CaseReport
 
@@ -174,7 +175,7 @@ class CaseLog:
 
     def append(self, case: CaseReport) -> int:
         """Write `case` as one line; return the offset where the line starts."""
-        offsets = self.append_lines([case_json(case).encode() + b"\n"])
+        offsets = self.append_lines([utf8(case_json(case)) + b"\n"])
         if not offsets:
             assert self._broken is not None
             raise self._broken
@@ -183,7 +184,7 @@ class CaseLog:
     def append_many(self, cases: Sequence[CaseReport]) -> list[int]:
         """Write `cases` as one line each, in one write; the offsets of the lines written
         (see `append_lines`)."""
-        return self.append_lines([case_json(case).encode() + b"\n" for case in cases])
+        return self.append_lines([utf8(case_json(case)) + b"\n" for case in cases])
 
     def append_lines(self, lines: Sequence[bytes]) -> list[int]:
         """Write `lines` (each a case's JSON text and a newline) in one write, fsynced in the

@@ -22,6 +22,7 @@ import attrs
 
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
+from gradekit._utf8 import utf8
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.jsonl import CaseLog, case_json
 from gradekit.report.model import CaseReport
@@ -226,7 +227,7 @@ class RunIndex:
         log, in one write; the number recorded: all of them, or (a full disk) those that fit,
         the first ones, and `failure` says why the rest were not."""
         lines = [
-            (case_json(report) if isinstance(report, CaseReport) else report.text).encode() + b"\n"
+            utf8(case_json(report) if isinstance(report, CaseReport) else report.text) + b"\n"
             for _, report in items
         ]
         try:

@@ -24,6 +24,7 @@ import attrs
 
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
+from gradekit._utf8 import utf8
 from gradekit.report._atomic import atomic_text
 from gradekit.report.baseline import BaselineTally, with_mark
 from gradekit.report.case_text import CaseText, FinishedCase
@@ -200,7 +201,7 @@ class CaseStream:
             self._write_json_text(lead + ",\n  ".join(texts))
         if self._spool is not None and self._spool_failure is None:
             try:
-                self._spool.write(("\n".join(texts) + "\n").encode())
+                self._spool.write(utf8("\n".join(texts) + "\n"))
             except OSError as error:
                 # The reports that read the cases back fail (each its own WriteError).
                 self._spool_failure = WriteError(

@@ -13,6 +13,7 @@ import attrs
 
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import Sample
+from gradekit._utf8 import written
 from gradekit.registry.entries import GraderEntry
 
 __all__ = ["Case", "Policy", "PolicyMode", "Suite", "Turn"]
@@ -45,7 +46,9 @@ class Turn:
 class Case:
     """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
 
-    `error` is set for a case that could not be loaded (a malformed dataset line); such a case
+    `name` is kept as files hold it (`gradekit._utf8.written`: U+FFFD for a lone surrogate),
+    so a run finds its cases in the logs and reports of earlier runs. `error` is set for a case
+    that could not be loaded (a malformed dataset line); such a case
     has no turns and is reported as errored. `metadata`: the case's own metadata (its other
     keys and its `metadata:` mapping; each turn's sample also has its turn's), frozen.
     `tags`: the suite's `tags:`, then the case's own
@@ -54,7 +57,7 @@ class Case:
     case of one attempt (see docs/suite-file.md, "Many attempts and pass@k").
     """
 
-    name: str
+    name: str = attrs.field(converter=written)
     turns: tuple[Turn, ...]
     policy: Policy | None = None
     location: str | None = None

@@ -27,6 +27,7 @@ from gradekit._errors import GradekitError
 from gradekit._json_check import json_problem
 from gradekit._load_context import suite_dir
 from gradekit._types import Sample
+from gradekit._utf8 import utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
 from gradekit.report.case_text import CaseText
@@ -123,7 +124,7 @@ def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) 
             f"the suite's graders cannot be sent to Dask workers: {problem[1]} (their options "
             "must be JSON data); run the suite with executor local"
         )
-    return json.dumps(spec, ensure_ascii=False).encode()
+    return utf8(json.dumps(spec, ensure_ascii=False))
 
 
 class CasePacker:
@@ -172,7 +173,7 @@ class CasePacker:
                 "JSON cannot hold this value; give the case JSON values or grade it with "
                 "executor local"
             )
-        return json.dumps(line, ensure_ascii=False).encode()
+        return utf8(json.dumps(line, ensure_ascii=False))
 
     def _turn(
         self, case: Case, index: int, sample: Sample, entries: Sequence[GraderEntry]
@@ -251,7 +252,7 @@ def suite_folder(path: str | None) -> str | None:
 
 def pack_reports(reports: Sequence[CaseReport]) -> bytes:
     """Case reports as one blob: their JSONL text (the lines of a results log)."""
-    return "\n".join(case_json(report) for report in reports).encode()
+    return utf8("\n".join(case_json(report) for report in reports))
 
 
 class PackedBatch(NamedTuple):
