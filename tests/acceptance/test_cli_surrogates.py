@@ -20,12 +20,12 @@ DATASET = (
     '{"name": "ok", "output": "1", "expected": "1"}\n'
 )
 
-GRADERS = '''
+GRADERS = """
 from gradekit.code import GraderResult
 
 def cut(ctx):
     return GraderResult(0.0, reason="cut emoji \\ud83d")
-'''
+"""
 
 SUITE = """
 name: surrogates

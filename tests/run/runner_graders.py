@@ -138,6 +138,33 @@ class AsyncSleep:
 
 
 @attrs.frozen
+class Stubborn:
+    """Async, and survives cancellation: it catches every CancelledError and sleeps again
+    (`forever`), or sleeps `cleanup` seconds in a `finally` (a stuck `aclose`), or returns a
+    passing result once cancelled (`passes`)."""
+
+    kind: ClassVar[str] = "stubborn"
+    name: str = "stubborn"
+    mode: str = "forever"
+
+    async def agrade(self, sample: Sample) -> GradeResult:
+        if self.mode == "cleanup":
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                await asyncio.sleep(8)
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                if self.mode == "passes":
+                    return GradeResult(self.kind, self.name, True, 1.0)
+
+    def grade(self, sample: Sample) -> GradeResult:
+        raise AssertionError("the runner prefers agrade")
+
+
+@attrs.frozen
 class Exit:
     """Ends its process with `os._exit(1)`."""
 

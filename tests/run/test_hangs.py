@@ -75,6 +75,42 @@ def test_hung_graders_time_out_the_run_goes_on_and_the_process_exits_promptly():
     assert report["summary"]["errored"] == 2 and report["summary"]["failed"] == 0
 
 
+STUBBORN = """
+import json, time
+import gradekit
+from gradekit import Sample
+from runner_graders import Fixed, Stubborn, entry, one_turn_suite
+from gradekit.run.runner import run_suite
+
+graders = [entry(Fixed()), entry(Stubborn(name="forever"), timeout=1),
+           entry(Stubborn(name="cleanup", mode="cleanup"), timeout=1),
+           entry(Stubborn(name="passes", mode="passes"), timeout=1)]
+started = time.monotonic()
+report = run_suite(one_turn_suite(graders, ["0", "1"]), jobs=4)
+seconds = time.monotonic() - started
+started = time.monotonic()
+alone = gradekit.grade(Sample(output="0"), [Stubborn()], timeout=1)
+print(json.dumps({"seconds": seconds, "report": report.to_dict(),
+                  "alone": [alone[0].error, time.monotonic() - started]}))
+"""
+
+
+def test_async_graders_that_survive_cancellation_still_time_out_and_end_the_run():
+    # Each of them hung the run, or took its cleanup's 8 s, or passed after its timeout.
+    data, elapsed = run_script(STUBBORN)
+    assert data["seconds"] < 5
+    assert elapsed < data["seconds"] + 10
+    for case in data["report"]["cases"]:
+        results = {r["name"]: r for r in case["turns"][0]["results"]}
+        for name in ("forever", "cleanup", "passes"):
+            assert results[name]["error"] == f"TimeoutError: grader '{name}' exceeded 1s"
+            assert results[name]["passed"] is False
+        assert results["fixed"]["passed"] is True
+    error, seconds = data["alone"]
+    assert error == "TimeoutError: grader 'stubborn' exceeded 1s"
+    assert seconds < 5
+
+
 def test_a_hung_inline_grader_times_out_and_the_rest_of_its_batch_is_graded():
     report, _ = run_script("KEEP = True" + HUNG_INLINE)
     names = [case["name"] for case in report["cases"]]

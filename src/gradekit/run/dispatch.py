@@ -9,6 +9,7 @@ import asyncio
 import time
 from typing import Any, Final, TypeVar
 
+from gradekit._coroutines import abandon
 from gradekit._interrupts import Raised, contained
 from gradekit._types import Grader, GradeResult, Sample, error_text
 from gradekit.registry.abilities import agrade_of
@@ -61,11 +62,20 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Res
     agrade = agrade_of(entry.grader)
     if agrade is not None:
         started = time.perf_counter()
+        task = asyncio.ensure_future(contained(agrade(sample)))
         try:
-            value = await asyncio.wait_for(contained(agrade(sample)), seconds)
-        except asyncio.TimeoutError:
+            await asyncio.wait((task,), timeout=seconds)
+        except asyncio.CancelledError:
+            abandon(task)
+            raise
+        if not task.done():
+            # Not `wait_for`: it waits for the cancelled grader to end, which a grader that
+            # catches the cancellation (or cleans up slowly) never does (or does late).
+            abandon(task)
             return timed_out(entry, seconds)
-        except Exception as error:
+        try:
+            value = task.result()
+        except (Exception, asyncio.CancelledError) as error:  # a grader may cancel itself
             return record_of(entry, error_result(entry, error_text(error)), started)
         if isinstance(value, Raised):
             return record_of(entry, error_result(entry, error_text(value.error)), started)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from gradekit._coroutines import run_loop
 from gradekit.registry.abilities import is_bounded_entry, is_inline
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import ResultRecord
@@ -152,7 +153,7 @@ class _Run:
 
     def _thread(self) -> None:
         try:
-            asyncio.run(self._main())
+            run_loop(self._main())
         except BaseException as error:
             self.out.put((_FAILED, error))
         else:
