@@ -1,8 +1,22 @@
-"""The rules for numbers that options share, each in one place: fractions in [0, 1]."""
+"""The rules for numbers that options share, each in one place: fractions in [0, 1], and a
+computed mean against its threshold."""
 
 from __future__ import annotations
 
-__all__ = ["fraction_problem"]
+from typing import Final
+
+__all__ = ["ROUNDING", "fraction_problem", "reaches"]
+
+ROUNDING: Final = 1e-9
+"""How far below its threshold a computed mean may fall and still reach it: sums of floats
+lose their last bits (three scores of 0.7 add up to 2.0999999999999996)."""
+
+
+def reaches(mean: float, threshold: float) -> bool:
+    """`mean >= threshold` for a mean gradekit computed (of weighted scores, of a judge's
+    samples or criteria): a mean that equals the threshold but for float rounding reaches it,
+    so three scores of 0.7 pass a threshold of 0.7."""
+    return mean >= threshold - ROUNDING
 
 
 def fraction_problem(value: float) -> str | None:

@@ -108,6 +108,22 @@ def test_an_error_never_becomes_a_pass_by_negation_or_threshold(votes, threshold
                 assert decided.outcome == verdict.outcome
 
 
+def test_a_weighted_mean_equal_to_the_threshold_passes_despite_float_rounding():
+    # Three scores of 0.7 add up to 2.0999999999999996: their mean is 0.7 but for the last bit.
+    votes = [("pass", 0.7, 1.0, False)] * 3
+    assert combine(votes, "weighted", threshold=0.7).outcome == "pass"
+    kids = [entry(Fixed(name=f"g{i}", outcome="pass", score=0.7)) for i in range(3)]
+    assert Weighted(threshold=0.7, graders=kids).grade(SAMPLE).outcome == "pass"
+    assert combine(votes, "weighted", threshold=0.71).outcome == "fail"
+
+
+def test_a_weighted_mean_that_reaches_the_threshold_whatever_the_errors_score_passes():
+    # The errored result could score 0 to 1: the mean is 0.5 to 1.0, at least the threshold.
+    votes = [("pass", 1.0, 1.0, False), ("error", 0.0, 1.0, False)]
+    assert combine(votes, "weighted", threshold=0.5).outcome == "pass"
+    assert combine(votes, "weighted", threshold=0.6).outcome == "error"  # 0.5 to 1.0: undecided
+
+
 def test_errors_are_never_a_failure_nor_a_pass():
     error = [("error", 0.0, 1.0, False)]
     assert combine(error, "all").outcome == "error"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple, Protocol, TypeAlias
 
+from gradekit._numbers import reaches
 from gradekit._types import GradeResult
 from gradekit.report.model import Outcome
 from gradekit.suite.model import Policy
@@ -33,7 +34,6 @@ __all__ = [
 ]
 
 DEFAULT_THRESHOLD: Final = 0.5
-_ROUNDING: Final = 1e-9
 """The threshold of `weighted` when none is given."""
 
 
@@ -146,16 +146,14 @@ class Tally(NamedTuple):
         elif mode == "weighted":
             limit = DEFAULT_THRESHOLD if threshold is None else threshold
             if errors == 0:
-                outcome = _decide(mean >= limit, False)
+                outcome = _decide(reaches(mean, limit), False)
             else:
                 # The errored results could score anything in [0, 1]: decided only if every
                 # value they could take gives the same verdict.
                 total = weight_sum + errored_weight
                 lowest = weighted_sum / total
                 highest = (weighted_sum + errored_weight) / total
-                # Within rounding of the threshold the errored results decide it: undecided.
-                # (The same sums added in another order differ in their last bits.)
-                outcome = _decide(lowest >= limit + _ROUNDING, highest >= limit - _ROUNDING)
+                outcome = _decide(reaches(lowest, limit), reaches(highest, limit))
         else:
             raise ValueError(f"unknown policy mode {mode!r}; use all, any, weighted or at_least")
         return Verdict(outcome, mean)

@@ -38,6 +38,16 @@ def test_mean_and_median(server: JudgeServer, make: Make, aggregate: str, score:
     assert result.outcome == ("pass" if score >= 0.5 else "fail")
 
 
+def test_a_mean_equal_to_the_threshold_passes_despite_float_rounding(
+    server: JudgeServer, make: Make
+) -> None:
+    # 0.7 + 0.7 + 0.7 is 2.0999999999999996 in floats: the mean falls below 0.7 in its last bit.
+    server.script(judged(7), judged(7), judged(7))
+    result = grade_one(make(samples=3, aggregate="mean", threshold=0.7))
+    assert result.score == pytest.approx(0.7)
+    assert result.outcome == "pass"
+
+
 def test_one_failed_sample_makes_the_grade_an_error(server: JudgeServer, make: Make) -> None:
     from judge_server import text
 

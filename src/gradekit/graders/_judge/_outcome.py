@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from gradekit import GradeResult
+from gradekit._numbers import reaches
 from gradekit.graders._judge._prompt import Criterion
 from gradekit.graders._judge._reply import Judgement, Score
 
@@ -56,13 +57,13 @@ def judged_result(
     """The grade from every sample's judgement (`outcomes` in sample order)."""
     top = grader.max_score
     scores = [_normalised(outcome, criteria, top) for outcome in outcomes]
-    votes = [score >= grader.threshold for score in scores]
+    votes = [reaches(score, grader.threshold) for score in scores]
     if grader.aggregate == "majority":
         score = statistics.fmean(scores)
         passed = sum(votes) * 2 > len(votes)
     else:
         score = _combine(scores, grader.aggregate)
-        passed = score >= grader.threshold
+        passed = reaches(score, grader.threshold)
     score = min(1.0, max(0.0, score))
     first = outcomes[0].judgement
     details: dict[str, Any] = {
