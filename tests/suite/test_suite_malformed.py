@@ -22,6 +22,8 @@ MALFORMED: list[tuple[str, bytes, str]] = [
     ("no cases", b"name: x\n" + ENTRY, "the suite has no cases"),
     ("empty case list", ENTRY + b"cases: []\n", "the suite has no cases"),
     ("cases without value", ENTRY + b"cases:\n", "the suite has no cases"),
+    ("a dataset of null", ENTRY + b"dataset: ~\n", "the suite has no cases"),
+    ("no cases, a blank dataset", ENTRY + b"cases: []\ndataset:\n", "the suite has no cases"),
     ("BOM then bad YAML", b"\xef\xbb\xbfcases: [\n", "invalid YAML"),
     ("tab indentation", b"cases:\n\t- output: a\n", "found character '\\t'"),
     ("binary junk", bytes(range(256)) * 4, "is not UTF-8 text (byte 128)"),

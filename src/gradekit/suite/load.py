@@ -155,7 +155,7 @@ class _Loader:
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
         failed = len(self.problems) > before
-        if not data.get("cases") and "dataset" not in data:  # none, or `cases: []`
+        if not data.get("cases") and data.get("dataset") is None:  # none, `[]`, `dataset: ~`
             self.problems.append(
                 Problem(
                     ("cases",) if "cases" in data else (),
