@@ -190,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
     from gradekit._errors import ConfigError, WriteError
     from gradekit._scratch import sweep
+    from gradekit.cli_paths import path_clash
     from gradekit.graders import _judge
     from gradekit.report.progress import Progress
     from gradekit.report.target import probe
@@ -210,6 +211,12 @@ def run(args: argparse.Namespace) -> int:
     _check_sandbox(args.sandbox)
     wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
     targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
+    flags = {"json": "-o", "junit": "--junit", "markdown": "--markdown", "html": "--html"}
+    outputs = [(flags[form], path) for form, path in targets]
+    inputs = [("the suite file", suite.path), ("the dataset", suite.dataset)]
+    clash = path_clash(outputs + ([("--resume", args.resume)] if args.resume else []), inputs)
+    if clash is not None:
+        raise Invalid(f"gradekit: {clash}; nothing was graded")
     show = not args.quiet
     progress = Progress(None if selection is not None else suite.case_count, enabled=show)
     with contextlib.ExitStack() as stack:

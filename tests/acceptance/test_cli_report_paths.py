@@ -70,3 +70,43 @@ def test_a_path_that_takes_no_file_says_why(gradekit: Run, mixed_suite: Path) ->
         "the folder /proc does not take new files (No such file or directory): it is a virtual "
         "file system such as /proc or /sys; write the report elsewhere",
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "suite.yaml"], "-o suite.yaml is the suite file"),
+        (["--html", "data.jsonl"], "--html data.jsonl is the dataset"),
+        (["--markdown", "./sub/../data.jsonl"], "--markdown ./sub/../data.jsonl is the dataset"),
+        (["-o", "x.json", "--resume", "x.json"], "-o x.json and --resume x.json are one file"),
+        (["-o", "same", "--junit", "same"], "-o same and --junit same are one file"),
+    ],
+)
+def test_a_report_path_that_names_an_input_or_another_output_is_refused(
+    gradekit: Run, write, tmp_path: Path, args: list[str], message: str
+) -> None:
+    suite = write("suite.yaml", "graders: [{kind: equality}]\ndataset: data.jsonl\n")
+    data = write("data.jsonl", '{"name": "a", "output": "1", "expected": "1"}\n')
+    (tmp_path / "sub").mkdir()
+    inputs = {path: path.read_bytes() for path in (suite, data)}
+
+    done = gradekit("run", "suite.yaml", *args)
+
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"gradekit: {message}"), done.stderr
+    assert done.stderr.endswith("; nothing was graded\n")
+    assert {path: path.read_bytes() for path in inputs} == inputs  # left as they were
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.jsonl", "sub", "suite.yaml"]
+
+
+def test_a_report_may_replace_the_baseline_it_is_compared_with(
+    gradekit: Run, write, tmp_path: Path
+) -> None:
+    write(
+        "suite.yaml",
+        "graders: [{kind: equality}]\ncases: [{name: a, output: '1', expected: '1'}]\n",
+    )
+    assert gradekit("run", "suite.yaml", "-o", "last.json").returncode == 0
+    done = gradekit("run", "suite.yaml", "--baseline", "last.json", "-o", "last.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "last.json").read_text())["summary"]["passed"] == 1

@@ -209,6 +209,7 @@ class _Loader:
             sandbox=sandbox,
             case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
             warnings=warnings,
+            dataset=None if dataset is None else str(dataset.path),
         )
 
     def warnings(self, dataset: Dataset | None) -> PeerWarnings:

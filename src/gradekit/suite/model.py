@@ -83,3 +83,5 @@ class Suite:
     case_count: int | None = None
     sandbox: str | None = None
     warnings: Sequence[str] = ()
+    dataset: str | None = None
+    """The path of the `dataset:` file, None without one."""
