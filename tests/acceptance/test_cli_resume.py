@@ -157,6 +157,29 @@ def test_resuming_a_finished_log_grades_nothing(
     assert "cases that did not pass (2):\n  FAIL   bad\n" in again.stdout
 
 
+def test_a_dataset_line_reusing_a_yaml_case_name_does_not_take_its_place_on_resume(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    write(
+        "suite.yaml",
+        "graders: [{kind: equality}]\ncases: [{name: y1, output: a, expected: a}]\n"
+        "dataset: data.jsonl\n",
+    )
+    write("data.jsonl", '{"name": "y1", "output": "b", "expected": "b"}\n')
+    first = gradekit("run", "suite.yaml", "--resume", "log.jsonl", "-o", "first.json")
+    assert first.returncode == 1
+    before = (tmp_path / "log.jsonl").read_bytes()
+    again = gradekit("run", "suite.yaml", "--resume", "log.jsonl", "-o", "again.json")
+    assert (tmp_path / "log.jsonl").read_bytes() == before  # nothing graded twice
+    reports = [json.loads((tmp_path / n).read_text()) for n in ("first.json", "again.json")]
+    for report in reports:
+        assert [(c["name"], c["passed"], c["errored"]) for c in report["cases"]] == [
+            ("y1", True, False),
+            ("data.jsonl:1", False, True),
+        ]
+    assert reports[0]["summary"] == reports[1]["summary"]
+
+
 def test_a_corrupt_line_in_the_log_is_an_error(
     gradekit: Run, mixed_suite: Path, tmp_path: Path
 ) -> None:

@@ -95,8 +95,8 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
             "package that provides it, or register it with gradekit.register(); "
             "`gradekit kinds` lists the known kinds",
         ),
-        (
-            "first",
+        (  # named by its line: the name is the YAML case's, whose results stay its own
+            "data.jsonl:6",
             f"data.jsonl:6: duplicate case name 'first' (also at {path}:2:9); "
             "give each case its own name",
         ),

@@ -144,7 +144,9 @@ class Dataset:
                 f"duplicate case name '{name}' (also at {self.taken[name]}); "
                 "give each case its own name"
             )
-            return _error(name, where, message, attempt)
+            # Named by its line: under the YAML case's name, it would take that case's place
+            # in `--resume` logs, baselines and comparisons.
+            return _error(where, where, message, attempt)
         quick = quick_case(self.builder, raw, name, where)
         if quick is not None:
             return quick if attempt is None else attrs.evolve(quick, attempt=attempt)
