@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
+from gradekit.cli_values import fraction
 
 __all__ = ["add_compare_command"]
 
@@ -26,7 +27,11 @@ def add_compare_command(commands: Any) -> None:
     compare.add_argument("--html", metavar="FILE", help="write the comparison as an HTML page")
     compare.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
     compare.add_argument(
-        "--tolerance", type=float, default=0.0, metavar="X", help="ignore score changes <= X"
+        "--tolerance",
+        type=fraction,
+        default=0.0,
+        metavar="X",
+        help="ignore score changes <= X (0 to 1)",
     )
     compare.add_argument(
         "--fail-on",

@@ -77,3 +77,28 @@ def test_malformed_files_exit_2_without_a_traceback(
     assert "Traceback" not in done.stderr
     assert fragment in done.stderr
     assert len(done.stderr) < 2_000
+
+
+@pytest.mark.parametrize("tolerance", ["nan", "-0.1", "1.5", "x"])
+def test_compare_refuses_a_tolerance_that_is_not_a_score_difference(
+    gradekit: Run, write: Callable[[str, str], Path], tolerance: str
+) -> None:
+    # NaN hid every score change, so `--fail-on score-drop` passed a run whose score fell 1 -> 0.
+    write(
+        "base.yaml", "graders: [{kind: equality}]\ncases: [{name: a, output: '1', expected: '1'}]\n"
+    )
+    write(
+        "new.yaml", "graders: [{kind: equality}]\ncases: [{name: a, output: '2', expected: '1'}]\n"
+    )
+    assert gradekit("run", "base.yaml", "-o", "base.json").returncode == 0
+    assert gradekit("run", "new.yaml", "-o", "new.json").returncode == 1
+
+    done = gradekit(
+        "compare", "base.json", "new.json", "--tolerance", tolerance, "--fail-on", "score-drop:0.5"
+    )
+
+    assert done.returncode == 2, done.stdout
+    assert "argument --tolerance:" in done.stderr and "from 0 to 1" in done.stderr.replace(
+        "between 0 and 1", "from 0 to 1"
+    )
+    assert "Traceback" not in done.stderr

@@ -170,6 +170,7 @@ def test_a_dataset_line_reusing_a_yaml_case_name_does_not_take_its_place_on_resu
     assert first.returncode == 1
     before = (tmp_path / "log.jsonl").read_bytes()
     again = gradekit("run", "suite.yaml", "--resume", "log.jsonl", "-o", "again.json")
+    assert again.returncode == 1
     assert (tmp_path / "log.jsonl").read_bytes() == before  # nothing graded twice
     reports = [json.loads((tmp_path / n).read_text()) for n in ("first.json", "again.json")]
     for report in reports:
