@@ -36,6 +36,15 @@ def test_strict_json(output: str) -> None:
     assert grade(output).outcome == "fail"
 
 
+@pytest.mark.parametrize("output", ["1e400", "[-1e400]", '{"a": 1e999}'])
+def test_a_number_too_large_for_a_float_is_not_read_as_infinity(output: str) -> None:
+    # Read as infinity, `1e400` equalled `1e999` and `{"a": 1e999}` was "valid JSON".
+    result = grade(output, expected=output.replace("1e400", "1e999"), equals_expected=True)
+    assert result.outcome == "fail"
+    assert "too large for a float" in result.message
+    assert grade("[1e308, 123456789012345678901234567890]").outcome == "pass"  # in range
+
+
 def test_deeply_nested_output_fails_without_crashing() -> None:
     result = grade("[" * 100_000 + "]" * 100_000)
     assert result.outcome == "fail"

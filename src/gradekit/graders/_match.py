@@ -138,7 +138,8 @@ def _numeric(target: Any, tolerance: Any, where: str) -> Matcher:
 
     def match(actual: Any) -> str | None:
         number = actual if is_number(actual) else _parse(actual)
-        if number is None or abs(number - target) > tolerance:
+        # `not <=`: NaN is within no tolerance of anything (`abs(nan - t) > tol` is False).
+        if number is None or not abs(number - target) <= tolerance:
             return f"expected {target} ± {tolerance}, got {_show(actual)}"
         return None
 

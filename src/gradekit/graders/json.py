@@ -7,6 +7,7 @@ imported only when a grader with a `schema` is created.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
@@ -28,14 +29,25 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_decode: Final = json.JSONDecoder(parse_constant=_reject_constant).decode
-"""`json.loads(text, parse_constant=...)` without building a decoder at each call."""
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # `1e400`: no float holds it, and it would equal every other
+        raise ValueError(f"the number {text} is too large for a float")
+    return value
+
+
+_decode: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
+"""`json.loads(text, parse_constant=..., parse_float=...)` without building a decoder at
+each call."""
 
 
 def _parse(text: str) -> Any:
-    """Strict JSON: `NaN` and `Infinity` are refused, as the JSON standard does."""
+    """Strict JSON: `NaN` and `Infinity` are refused, as the JSON standard does, and so is a
+    number too large for a float (`1e400` would read as infinity)."""
     if text.startswith("\ufeff"):
-        return json.loads(text, parse_constant=_reject_constant)  # its own BOM error
+        return json.loads(  # its own BOM error
+            text, parse_constant=_reject_constant, parse_float=_finite_float
+        )
     return _decode(text)
 
 

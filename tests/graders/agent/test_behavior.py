@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -188,6 +189,15 @@ def test_unlisted_arguments_are_ignored() -> None:
 def test_regex_is_a_full_match() -> None:
     assert expected({"q": {"regex": "rev.*2023"}}, {"q": "revenue 2023"}).outcome == "pass"
     assert expected({"q": {"regex": "rev"}}, {"q": "revenue"}).outcome == "fail"
+
+
+@pytest.mark.parametrize("value", [math.nan, "nan", math.inf])
+def test_a_numeric_matcher_refuses_an_argument_that_is_not_a_finite_number(value: Any) -> None:
+    # NaN is within no tolerance of anything: `abs(nan - 5) > 0` is False, so it matched.
+    grader = behavior(expected_calls=[{"name": "calc", "arguments": {"b": {"numeric": 5}}}])
+    result = grader.grade(Sample(tool_calls=[ToolCall("calc", {"b": value})]))
+    assert result.outcome == "fail"
+    assert "expected 5 ± 0" in result.message
 
 
 def test_contains_and_numeric_tolerance() -> None:
