@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from pack_support import pip_install_target
 
 
@@ -61,12 +62,14 @@ def test_the_written_pack_installs_and_passes_its_own_tests(tmp_path: Path) -> N
     )
 
 
-def test_a_name_that_is_not_a_namespace_exits_2(tmp_path: Path) -> None:
-    done = gradekit("new-pack", "Acme-Graders", "--dest", str(tmp_path))
+@pytest.mark.parametrize("name", ["Acme-Graders", "acme_"])  # acme_: gradekit-acme- won't install
+def test_a_name_that_is_not_a_namespace_exits_2(tmp_path: Path, name: str) -> None:
+    done = gradekit("new-pack", name, "--dest", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr == (
-        "gradekit: invalid pack name 'Acme-Graders': a pack name is its kinds' namespace, "
-        "lowercase letters, digits and underscores, starting with a letter (such as 'acme')\n"
+        f"gradekit: invalid pack name '{name}': a pack name is its kinds' namespace, "
+        "lowercase letters, digits and underscores, starting with a letter and not ending "
+        "with an underscore (such as 'acme')\n"
     )
     assert list(tmp_path.iterdir()) == []
 

@@ -15,7 +15,9 @@ from typing import Final, TextIO
 
 __all__ = ["main", "write_pack"]
 
-NAMESPACE: Final = re.compile(r"^[a-z][a-z0-9_]*$")
+NAMESPACE: Final = re.compile(r"^[a-z](?:[a-z0-9_]*[a-z0-9])?$")
+"""A pack's name: its kinds' namespace, and (`_` as `-`) its distribution's name, which may
+not end with `-`."""
 
 _PYPROJECT: Final = Template("""\
 [build-system]
@@ -173,7 +175,8 @@ def write_pack(name: str, dest: Path) -> Path:
     if not NAMESPACE.match(name):
         raise ValueError(
             f"invalid pack name {name!r}: a pack name is its kinds' namespace, lowercase "
-            "letters, digits and underscores, starting with a letter (such as 'acme')"
+            "letters, digits and underscores, starting with a letter and not ending with an "
+            "underscore (such as 'acme')"
         )
     dist = "gradekit-" + name.replace("_", "-")
     package = f"gradekit_{name}"
