@@ -251,6 +251,12 @@ def test_common_timeout_key_is_the_programs_own() -> None:
             "$.env: expected a list of variable names or a map of NAME: value, got 'SECRET'",
         ),
         ({"command": "x", "network": "no"}, "$.network: expected true or false, got 'no'"),
+        (  # it passed a variable named `FOO=bar` through: none such, so FOO was never set
+            {"command": "x", "env": ["PATH", "FOO=bar"]},
+            "$.env: 'FOO=bar' is not a variable name; to set FOO, write env: {FOO: bar}",
+        ),
+        ({"command": "x", "env": [""]}, "$.env: '' is not a variable name"),
+        ({"command": "x", "env": {"A=B": "c"}}, "$.env: 'A=B' is not a variable name"),
     ],
 )
 def test_bad_options_name_the_key(config: dict[str, Any], problem: str) -> None:

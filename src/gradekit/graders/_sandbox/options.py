@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -74,15 +74,29 @@ def _env(value: Any) -> FrozenDict[str, str | None]:
     if value is None:
         return EMPTY
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-        return FrozenDict(dict.fromkeys(value))
+        return FrozenDict(dict.fromkeys(_names(value, listed=True)))
     if isinstance(value, Mapping) and all(
         isinstance(key, str) and (item is None or isinstance(item, (str, int, float)))
         for key, item in value.items()
     ):
+        _names(value, listed=False)
         return FrozenDict({key: None if item is None else str(item) for key, item in value.items()})
     raise OptionError(
         "env", f"expected a list of variable names or a map of NAME: value, got {value!r}"
     )
+
+
+def _names(names: Iterable[str], *, listed: bool) -> Iterable[str]:
+    """`names`, each checked to be a variable name: not empty, no `=` (`FOO=bar` in a list
+    would pass a variable of that name through, and set nothing)."""
+    for name in names:
+        if not name or "=" in name or "\0" in name:
+            hint = ""
+            if listed and name.partition("=")[0] and "=" in name:
+                variable, _, setting = name.partition("=")
+                hint = f"; to set {variable}, write env: {{{variable}: {setting}}}"
+            raise OptionError("env", f"{name!r} is not a variable name{hint}")
+    return names
 
 
 def _available(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
