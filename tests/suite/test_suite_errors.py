@@ -116,6 +116,16 @@ def test_the_issue_example_shape(write, registry):
             "suite.yaml:1:11: graders[0]: cannot create this grader: RuntimeError: "
             "boom with {'x': 1}",
         ),
+        (  # a typo in a common key of every entry is hinted too, not only the kind's own
+            "graders: [{kind: exact, advisroy: true}]\ncases: [{}]\n",
+            "suite.yaml:1:25: graders[0]: unknown option 'advisroy' for kind 'exact' "
+            "(did you mean 'advisory'?)",
+        ),
+        (
+            "graders: [{kind: exact, wieght: 2}]\ncases: [{}]\n",
+            "suite.yaml:1:25: graders[0]: unknown option 'wieght' for kind 'exact' "
+            "(did you mean 'weight'?)",
+        ),
         (
             "graders: exact\ncases: [{}]\n",
             "suite.yaml:1:10: graders: expected a list of grader entries, got 'exact'",

@@ -15,6 +15,7 @@ import attrs
 
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit._hints import did_you_mean
 from gradekit._numbers import fraction_problem
 from gradekit._peers import ENTRY_PEERS
 from gradekit._seconds import seconds_problem
@@ -260,11 +261,17 @@ def _missing_kind(raw: Mapping[str, Any]) -> str:
 
 
 def _peer_hint(problem: Problem, kind: str) -> Problem:
-    """The kind's own `unknown option 'type'` says what a peer framework's key stands for."""
+    """The kind's own `unknown option 'type'` says what a peer framework's key stands for,
+    and `unknown option 'advisroy'` which common key of every entry it looks like."""
     key = problem.path[0] if problem.key and len(problem.path) == 1 else None
-    field = ENTRY_PEERS.get(key) if isinstance(key, str) else None
-    if field is None or "unknown option" not in problem.message:
+    if not isinstance(key, str) or "unknown option" not in problem.message:
         return problem
+    field = ENTRY_PEERS.get(key)
+    if field is None:
+        hint = None if "did you mean" in problem.message else did_you_mean(key, COMMON_KEYS)
+        if hint is None:
+            return problem
+        return attrs.evolve(problem, message=f"unknown option '{key}' for kind '{kind}' ({hint})")
     message = (
         f"unknown option '{key}' for kind '{kind}': gradekit names a grader's {field} with "
         f"'{field}' (did you mean '{field}'?); remove '{key}'"
