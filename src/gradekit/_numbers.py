@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ROUNDING", "fraction_problem", "reaches"]
+__all__ = ["ROUNDING", "fraction_problem", "number_of", "reaches"]
 
 ROUNDING: Final = 1e-9
 """How far below its threshold a computed mean may fall and still reach it: sums of floats
@@ -25,3 +25,17 @@ def fraction_problem(value: float) -> str | None:
     if 0.0 <= value <= 1.0:
         return None
     return f"must be between 0 and 1, got {value!r}"
+
+
+def number_of(value: object) -> float | None:
+    """An option's number as a float: an int or a float (not a bool), or numeric text, since
+    YAML 1.1 reads `1e-6` and `1e3` (no dot) as text; None for anything else. An int too
+    large for a float raises OverflowError."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None

@@ -68,6 +68,17 @@ def test_common_keys_are_split_from_options(registry):
     assert entry.location == "suite.yaml:3:5"
 
 
+def test_common_numbers_may_be_written_as_yaml_1_1_reads_them(registry):
+    # PyYAML reads `1e3` (an exponent and no dot) as text, as kind options accept it.
+    import yaml
+
+    raw = yaml.safe_load("{kind: scored, weight: 1e3, threshold: 5e-1, timeout: 1e2}")
+    assert raw["weight"] == "1e3"
+    entry = build_entry(raw, registry=registry)
+    assert entry is not None
+    assert (entry.weight, entry.threshold, entry.timeout) == (1000.0, 0.5, 100.0)
+
+
 def test_defaults(registry):
     entry = build_entry({"kind": "scored"}, registry=registry)
     assert entry is not None

@@ -16,7 +16,7 @@ import attrs
 from gradekit._errors import ConfigError, GradekitError, Problem
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._hints import did_you_mean
-from gradekit._numbers import fraction_problem
+from gradekit._numbers import fraction_problem, number_of
 from gradekit._peers import ENTRY_PEERS
 from gradekit._seconds import seconds_problem
 from gradekit._types import Grader
@@ -94,20 +94,22 @@ def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float 
     value = raw.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        problems.append(Problem((key,), f"expected a number, got {value!r}"))
-        return None
     try:
-        return float(value)
+        number = number_of(value)
     except OverflowError:  # a whole number past the floats
         problems.append(Problem((key,), "expected a number, got one too large for a float"))
         return None
+    if number is None:
+        problems.append(Problem((key,), f"expected a number, got {value!r}"))
+    return number
 
 
 def _timeout_of(raw: Mapping[str, Any], problems: list[Problem]) -> float | None:
     value = raw.get("timeout")
     if value is None:
         return None
+    if isinstance(value, str) and number_of(value) is not None:  # `1e2`: YAML 1.1 text
+        value = number_of(value)
     problem = seconds_problem(value)
     if problem is not None:
         problems.append(Problem(("timeout",), problem))

@@ -19,6 +19,7 @@ import attrs
 
 from gradekit._errors import ConfigError, OptionError, Problem
 from gradekit._hints import hint_suffix
+from gradekit._numbers import number_of
 
 if typing.TYPE_CHECKING:
     import cattrs
@@ -133,15 +134,10 @@ def _strict_bool(value: Any, _: type) -> bool:
 
 
 def _strict_float(value: Any, _: type) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        # YAML 1.1 reads `1e-6` (no dot) as a string; accept numeric text.
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    raise TypeError(f"expected a number, got {_describe(value)}")
+    number = number_of(value)
+    if number is None:
+        raise TypeError(f"expected a number, got {_describe(value)}")
+    return number
 
 
 def _strict_int(value: Any, _: type) -> int:
