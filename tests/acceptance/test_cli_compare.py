@@ -112,3 +112,76 @@ def test_the_api_compares_report_objects_and_files_alike(runs: tuple[Path, Path]
     (change,) = [c for c in from_files.score_changes if c.case == "scored"]
     assert change.delta == pytest.approx(-1 / 3)
     assert from_files.base_pass_rate == pytest.approx(3 / 5)  # stays, breaks, leaves
+
+
+SWAPS_BEFORE = """
+name: swaps
+graders:
+  - kind: equality
+cases:
+  - {name: passes, output: "a", expected: "a"}
+  - {name: still-bad, output: "x", expected: "y"}
+  - {name: now-errs, output: "x", expected: "y"}
+  - name: now-fails
+    output: "f"
+    graders: [{kind: code, grader: "boom:grade"}]
+"""
+
+SWAPS_AFTER = """
+name: swaps
+graders:
+  - kind: equality
+cases:
+  - {name: passes, output: "a", expected: "a"}
+  - {name: still-bad, output: "x", expected: "y"}
+  - name: now-errs
+    output: "x"
+    graders: [{kind: code, grader: "boom:grade"}]
+  - {name: now-fails, output: "x", expected: "y"}
+"""
+
+
+def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
+    gradekit: Run, tmp_path: Path
+) -> None:
+    # A failing case that now errors, and an erroring one that now fails: neither passed either
+    # time, so both are `unchanged` and still failing, as `gradekit run --baseline` marks them;
+    # neither is lost: the first newly errors, the second is listed as failing now.
+    (tmp_path / "boom.py").write_text("def grade(ctx):\n    raise RuntimeError('no')\n")
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(SWAPS_BEFORE))
+    assert gradekit("run", "suite.yaml", "-q", "-o", "base.json").returncode == 1
+    (tmp_path / "suite.yaml").write_text(textwrap.dedent(SWAPS_AFTER))
+    baseline = gradekit("run", "suite.yaml", "--baseline", "base.json", "-o", "new.json")
+    assert baseline.returncode == 1, baseline.stderr
+    assert "0 regressed, 0 fixed, 0 new, 4 unchanged (3 still failing), 0 removed" in (
+        baseline.stdout
+    )
+
+    done = gradekit(
+        "compare", "base.json", "new.json", "--json", "c.json", "--markdown", "c.md",
+        "--html", "c.html",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # nothing regressed
+    out = done.stdout
+    assert "no case changed outcome" not in out
+    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in out
+    assert "Newly erroring: 1\n  now-errs: fail -> error\n" in out
+    assert "Failing now (erroring before): 1\n  now-fails: error -> fail\n" in out
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert (data["unchanged"], data["still_failing"]) == (4, 3)
+    assert [c["name"] for c in data["new_errors"]] == ["now-errs"]
+    assert [(c["name"], c["base"], c["new"]) for c in data["now_failing"]] == [
+        ("now-fails", "error", "fail")
+    ]
+    markdown = (tmp_path / "c.md").read_text()
+    assert "4 unchanged (3 still failing)" in markdown
+    assert "### Failing now (erroring before): 1" in markdown
+    assert "| `now-fails` | error | fail |" in markdown
+    page = (tmp_path / "c.html").read_text()
+    assert "4 unchanged (3 still failing)" in page and "now-fails" in page
+
+    # Nothing changed at all: said so, with the same counts.
+    same = gradekit("compare", "new.json", "new.json")
+    assert same.returncode == 0, same.stderr
+    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in same.stdout
+    assert "no case changed outcome" in same.stdout

@@ -3,9 +3,11 @@
 `compare(base, new)` matches cases by name and attempt index (and turns by index) between two
 runs, each given as
 a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a `Comparison`:
-newly failing, newly erroring and newly passing cases, added and removed cases, score changes
-per grader beyond a tolerance, and the pass-rate change. `Comparison.failures(rules)` says which
-of the rules a CI gate cares about were broken (`gradekit compare` exits 1 on any).
+newly failing, newly erroring and newly passing cases, cases failing now that errored before,
+added and removed cases, the cases `unchanged` by `mark_of` (and how many of them are still
+failing), score changes per grader beyond a tolerance, and the pass-rate change.
+`Comparison.failures(rules)` says which of the rules a CI gate cares about were broken
+(`gradekit compare` exits 1 on any).
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ Mark = Literal["new", "fixed", "regressed", "unchanged"]
 def mark_of(was: Outcome | None, now: Outcome) -> Mark:
     """The one rule `compare` and `gradekit run --baseline` share: `new` (not in the baseline,
     `was` None), `regressed` (passing before, failing or erroring now), `fixed` (failing or
-    erroring before, passing now), else `unchanged` (a failure that now errors included)."""
+    erroring before, passing now), else `unchanged` (a failure that now errors, or an error
+    that now fails, included)."""
     if was is None:
         return "new"
     if was == "pass":
@@ -153,9 +156,18 @@ class Comparison:
     base_pass_rate: float | None
     new_pass_rate: float | None
     unchanged: int
+    """Cases of both runs marked `unchanged` by `mark_of`: passing both times, or not passing
+    both times (a failure that now errors, or an error that now fails, included), as
+    `gradekit run --baseline` counts them; regressed + fixed + added + unchanged is the new
+    run's cases."""
     kind_changes: tuple[KindChange, ...] = ()
     """Kinds both runs use whose distribution or version changed (a pack upgraded): a score
     change may come from them. Empty when either run records no environment."""
+    still_failing: int = 0
+    """Of the `unchanged` cases, those that did not pass either time."""
+    now_failing: tuple[CaseChange, ...] = ()
+    """Erroring before, failing now: `unchanged` (still failing), listed so that every case
+    whose outcome changed is in a list (a failure that now errors is in `new_errors`)."""
 
     @property
     def pass_rate_change(self) -> float | None:
@@ -193,7 +205,9 @@ class Comparison:
             "fixed": cases(self.fixed),
             "added": cases(self.added),
             "removed": cases(self.removed),
+            "now_failing": cases(self.now_failing),
             "unchanged": self.unchanged,
+            "still_failing": self.still_failing,
             "score_changes": [
                 {**_asdict(change), "delta": change.delta} for change in self.score_changes
             ],
@@ -241,9 +255,9 @@ def compare(
         read_seen(base, watch, layouts),
         read_seen(new, watch, layouts),
     )
-    regressed, new_errors, fixed, added, removed = [], [], [], [], []
+    regressed, new_errors, fixed, added, removed, now_failing = [], [], [], [], [], []
     scores: list[ScoreChange] = []
-    unchanged = 0
+    unchanged = still_failing = 0
     for key, case in after.items():
         name, attempt = key
         old = before.get(key)
@@ -254,17 +268,20 @@ def compare(
                 new_errors.append(CaseChange(name, None, now, attempt))
             continue
         was = old.outcome
-        if was == now:
+        mark = mark_of(was, now)
+        if mark == "unchanged":
             unchanged += 1
-        else:
+            still_failing += now != "pass"
+        if was != now:
             change = CaseChange(name, was, now, attempt)
-            mark = mark_of(was, now)
             if mark == "regressed":
                 regressed.append(change)
             if now == "error":
                 new_errors.append(change)
             if mark == "fixed":
                 fixed.append(change)
+            if was == "error" and now == "fail":
+                now_failing.append(change)
         for (turn, grader), previous, score in _paired(old, case):
             if abs(score - previous) > tolerance:
                 scores.append(ScoreChange(name, turn, grader, previous, score, attempt))
@@ -283,4 +300,6 @@ def compare(
         new_pass_rate=_pass_rate(after),
         unchanged=unchanged,
         kind_changes=tuple(kind_changes(base_environment, new_environment)),
+        still_failing=still_failing,
+        now_failing=tuple(now_failing),
     )

@@ -28,6 +28,7 @@ _SECTIONS = (
     ("regressed", "Regressed (passing before)"),
     ("new_errors", "Newly erroring"),
     ("fixed", "Fixed (passing now)"),
+    ("now_failing", "Failing now (erroring before)"),
     ("added", "Added"),
     ("removed", "Removed"),
 )
@@ -46,6 +47,16 @@ def _rate_line(comparison: Comparison) -> str:
     )
 
 
+def _counts_line(comparison: Comparison) -> str:
+    """How the new run's cases compare, with the marks of `gradekit run --baseline`: regressed
+    + fixed + added + unchanged is the new run's cases; removed are the baseline's others."""
+    c = comparison
+    return (
+        f"{len(c.regressed)} regressed, {len(c.fixed)} fixed, {len(c.added)} added, "
+        f"{c.unchanged} unchanged ({c.still_failing} still failing), {len(c.removed)} removed"
+    )
+
+
 def _sections(comparison: Comparison) -> Iterable[tuple[str, tuple[CaseChange, ...]]]:
     for attribute, title in _SECTIONS:
         changes: tuple[CaseChange, ...] = getattr(comparison, attribute)
@@ -54,8 +65,9 @@ def _sections(comparison: Comparison) -> Iterable[tuple[str, tuple[CaseChange, .
 
 
 def render_text(comparison: Comparison) -> str:
-    """The console view: the pass-rate change, then each non-empty section."""
-    lines = [_rate_line(comparison)]
+    """The console view: the pass-rate change, the count of each mark, then each non-empty
+    section."""
+    lines = [_rate_line(comparison), _counts_line(comparison)]
     for title, changes in _sections(comparison):
         lines.append(f"{title}: {len(changes)}")
         lines.extend(
@@ -69,8 +81,8 @@ def render_text(comparison: Comparison) -> str:
             f"  {c.label} turn {c.turn} {c.grader}: {c.base:.3g} -> {c.new:.3g} ({c.delta:+.3g})"
             for c in comparison.score_changes[:_SHOWN]
         )
-    if len(lines) == 1:
-        lines.append(f"no case changed outcome ({comparison.unchanged} unchanged)")
+    if len(lines) == 2:
+        lines.append("no case changed outcome")
     if comparison.kind_changes:
         lines.append("note: kinds provided by another version (a score change may come from it):")
         lines.extend(f"  {change.text()}" for change in comparison.kind_changes)
@@ -84,7 +96,14 @@ def _md(text: str) -> str:
 
 def render_markdown(comparison: Comparison) -> str:
     """A Markdown summary for a pull request comment."""
-    lines = ["## gradekit: comparison with the baseline", "", _rate_line(comparison), ""]
+    lines = [
+        "## gradekit: comparison with the baseline",
+        "",
+        _rate_line(comparison),
+        "",
+        _counts_line(comparison),
+        "",
+    ]
     for title, changes in _sections(comparison):
         lines += [
             f"### {title}: {len(changes)}",
@@ -124,6 +143,7 @@ def render_html(comparison: Comparison) -> str:
         "td,th{border:1px solid #ccc;padding:.2em .6em}.fail,.error{color:#b00}"
         ".pass{color:#070}</style></head><body>",
         f"<h1>Comparison with the baseline</h1><p>{e(_rate_line(comparison))}</p>",
+        f"<p>{e(_counts_line(comparison))}</p>",
     ]
     for title, changes in _sections(comparison):
         rows = "".join(
