@@ -5,6 +5,7 @@ Jenkins xunit plugin's JUnit schema (data/jenkins-junit.xsd) and the strict comm
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import junitparser
@@ -147,3 +148,75 @@ def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path
     assert names[0] == "bell\ufffd cr\r <&> \ufffd"
     refund = document.getroot().find(".//testcase[@name='refund']/system-out")
     assert "  output:\n    line\r\n    next \ufffd\n" in refund.text
+
+
+MANY_PROBLEMS = """
+    name: many
+    cases:
+      - name: fine
+        output: "a"
+        expected: "a"
+        graders: [{kind: equality}]
+      - name: mixed
+        turns:
+          - output: "x"
+            expected: "y"
+            graders:
+              - {kind: equality}
+              - {kind: code, name: explode, grader: "boom:explode"}
+          - output: "z"
+            expected: "w"
+            graders: [{kind: equality, name: second}]
+      - name: twice-wrong
+        output: "x"
+        expected: "y"
+        graders:
+          - {kind: equality}
+          - {kind: contains, values: [q]}
+"""
+
+
+def test_a_case_of_many_problems_has_one_status_element_listing_them_all(
+    gradekit: Run, write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    # `mixed` fails at turn 0, errors at turn 0 and fails at turn 1: one errored case, one
+    # `<error>`; `twice-wrong` fails twice: one failed case, one `<failure>`.
+    write("boom.py", "def explode(ctx):\n    raise ValueError('no luck')\n")
+    write("suite.yaml", MANY_PROBLEMS)
+    done = gradekit("run", "suite.yaml", "--junit", "r.xml", "-o", "r.json", "--quiet")
+    assert done.returncode == 1, done.stderr
+    document = etree.parse(str(tmp_path / "r.xml"))
+    assert JENKINS.validate(document), JENKINS.error_log
+    assert COMMON.validate(document), COMMON.error_log
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert (summary["failed"], summary["errored"]) == (1, 1)
+
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml"))
+    (suite,) = list(xml)
+    cases = {case.name: case for case in suite}
+    assert _results(cases["fine"]) == []
+    assert _results(cases["mixed"]) == ["Error"]
+    assert _results(cases["twice-wrong"]) == ["Failure"]
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 1)
+    xml.update_statistics()  # junitparser's recount from the elements agrees
+    assert (xml.tests, xml.failures, xml.errors) == (3, 1, 1)
+    (suite,) = list(xml)
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 1)
+
+    # Nothing is lost: the one element names every failed and errored result.
+    (error,) = cases["mixed"].result
+    assert error.type == "ValueError"
+    assert error.message == (
+        "3 results did not pass: turn 0: equality: expected 'y', got 'x'; "
+        "turn 0: explode: ValueError: no luck; turn 1: second: expected 'w', got 'z'"
+    )
+    assert error.text.split("\n\n") == [
+        "turn 0: equality: expected 'y', got 'x'",
+        "turn 0: explode: ValueError: no luck",
+        "turn 1: second: expected 'w', got 'z'",
+    ]
+    (failure,) = cases["twice-wrong"].result
+    assert failure.type == "equality"
+    assert failure.message.startswith("2 results did not pass: turn 0: equality: ")
+    assert "; turn 0: contains: " in failure.message
+    assert len(failure.text.split("\n\n")) == 2

@@ -1,7 +1,9 @@
 """JUnit XML, the format CI systems read: one testsuite per suite, one testcase per case.
 
-A failing grader is a `<failure>`, an errored grader (or a case that could not be loaded) an
-`<error>`; a case that did not pass also gets a `<system-out>` with the sample each failing
+A failed case holds one `<failure>`, an errored case (a grader that errored, or a case that
+could not be loaded) one `<error>`: one status element a testcase, so that the tools that
+recount them agree with the testsuite's counts of cases; its message and text name every failed
+and errored result. A case that did not pass also gets a `<system-out>` with the sample each failing
 turn graded (input, output, expected, tool calls, transcript) when the report carries it, else
 the failing results' messages. A turn not run because an earlier error ended its case is a
 testcase of its own, `CASE [turn N]`, holding a `<skipped>`: CI systems give a testcase one
@@ -24,6 +26,8 @@ import socket
 import tempfile
 from collections.abc import Iterable
 from typing import TextIO
+
+import attrs
 
 from gradekit._frozen import thaw
 from gradekit.report._atomic import atomic_text
@@ -92,12 +96,24 @@ def _system_out(view: CaseView) -> str:
     return "\n".join(reasons)
 
 
-def _problems(case_view: CaseView) -> list[str]:
-    """The `<failure>` and `<error>` elements of a case that did not pass."""
+@attrs.frozen
+class _Problem:
+    """A failed or errored result of a case (or its own error): one entry of its status."""
+
+    error: bool
+    kind: str
+    message: str
+    body: str
+
+
+def _problems(case_view: CaseView) -> list[_Problem]:
+    """What made a case not pass, in order: its own error, then each failed or errored
+    non-advisory result, turn by turn (an errored case none of whose verdict results errored:
+    the advisory errors that ended it)."""
     case = case_view.report
-    parts: list[str] = []
+    found: list[_Problem] = []
     if case.error is not None:
-        parts.append(_element("error", _error_type(case.error), case.error, case.error))
+        found.append(_Problem(True, _error_type(case.error), case.error, case.error))
     for turn in case.turns:
         for record in turn.results:
             result = record.result
@@ -108,21 +124,38 @@ def _problems(case_view: CaseView) -> list[str]:
             if result.details is not None:
                 body += "\ndetails: " + json.dumps(thaw(result.details), indent=2, default=str)
             if result.outcome == "error":
-                parts.append(_element("error", _error_type(result.error or ""), message, body))
+                found.append(_Problem(True, _error_type(result.error or ""), message, body))
             else:
-                parts.append(_element("failure", result.kind, message, body))
-    if not parts and case.outcome == "error":
+                found.append(_Problem(False, result.kind, message, body))
+    if case.outcome == "error" and not any(problem.error for problem in found):
         # Only an advisory grader errored, and its error ended the case (`fail_on_error`).
         for index, record in advisory_errors(case):
             message = f"turn {index}: {record.result.name} (advisory): {result_text(record)}"
-            kind = _error_type(record.result.error or "")
-            parts.append(_element("error", kind, message, message))
-        if not parts:
-            parts.append(_element("error", "Error", "the case errored", "the case errored"))
-    if not parts and case.outcome == "fail":
+            found.append(_Problem(True, _error_type(record.result.error or ""), message, message))
+        if not any(problem.error for problem in found):
+            found.append(_Problem(True, "Error", "the case errored", "the case errored"))
+    if not found and case.outcome == "fail":
         message = f"the case's policy did not pass (score {case.score:g})"
-        parts.append(_element("failure", "policy", message, message))
-    return parts
+        found.append(_Problem(False, "policy", message, message))
+    return found
+
+
+def _status(case_view: CaseView) -> str:
+    """The one status element of a case that did not pass: an `<error>` for an errored case, a
+    `<failure>` for a failed one (CI tools count a testcase's elements: one each, so their
+    counts are the cases'). Its message and text name every failed and errored result; its
+    type is the first error's class (or the first failing result's kind)."""
+    problems = _problems(case_view)
+    errored = case_view.report.outcome == "error"
+    first = next((p for p in problems if p.error == errored), problems[0])
+    if len(problems) == 1:
+        message = first.message
+    else:
+        message = f"{len(problems)} results did not pass: " + "; ".join(
+            one_line(p.message) for p in problems
+        )
+    body = "\n\n".join(p.body for p in problems)
+    return _element("error" if errored else "failure", first.kind, message, body)
 
 
 def _head(name: str, classname: str, milliseconds: float) -> str:
@@ -147,7 +180,7 @@ def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple
     if case.outcome == "pass":
         yield head + "/>\n", "pass"
     else:
-        parts = _problems(view)
+        parts = [_status(view)]
         said = f"baseline: {mark}\n" if mark else ""
         parts.append(f"      <system-out>{_text(said + _system_out(view))}</system-out>\n")
         yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
