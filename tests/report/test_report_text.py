@@ -29,3 +29,18 @@ def test_a_graded_result_shows_its_message_else_its_score():
 def test_durations_read_in_ms_under_a_second():
     assert duration(41.2) == "41 ms"
     assert duration(12_345.0) == "12.3 s"
+
+
+def test_a_cut_text_counts_what_is_missing_from_the_text_graded():
+    from gradekit.report._sample_text import cut
+    from gradekit.report.samples import cut_text
+
+    graded = "ab" * 50  # 100 characters
+    once = cut_text(graded, 30)
+    assert once == "a" + "ba" * 14 + "b…[cut 70 more characters]"
+    assert cut(once, 100) == once  # fits: shown as it is
+    assert cut(once, 10) == graded[:10] + "…[cut 90 more characters]"
+    # A bound inside the marker: the marker is not split, its count kept.
+    assert cut(once, 35) == once
+    assert cut(once + "!", 35) == graded[:30] + "…[cut 71 more characters]"
+    assert cut("z" * 50, 20) == "z" * 20 + "…[cut 30 more characters]"

@@ -1,11 +1,13 @@
 """A turn's sample as plain text, for the reports that show it as text (JUnit's
 `<system-out>`, the Markdown summary): input, output, expected, the tool calls one a line, the
-transcript one message a line. Each part is cut at a bound with a marker saying how much was
-left out, so no sample can make a report unreadable."""
+transcript one message a line. Each part is cut at a bound with a marker saying how much of the
+text graded was left out (the JSON report's marker, whose count is added to when the text
+comes already cut), so no sample can make a report unreadable."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,11 +17,26 @@ SAMPLE_LIMIT = 4000
 """At most this many characters of each part of a sample."""
 
 
+_MARKER = re.compile(r"…\[cut (\d{1,3}(?:,\d{3})*) more characters\]")
+"""The marker `samples.cut_text` ends a cut text with: the reports are often built from a JSON
+report whose texts are already cut."""
+
+
 def cut(text: str, limit: int = SAMPLE_LIMIT) -> str:
-    """`text`, or its first `limit` characters and a marker counting the rest."""
+    """`text`, or its first `limit` characters and the marker of the JSON report,
+    `…[cut 12,345 more characters]`, counting the characters missing from the text graded:
+    where `text` holds markers of its own (texts already cut in the JSON report), the count of
+    each marker left out is added instead of the marker's length, and a marker is never split."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+    end, missing = limit, 0
+    for marker in _MARKER.finditer(text):
+        if marker.end() <= end:
+            continue  # kept whole, its own count still right
+        end = min(end, marker.start())
+        missing += int(marker[1].replace(",", "")) - len(marker[0])
+    missing += len(text) - end
+    return f"{text[:end]}…[cut {missing:,} more characters]"
 
 
 def value_text(value: Any) -> str:
