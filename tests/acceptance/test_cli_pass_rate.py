@@ -107,3 +107,39 @@ def test_junit_shows_no_score_for_errored_cases(reports: Path) -> None:
         if case.get("name").startswith("broken"):
             text = etree.tostring(case, encoding="unicode")
             assert "score" not in text and "ValueError: no luck" in text
+
+
+def _many(write: Callable[[str, str], Path], passing: int, failing: int) -> None:
+    lines = [{"name": f"p{i}", "output": "a", "expected": "a"} for i in range(passing)]
+    lines += [{"name": f"f{i}", "output": "a", "expected": "b"} for i in range(failing)]
+    write("cases.jsonl", "".join(json.dumps(line) + "\n" for line in lines))
+    write("suite.yaml", "name: many\ndataset: cases.jsonl\ngraders: [{kind: equality}]\n")
+
+
+@pytest.mark.parametrize("counts", [(1999, 1, "99.9%"), (1, 1999, "0.1%")])
+def test_a_rate_short_of_all_or_above_none_never_reads_as_all_or_none(
+    gradekit: Run, write: Callable[[str, str], Path], tmp_path: Path, counts: tuple[int, int, str]
+) -> None:
+    passing, failing, shown = counts
+    # 1 case of 2,000 failing is 99.95% passed: not 100.0%, which reads as a passing run; 1 of
+    # 2,000 passing is not 0.0%.
+    _many(write, passing, failing)
+    done = gradekit("run", "suite.yaml", "-o", "r.json", "--markdown", "r.md", "--html", "r.html")
+    assert done.returncode == 1, done.stderr
+    for text in (done.stdout, (tmp_path / "r.md").read_text(), (tmp_path / "r.html").read_text()):
+        assert "100.0%" not in text and "0.0%" not in text.replace("100.0%", "")
+    assert f"({shown} pass rate)" in done.stderr + done.stdout
+    table = done.stdout.split("graders")[1]
+    assert f" {shown} " in table  # the equality grader's rate
+    assert f"| 2000 | {passing} | {failing} | 0 | {shown} |" in (tmp_path / "r.md").read_text()
+    page = html.fromstring((tmp_path / "r.html").read_text())
+    assert page.get_element_by_id("pass-rate").text_content() == f"{shown} pass rate"
+
+    # Compared with a run that all passed: the change (-0.05 or -99.95 points) is neither 0.0
+    # nor 100.0 points.
+    write("cases.jsonl", json.dumps({"name": "p0", "output": "a", "expected": "a"}) + "\n")
+    assert gradekit("run", "suite.yaml", "-q", "-o", "all.json").returncode == 0
+    compared = gradekit("compare", "all.json", "r.json")
+    assert f"pass rate 100.0% -> {shown} (" in compared.stdout
+    assert "0.0 points" not in compared.stdout.replace("99.9 points", "")
+    assert ("(-0.1 points)" if failing == 1 else "(-99.9 points)") in compared.stdout

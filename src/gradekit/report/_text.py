@@ -13,6 +13,7 @@ __all__ = [
     "graded_rate",
     "one_line",
     "percent",
+    "points",
     "result_text",
 ]
 
@@ -32,9 +33,29 @@ def duration(milliseconds: float) -> str:
     return f"{milliseconds / 1000:.1f} s"
 
 
+def _tenths(share: float) -> str:
+    """`share` (0 to 1) in percent to one decimal, unsigned; a share short of 1 never as 100.0
+    nor one above 0 as 0.0 (99.9 and 0.1 instead): 1 failing case of 2,000 is not a run that
+    passed, nor 1 passing case of 2,000 a run none of whose cases passed."""
+    text = f"{share * 100:.1f}"
+    if text == "100.0" and share < 1.0:
+        return "99.9"
+    if text == "0.0" and share > 0.0:
+        return "0.1"
+    return text
+
+
 def percent(value: float | None) -> str:
-    """`0.875` as `87.5%`; None (nothing to count) as `-`."""
-    return "-" if value is None else f"{value * 100:.1f}%"
+    """A rate for people: `0.875` as `87.5%`, `0.9995` as `99.9%` (only 1 is `100.0%`),
+    `0.0004` as `0.1%` (only 0 is `0.0%`); None (nothing to count) as `-`. Every report prints
+    its rates with it."""
+    return "-" if value is None else f"{_tenths(value)}%"
+
+
+def points(change: float) -> str:
+    """A change of rate in percentage points, signed, by the rule of `percent`: `-0.0005` as
+    `-0.1`, `-0.9995` as `-99.9` (only no change is `+0.0`)."""
+    return ("-" if change < 0 else "+") + _tenths(abs(change))
 
 
 def graded_rate(summary: Summary) -> str | None:

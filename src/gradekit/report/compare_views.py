@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable
 
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import percent
+from gradekit.report._text import percent, points
 from gradekit.report.compare import CaseChange, Comparison
 
 __all__ = [
@@ -40,7 +40,7 @@ def _outcome(value: str | None) -> str:
 
 def _rate_line(comparison: Comparison) -> str:
     change = comparison.pass_rate_change
-    delta = "" if change is None else f" ({change * 100:+.1f} points)"
+    delta = "" if change is None else f" ({points(change)} points)"
     return (
         f"pass rate {percent(comparison.base_pass_rate)} -> "
         f"{percent(comparison.new_pass_rate)}{delta}"
