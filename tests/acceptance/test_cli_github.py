@@ -163,3 +163,31 @@ def test_a_regression_is_named_in_the_annotation_and_the_notice(
     assert error[1]["title"] == "gradekit: breaks failed (regressed)"
     assert error[1]["line"] == "4"
     assert notice[2].endswith("; 1 regressed against base.json")
+
+
+NAMES_SUITE = r"""
+name: names
+graders: [{kind: equality, name: "eq\e[31mred"}]
+cases:
+  - {name: "wipe\e[2J", output: a, expected: b}
+  - {name: "two\nlines", output: a, expected: b}
+  - {name: tries, expected: a, attempts: [a, b]}
+"""
+
+
+def test_names_with_control_characters_show_as_escapes_and_attempts_are_named(
+    gradekit: Run, tmp_path: Path
+) -> None:
+    (tmp_path / "suite.yaml").write_text(NAMES_SUITE.lstrip(), encoding="utf-8")
+
+    done = gradekit("run", "suite.yaml", "--annotations", "github")
+
+    assert done.returncode == 1, done.stderr
+    assert "\x1b" not in done.stdout  # a name can no longer clear the terminal or colour it
+    assert "  FAIL   wipe\\x1b[2J\n" in done.stdout
+    assert "  FAIL   two\\nlines\n" in done.stdout  # one line, not two
+    assert "turn 0: eq\\x1b[31mred failed:" in done.stdout
+    assert any(line.startswith("eq\\x1b[31mred ") for line in done.stdout.splitlines())  # table
+    titles = [props.get("title") for command, props, _ in _commands(done.stdout)]
+    assert "gradekit: wipe\\x1b[2J failed" in titles
+    assert "gradekit: tries [attempt 1] failed" in titles  # which attempt, as every report says

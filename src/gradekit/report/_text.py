@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from gradekit.report._escaped import escaped
 from gradekit.report.model import CaseReport, ResultRecord, Summary
 
 __all__ = [
@@ -90,12 +91,14 @@ def failing_lines(case: CaseReport) -> list[str]:
                 continue
             label = "error" if record.result.outcome == "error" else "failed"
             lines.append(
-                f"turn {turn.index}: {record.result.name} {label}: {one_line(result_text(record))}"
+                f"turn {turn.index}: {escaped(record.result.name)} {label}: "
+                f"{one_line(result_text(record))}"
             )
     if case.outcome == "error" and not any(" error: " in line for line in lines):
         # No verdict result errored: an advisory grader's error ended the case.
         lines[:0] = [
-            f"turn {index}: {record.result.name} error (advisory): {one_line(result_text(record))}"
+            f"turn {index}: {escaped(record.result.name)} error (advisory): "
+            f"{one_line(result_text(record))}"
             for index, record in advisory_errors(case)
         ]
     if not lines and case.outcome == "fail":

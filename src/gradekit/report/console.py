@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from gradekit.report import terminal
+from gradekit.report._escaped import escaped
 from gradekit.report._pass_at_k_text import summary_line
 from gradekit.report._text import duration, failing_lines, graded_rate, percent
 from gradekit.report.attempts import case_label
@@ -103,7 +104,7 @@ def print_summary(
             mark = "" if marks is None else marks.mark(case)
             said = f"  ({mark})" if mark in ("regressed", "new") else ""
             label = terminal.paint(f"{case.outcome.upper():5}", case.outcome, coloured)
-            stream.write(f"  {label}  {case_label(case.name, case.attempt)}{said}\n")
+            stream.write(f"  {label}  {escaped(case_label(case.name, case.attempt))}{said}\n")
             stream.writelines(f"         {line}\n" for line in failing_lines(case))
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")

@@ -14,7 +14,9 @@ from typing import Final
 
 import attrs
 
+from gradekit.report._escaped import escaped
 from gradekit.report._text import failing_lines
+from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = [
@@ -95,7 +97,8 @@ def error_commands(
             file=where.file if where else None,
             line=where.line if where else None,
             col=where.col if where else None,
-            title=f"gradekit: {case.name} {_WORD[case.outcome]}{said}",
+            title=f"gradekit: {escaped(case_label(case.name, case.attempt))} "
+            f"{_WORD[case.outcome]}{said}",
         )
     summary = report.summary
     not_passed = summary.failed + summary.errored

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from gradekit.report import terminal
+from gradekit.report._escaped import escaped
 
 __all__ = ["LONG_TABLE", "print_table"]
 
@@ -31,7 +32,9 @@ def print_table(
     title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], stream: TextIO
 ) -> None:
     """`rows` under `headers`, titled, on `stream` (see the module's rules). Numbers align
-    right."""
+    right; control characters show as escapes (`escaped`)."""
+    title, headers = escaped(title), [escaped(header) for header in headers]
+    rows = [[escaped(cell) for cell in row] for row in rows]
     numeric = [all(_NUMBER.fullmatch(row[i]) for row in rows) for i in range(len(headers))]
     if len(rows) <= LONG_TABLE and terminal.draws_tables(stream) and terminal.rich_installed():
         from rich.table import Table
