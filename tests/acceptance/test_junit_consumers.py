@@ -220,3 +220,18 @@ def test_a_case_of_many_problems_has_one_status_element_listing_them_all(
     assert failure.message.startswith("2 results did not pass: turn 0: equality: ")
     assert "; turn 0: contains: " in failure.message
     assert len(failure.text.split("\n\n")) == 2
+
+
+def test_a_case_that_could_not_be_loaded_is_a_config_error_not_its_file_name(
+    gradekit: Run, write: Callable[[str, str], Path], tmp_path: Path
+) -> None:
+    write("suite.yaml", "graders: [{kind: equality}]\ndataset: data.jsonl\n")
+    write("data.jsonl", '{"name": "ok", "output": "1", "expected": "1"}\n{"name": oops}\n')
+    done = gradekit("run", "suite.yaml", "--junit", "r.xml", "--quiet")
+    assert done.returncode == 1, done.stderr
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml"))
+    (suite,) = list(xml)
+    cases = {case.name: case for case in suite}
+    (error,) = cases["data.jsonl:2"].result
+    assert error.type == "ConfigError"  # was "data.jsonl", the text before the first colon
+    assert error.message.startswith("data.jsonl:2: invalid JSON")

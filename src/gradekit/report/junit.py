@@ -25,7 +25,7 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Iterable
-from typing import TextIO
+from typing import Final, TextIO
 
 import attrs
 
@@ -59,6 +59,10 @@ def _attr(value: str) -> str:
 
 def _seconds(milliseconds: float) -> str:
     return f"{max(milliseconds, 0.0) / 1000:.3f}"
+
+
+_LOAD_ERROR: Final = "ConfigError"
+"""The `type` of a case that could not be loaded (a malformed dataset line, a bad entry)."""
 
 
 def _error_type(error: str) -> str:
@@ -113,7 +117,8 @@ def _problems(case_view: CaseView) -> list[_Problem]:
     case = case_view.report
     found: list[_Problem] = []
     if case.error is not None:
-        found.append(_Problem(True, _error_type(case.error), case.error, case.error))
+        # A case that could not be loaded: its error starts with its place (`data.jsonl:2:`).
+        found.append(_Problem(True, _LOAD_ERROR, case.error, case.error))
     for turn in case.turns:
         for record in turn.results:
             result = record.result
