@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 import gradekit
 from gradekit import ConfigError, Sample
 from gradekit.registry.entries import GraderEntry
 
-BAD = [".nan", ".inf", "-.inf", "0", "-1", "1e999", "86401", "'10'", "true", "[1]"]
+BAD = [".nan", ".inf", "-.inf", "0", "-1", "1e999", "86401", "'nan'", "'1e999'", "true", "[1]"]
 BAD_NUMBERS = [math.nan, math.inf, -math.inf, 0, 0.0, -1, 86_401, 10**400]
 
 
@@ -33,6 +34,20 @@ def load(tmp_path: Path, text: str) -> list[str]:
 def test_suite_level_timeout(tmp_path, value):
     (message,) = load(tmp_path, f"timeout: {value}\ngraders: [{{kind: equality}}]\ncases: [{{}}]\n")
     assert message.startswith("expected a finite number of seconds > 0 and at most 86400, got ")
+
+
+@pytest.mark.parametrize("value", ["1e2", "'10'"])
+def test_a_timeout_written_as_numeric_text_is_that_number(tmp_path, value):
+    # YAML 1.1 reads `1e2` (no dot) as text; a kind's numeric options read it as a number.
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"timeout: {value}\ncases: [{{graders: [{{kind: equality, timeout: {value}}}]}}]\n",
+        encoding="utf-8",
+    )
+    suite = gradekit.load_suite(path)
+    (case,) = suite.cases()
+    assert suite.timeout == float(yaml.safe_load(value))
+    assert case.turns[0].graders[0].timeout == suite.timeout
 
 
 @pytest.mark.parametrize("value", BAD)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from gradekit._errors import ConfigError
+from gradekit._numbers import number_of
 
-__all__ = ["MAX_SECONDS", "seconds", "seconds_problem"]
+__all__ = ["MAX_SECONDS", "seconds", "seconds_problem", "yaml_seconds"]
 
 MAX_SECONDS: Final = 86_400.0
 """The longest timeout, in seconds (a day): a grade that runs longer has hung."""
@@ -46,3 +47,14 @@ def seconds(value: Any) -> float:
     if problem is not None:
         raise ConfigError(f"timeout: {problem}")
     return float(value)
+
+
+def yaml_seconds(value: Any) -> Any:
+    """A suite file's timeout written as numeric text (`1e2`, which YAML 1.1 reads as text,
+    or `'10'`) as its number, as a kind's options read numbers; any other value as it is,
+    for `seconds_problem` to judge."""
+    if isinstance(value, str):
+        number = number_of(value)
+        if number is not None:
+            return number
+    return value

@@ -18,7 +18,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._hints import did_you_mean
 from gradekit._numbers import fraction_problem, number_of
 from gradekit._peers import ENTRY_PEERS
-from gradekit._seconds import seconds_problem
+from gradekit._seconds import seconds_problem, yaml_seconds
 from gradekit._types import Grader
 from gradekit.registry.registry import Registry, default_registry
 
@@ -108,8 +108,7 @@ def _timeout_of(raw: Mapping[str, Any], problems: list[Problem]) -> float | None
     value = raw.get("timeout")
     if value is None:
         return None
-    if isinstance(value, str) and number_of(value) is not None:  # `1e2`: YAML 1.1 text
-        value = number_of(value)
+    value = yaml_seconds(value)
     problem = seconds_problem(value)
     if problem is not None:
         problems.append(Problem(("timeout",), problem))

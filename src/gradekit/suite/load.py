@@ -22,7 +22,7 @@ from gradekit._hints import did_you_mean
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
 from gradekit._peers import PeerWarnings, peer_field
-from gradekit._seconds import seconds_problem
+from gradekit._seconds import seconds_problem, yaml_seconds
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.suite.attempts import build_with_attempts
@@ -254,7 +254,7 @@ class _Loader:
 
     def timeout(self, data: Mapping[str, Any]) -> float:
         """The suite's default grader timeout in seconds."""
-        value = data.get("timeout", DEFAULT_TIMEOUT)
+        value = yaml_seconds(data.get("timeout", DEFAULT_TIMEOUT))
         problem = seconds_problem(value)
         if problem is not None:
             self.problems.append(Problem(("timeout",), problem))
