@@ -51,7 +51,9 @@ def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     if marks is None or not marks.regressed:
         return 0
     count = marks.regressed
-    names = ", ".join(marks.names["regressed"][:NAMED])
+    from gradekit.report._escaped import escaped
+
+    names = ", ".join(escaped(name) for name in marks.names["regressed"][:NAMED])
     more = f" and {count - NAMED} more" if count > NAMED else ""
     noun = "case" if count == 1 else "cases"
     source = marks.baseline.source or "the baseline"

@@ -185,3 +185,28 @@ def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
     assert same.returncode == 0, same.stderr
     assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in same.stdout
     assert "no case changed outcome" in same.stdout
+
+
+def test_compare_markdown_shows_names_exactly_and_control_characters_as_escapes(
+    gradekit: Run, tmp_path: Path
+) -> None:
+    # A backtick became an apostrophe, and ESC vanished.
+    case = 'name: "tick`x\\e|y"'
+    (tmp_path / "a.yaml").write_text(
+        f"graders: [{{kind: equality}}]\ncases: [{{{case}, output: '1', expected: '1'}}]\n"
+    )
+    (tmp_path / "b.yaml").write_text(
+        f"graders: [{{kind: equality}}]\ncases: [{{{case}, output: '2', expected: '1'}}]\n"
+    )
+    assert gradekit("run", "a.yaml", "-o", "a.json").returncode == 0
+    assert gradekit("run", "b.yaml", "-o", "b.json", "--markdown", "b.md").returncode == 1
+    done = gradekit("compare", "a.json", "b.json", "--markdown", "c.md")
+    assert done.returncode == 1, done.stderr
+    markdown = (tmp_path / "c.md").read_text()
+    assert "| `` tick`x\\x1b\\|y `` | pass | fail |" in markdown
+    assert "\x1b" not in markdown and "\x1b" not in done.stdout
+    assert "tick`x\\x1b|y: pass -> fail" in done.stdout
+    against = gradekit("run", "b.yaml", "--baseline", "a.json")
+    assert against.returncode == 1
+    assert "regressed against a.json: tick`x\\x1b|y" in against.stderr
+    assert "\x1b" not in against.stdout + against.stderr

@@ -151,11 +151,11 @@ def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> N
     assert text.endswith(
         "### Cases that did not pass\n\n"
         "<details><summary>❌ <b>bad</b>: failed</summary>\n\n"
-        "- ` turn 0: numeric failed: expected '42', got '41' (off by 1; allowed 0.000001) `\n\n"
+        "- `turn 0: numeric failed: expected '42', got '41' (off by 1; allowed 0.000001)`\n\n"
         "**turn 0**\n\noutput:\n```text\n41\n```\n\nexpected:\n```text\n42\n```\n\n"
         "</details>\n\n"
         "<details><summary>⚠️ <b>broken</b>: errored</summary>\n\n"
-        "- ` turn 0: explode error: ValueError: no luck `\n\n"
+        "- `turn 0: explode error: ValueError: no luck`\n\n"
         "**turn 0**\n\noutput:\n```text\nx\n```\n\n"
         "</details>\n"
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from gradekit.report._escaped import escaped
 from gradekit.report.model import CaseReport, ResultRecord, Summary
 
@@ -18,12 +16,12 @@ __all__ = [
     "result_text",
 ]
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-
 
 def one_line(text: str, limit: int = 300) -> str:
-    """`text` on one line, cut to `limit` characters with an ellipsis."""
-    flat = " ".join(_CONTROL.sub(" ", text).split())
+    """`text` on one line, cut to `limit` characters with an ellipsis: each run of white
+    space (newlines included) one space, every other control character its escape (`\\x1b`,
+    `escaped`)."""
+    flat = escaped(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

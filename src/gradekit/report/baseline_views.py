@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
+from gradekit.report._escaped import escaped
 from gradekit.report.baseline import MAX_NAMED, BaselineMarks
 
 __all__ = ["counts_line", "markdown_section", "print_baseline"]
@@ -45,7 +46,7 @@ def print_baseline(marks: BaselineMarks, stream: TextIO, *, limit: int = 20) -> 
         if not count:
             continue
         stream.write(f"{mark} ({count}):\n")
-        stream.writelines(f"  {name}\n" for name in names[:limit])
+        stream.writelines(f"  {escaped(name)}\n" for name in names[:limit])
         if count > min(limit, len(names)):
             stream.write(f"  ... and {count - min(limit, len(names))} more (see the reports)\n")
 

@@ -9,8 +9,10 @@ import os
 from collections.abc import Iterable
 
 from gradekit.report._atomic import atomic_text
-from gradekit.report._text import percent, points
+from gradekit.report._escaped import escaped
+from gradekit.report._text import one_line, percent, points
 from gradekit.report.compare import CaseChange, Comparison
+from gradekit.report.markdown import code_span
 
 __all__ = [
     "render_html",
@@ -71,14 +73,16 @@ def render_text(comparison: Comparison) -> str:
     for title, changes in _sections(comparison):
         lines.append(f"{title}: {len(changes)}")
         lines.extend(
-            f"  {c.label}: {_outcome(c.base)} -> {_outcome(c.new)}" for c in changes[:_SHOWN]
+            f"  {escaped(c.label)}: {_outcome(c.base)} -> {_outcome(c.new)}"
+            for c in changes[:_SHOWN]
         )
         if len(changes) > _SHOWN:
             lines.append(f"  ... and {len(changes) - _SHOWN} more")
     if comparison.score_changes:
         lines.append(f"Score changes: {len(comparison.score_changes)}")
         lines.extend(
-            f"  {c.label} turn {c.turn} {c.grader}: {c.base:.3g} -> {c.new:.3g} ({c.delta:+.3g})"
+            f"  {escaped(c.label)} turn {c.turn} {escaped(c.grader)}: {c.base:.3g} -> "
+            f"{c.new:.3g} ({c.delta:+.3g})"
             for c in comparison.score_changes[:_SHOWN]
         )
     if len(lines) == 2:
@@ -90,8 +94,9 @@ def render_text(comparison: Comparison) -> str:
 
 
 def _md(text: str) -> str:
-    """Text safe in a Markdown table cell or list item (code spans keep `*` and `_` literal)."""
-    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+    """Text safe in a Markdown table cell or list item, shown exactly: a code span on one
+    line, control characters as escapes (`one_line`), backticks kept (`markdown.code_span`)."""
+    return code_span(one_line(text), in_table=True)
 
 
 def render_markdown(comparison: Comparison) -> str:
@@ -130,7 +135,7 @@ def render_markdown(comparison: Comparison) -> str:
         ]
     if comparison.kind_changes:
         lines += ["", "### Kinds provided by another version", ""]
-        lines += [f"- {_md(change.text())}" for change in comparison.kind_changes]
+        lines += [f"- {code_span(one_line(change.text()))}" for change in comparison.kind_changes]
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,7 @@ from gradekit.report._text import duration, failing_lines, graded_rate, one_line
 from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
-__all__ = ["MAX_BYTES", "MAX_LISTED", "render_markdown", "write_markdown"]
+__all__ = ["MAX_BYTES", "MAX_LISTED", "cell", "code_span", "render_markdown", "write_markdown"]
 
 MAX_LISTED = 50
 """At most this many failing cases are listed; the rest are counted."""
@@ -54,14 +54,21 @@ def _visible(text: str) -> str:
     )
 
 
-def _cell(text: str, limit: int = 200) -> str:
+def cell(text: str, limit: int = 200) -> str:
     """A name as literal text in a table cell or a heading (one line, markup escaped)."""
     return _INLINE_MARKUP.sub(r"\\\1", one_line(_visible(text), limit))
 
 
-def _code_span(text: str) -> str:
-    """`text` as a code span that shows it exactly (CommonMark strips one space each side)."""
+def code_span(text: str, *, in_table: bool = False) -> str:
+    """`text` (one line) as a code span that shows it exactly: fenced by one more backtick
+    than its longest run of them, and padded with a space each side (which CommonMark strips)
+    when it holds a backtick; in a table cell `|` is escaped (GitHub reads `\\|` there as
+    `|`, even in a code span)."""
+    if in_table:
+        text = text.replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    if not longest and not (text.startswith(" ") and text.endswith(" ")):
+        return f"`{text}`"
     fence = "`" * (longest + 1)
     return f"{fence} {text} {fence}"
 
@@ -84,7 +91,7 @@ def _case_block(view: CaseView, mark: str) -> str:
         f"<details><summary>{_VERDICT_MARK[outcome]} <b>{name}</b>: "
         f"{_OUTCOME_WORD[outcome]}{f' ({mark})' if mark else ''}</summary>",
         "",
-        *(f"- {_code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
+        *(f"- {code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
     ]
     if len(reasons) > MAX_LINES:
         parts.append(f"- … and {len(reasons) - MAX_LINES} more")
@@ -102,7 +109,7 @@ def _case_block(view: CaseView, mark: str) -> str:
 
 def _pass_at_k(report: SuiteReport) -> list[str]:
     figures = report.summary.pass_at_k
-    return [] if figures is None else markdown_lines(figures, _cell)
+    return [] if figures is None else markdown_lines(figures, cell)
 
 
 def _graders_table(report: SuiteReport) -> list[str]:
@@ -122,7 +129,7 @@ def _graders_table(report: SuiteReport) -> list[str]:
         rate = grader.passed / total if total else None
         mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
         lines.append(
-            f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
+            f"| {cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
             f"| {percent(rate)} | {mean} |"
         )
     return [*lines, ""]
@@ -143,7 +150,7 @@ def render_markdown(
     else:
         verdict = "❌ failed"
     lines = [
-        f"## gradekit: {_cell(report.suite)} {verdict}",
+        f"## gradekit: {cell(report.suite)} {verdict}",
         "",
         *_environment(report),
         *_counts_table(report),
@@ -155,7 +162,7 @@ def render_markdown(
     if marks is not None:
         from gradekit.report.baseline_views import markdown_section
 
-        lines += markdown_section(marks, _cell)
+        lines += markdown_section(marks, cell)
     text = "\n".join(lines)
     budget = max_bytes - len(text.encode()) - 200  # room for the heading and the count below
     blocks: list[str] = []
@@ -210,7 +217,7 @@ def _environment(report: SuiteReport) -> list[str]:
         parts.append(
             "kinds: "
             + "; ".join(
-                f"{_cell(label)} ({', '.join(_cell(kind) for kind in kinds[:MAX_LINES])}"
+                f"{cell(label)} ({', '.join(cell(kind) for kind in kinds[:MAX_LINES])}"
                 + (f", … {len(kinds) - MAX_LINES} more)" if len(kinds) > MAX_LINES else ")")
                 for label, kinds in list(providers.items())[:MAX_LINES]
             )
