@@ -23,7 +23,7 @@ from gradekit.report._text import duration, failing_lines, graded_rate, one_line
 from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
-__all__ = ["MAX_BYTES", "MAX_LISTED", "cell", "code_span", "render_markdown", "write_markdown"]
+__all__ = ["MAX_BYTES", "MAX_LISTED", "code_span", "render_markdown", "write_markdown"]
 
 MAX_LISTED = 50
 """At most this many failing cases are listed; the rest are counted."""
@@ -54,7 +54,7 @@ def _visible(text: str) -> str:
     )
 
 
-def cell(text: str, limit: int = 200) -> str:
+def _cell(text: str, limit: int = 200) -> str:
     """A name as literal text in a table cell or a heading (one line, markup escaped)."""
     return _INLINE_MARKUP.sub(r"\\\1", one_line(_visible(text), limit))
 
@@ -109,7 +109,7 @@ def _case_block(view: CaseView, mark: str) -> str:
 
 def _pass_at_k(report: SuiteReport) -> list[str]:
     figures = report.summary.pass_at_k
-    return [] if figures is None else markdown_lines(figures, cell)
+    return [] if figures is None else markdown_lines(figures, _cell)
 
 
 def _graders_table(report: SuiteReport) -> list[str]:
@@ -129,7 +129,7 @@ def _graders_table(report: SuiteReport) -> list[str]:
         rate = grader.passed / total if total else None
         mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
         lines.append(
-            f"| {cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
+            f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
             f"| {percent(rate)} | {mean} |"
         )
     return [*lines, ""]
@@ -150,7 +150,7 @@ def render_markdown(
     else:
         verdict = "❌ failed"
     lines = [
-        f"## gradekit: {cell(report.suite)} {verdict}",
+        f"## gradekit: {_cell(report.suite)} {verdict}",
         "",
         *_environment(report),
         *_counts_table(report),
@@ -162,7 +162,7 @@ def render_markdown(
     if marks is not None:
         from gradekit.report.baseline_views import markdown_section
 
-        lines += markdown_section(marks, cell)
+        lines += markdown_section(marks, _cell)
     text = "\n".join(lines)
     budget = max_bytes - len(text.encode()) - 200  # room for the heading and the count below
     blocks: list[str] = []
@@ -217,7 +217,7 @@ def _environment(report: SuiteReport) -> list[str]:
         parts.append(
             "kinds: "
             + "; ".join(
-                f"{cell(label)} ({', '.join(cell(kind) for kind in kinds[:MAX_LINES])}"
+                f"{_cell(label)} ({', '.join(_cell(kind) for kind in kinds[:MAX_LINES])}"
                 + (f", … {len(kinds) - MAX_LINES} more)" if len(kinds) > MAX_LINES else ")")
                 for label, kinds in list(providers.items())[:MAX_LINES]
             )
