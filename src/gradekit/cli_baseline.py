@@ -48,11 +48,11 @@ def baseline_of(args: argparse.Namespace) -> Baseline | None:
 def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     """How many cases regressed against the baseline; when any did, a line on `out` says so,
     naming the first of them."""
+    from gradekit.report._escaped import escaped
+
     if marks is None or not marks.regressed:
         return 0
     count = marks.regressed
-    from gradekit.report._escaped import escaped
-
     names = ", ".join(escaped(name) for name in marks.names["regressed"][:NAMED])
     more = f" and {count - NAMED} more" if count > NAMED else ""
     noun = "case" if count == 1 else "cases"

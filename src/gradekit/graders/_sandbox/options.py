@@ -90,10 +90,10 @@ def _names(names: Iterable[str], *, listed: bool) -> Iterable[str]:
     """`names`, each checked to be a variable name: not empty, no `=` (`FOO=bar` in a list
     would pass a variable of that name through, and set nothing)."""
     for name in names:
-        if not name or "=" in name or "\0" in name:
+        variable, equals, setting = name.partition("=")
+        if not name or equals or "\0" in name:
             hint = ""
-            if listed and name.partition("=")[0] and "=" in name:
-                variable, _, setting = name.partition("=")
+            if listed and variable and equals:
                 hint = f"; to set {variable}, write env: {{{variable}: {setting}}}"
             raise OptionError("env", f"{name!r} is not a variable name{hint}")
     return names
