@@ -102,6 +102,31 @@ def test_a_score_that_is_not_a_number_is_an_error(
     assert result.error.startswith("JudgeReplyError: the judge's score at $.score is not")
 
 
+@pytest.mark.parametrize(
+    ("score", "max_score", "outcome", "normalised"),
+    [("4/5", 10, "pass", 0.8), ("8/10", 5, "pass", 0.8), ("7 / 10", 10, "pass", 0.7),
+     ("1/4", 10, "fail", 0.25)],
+)
+def test_a_fraction_is_read_on_its_own_scale(
+    server: JudgeServer, make: Make, *, score: str, max_score: int, outcome: str, normalised: float
+) -> None:
+    # "4/5" is four fifths whatever max_score is: not 4 on the grader's scale.
+    server.script(judged(score))
+    result = grade_one(make(max_score=max_score))
+    assert (result.outcome, result.score) == (outcome, pytest.approx(normalised))
+    assert result.details is not None
+    assert "given_score" not in result.details
+
+
+def test_a_fraction_over_zero_is_an_error(server: JudgeServer, make: Make) -> None:
+    server.script(judged("3/0"))
+    result = grade_one(make())
+    assert result.outcome == "error"
+    assert result.error == (
+        "JudgeReplyError: the judge's score at $.score is a fraction over 0: '3/0'"
+    )
+
+
 def test_max_score_and_threshold_set_the_scale(server: JudgeServer, make: Make) -> None:
     server.script(judged(3), judged(3))
     assert grade_one(make(max_score=5, threshold=0.6)).outcome == "pass"  # 3/5 = 0.6

@@ -26,7 +26,8 @@ __all__ = ["Judgement", "Score", "read_judgement"]
 SHOWN: Final = 200
 """Characters of a reply quoted in an error message."""
 
-_NUMERIC_TEXT: Final = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+\s*)?")
+_NUMERIC_TEXT: Final = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*(\d+(?:\.\d+)?)\s*)?")
+"""A numeric string: `7`, `7.5`, or a fraction `7/10` (read on its own scale)."""
 
 
 @attrs.frozen
@@ -70,7 +71,7 @@ def read_judgement(
     spans = number_spans(text, start) if tokens is not None else {}
 
     def score_at(path: Path, item: Any, reasoning: str) -> Score:
-        given = _number(item, path)
+        given = _number(item, path, max_score)
         clamped = min(float(max_score), max(0.0, given))
         if tokens is None:
             return Score(clamped, given, reasoning)
@@ -150,7 +151,9 @@ def _criteria_of(
     return scores, prefix
 
 
-def _number(value: Any, path: Path) -> float:
+def _number(value: Any, path: Path, max_score: int) -> float:
+    """The score the judge wrote, on the 0..max_score scale: a fraction such as `"4/5"` is
+    four fifths of max_score, whatever its denominator."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             number = float(value)
@@ -158,6 +161,13 @@ def _number(value: Any, path: Path) -> float:
             number = math.inf
     elif isinstance(value, str) and (match := _NUMERIC_TEXT.fullmatch(value)) is not None:
         number = float(match.group(1))
+        if match.group(2) is not None:
+            over = float(match.group(2))
+            if not over:
+                raise JudgeReplyError(
+                    f"the judge's score at {_where(path)} is a fraction over 0: {_excerpt(value)}"
+                )
+            number = number / over * max_score
     else:
         shown = _excerpt(json.dumps(value)) if not isinstance(value, str) else _excerpt(value)
         raise JudgeReplyError(f"the judge's score at {_where(path)} is not a number: {shown}")
