@@ -156,6 +156,8 @@ class Prompt:
                 f"key; set {key_env}, name another variable with api_key_env, or point "
                 "base_url at a server that needs none",
             )
+        if base_url is not None:
+            _check_base_url(base_url, None if self.base_url else BASE_URL_ENV[provider])
         base_url = base_url or DEFAULT_BASE_URLS[provider]
         policy = RetryPolicy(
             max_retries=self.max_retries,
@@ -191,6 +193,24 @@ class Prompt:
         from gradekit._coroutines import run_sync
 
         return run_sync(lambda: self.agrade(sample))
+
+
+def _check_base_url(url: str, from_env: str | None) -> None:
+    """An http:// or https:// URL with a host: anything else fails on every call."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        if parts.scheme in ("http", "https") and parts.hostname:
+            return
+    except ValueError:  # `http://[::1`: an unclosed bracket
+        pass
+    where = f"${from_env} " if from_env else ""
+    raise OptionError(
+        "base_url",
+        f"{where}must be an http:// or https:// URL with a host, got {url!r}; write it as "
+        "http://HOST:PORT/v1 (e.g. http://localhost:11434/v1)",
+    )
 
 
 def _check_options(grader: Prompt) -> None:

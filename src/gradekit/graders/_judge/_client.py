@@ -127,20 +127,36 @@ async def _attempt(
         seconds = max(remaining, 0.001)
         within = f"within the grader's timeout of {policy.timeout:g}s"
     timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
+    posting = client.post(
+        request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
+    )
     try:
-        response = await client.post(
-            request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
-        )
-    except httpx.TimeoutException as error:
+        # httpx's timeouts bound each read: a server sending a byte now and then would hold
+        # the attempt for ever. `seconds` bounds the whole attempt.
+        response = await asyncio.wait_for(posting, seconds)
+    except (httpx.TimeoutException, asyncio.TimeoutError) as error:
         text = f"no reply from the judge at {request.url} {within}"
         raise _Retry(JudgeTimeoutError(text)) from error
+    except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as error:
+        # Our own request is at fault: the same request would fail the same way again.
+        text = f"cannot send the request to the judge at {request.url} ({_cause(error, request)})"
+        raise JudgeConnectionError(f"{text}; check base_url and the API key") from error
     except httpx.TransportError as error:
-        cause = redact(f"{type(error).__name__}: {error}", request.secret)
-        text = f"cannot reach the judge at {request.url} ({cause})"
+        text = f"cannot reach the judge at {request.url} ({_cause(error, request)})"
         raise _Retry(JudgeConnectionError(text)) from error
+    except httpx.HTTPError as error:  # a body that cannot be decoded, too many redirects
+        raise JudgeReplyError(
+            f"the judge at {request.url} sent a reply that cannot be read "
+            f"({_cause(error, request)}); check base_url and the server"
+        ) from error
     finally:
         semaphore.release()
     return _decode(response, request)
+
+
+def _cause(error: Exception, request: HttpRequest) -> str:
+    """`ErrorClass: message` of a transport error, without the API key."""
+    return redact(f"{type(error).__name__}: {error}", request.secret)
 
 
 async def _acquire(semaphore: asyncio.Semaphore, seconds: float) -> bool:

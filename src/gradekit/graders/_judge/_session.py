@@ -47,7 +47,9 @@ async def shared_client() -> AsyncIterator[httpx.AsyncClient]:
     with _lock:
         shared = _clients.get(loop)
         if shared is None:
-            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False)
+            # No pool limit of httpx's own (100 by default): --judge-concurrency is the limit.
+            unlimited = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False, limits=unlimited)
             shared = _clients[loop] = _Shared(client)
         shared.users += 1
     try:
