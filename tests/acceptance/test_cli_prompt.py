@@ -214,3 +214,26 @@ def test_the_api_key_appears_nowhere(
     assert leaks == []
     assert secret not in done.stdout
     assert secret not in done.stderr
+
+
+SPOILT_KEY = "sk-proj-TOPSECRET42"
+
+
+def test_no_report_holds_a_key_that_the_transport_would_show(
+    gradekit: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: JudgeServer
+) -> None:
+    # Without the whitespace rule httpx refuses the header and quotes it, key and all, in the
+    # error that went into every report.
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: keys\ncases:\n  - name: a\n    output: '4'\n    graders:\n"
+        f"      - {{kind: prompt, model: gpt-test, rubric: Right?, base_url: '{server.openai_url}',"
+        " max_retries: 0, api_key_env: JUDGE_SPOILT_KEY}\n"
+    )
+    monkeypatch.setenv("JUDGE_SPOILT_KEY", SPOILT_KEY + "\r")
+    done = gradekit("run", str(suite), "--no-cache", "-o", "r.json", "--junit", "r.xml")
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0].headers["authorization"] == f"Bearer {SPOILT_KEY}"
+    for path in (tmp_path / "r.json", tmp_path / "r.xml"):
+        assert SPOILT_KEY not in path.read_text()
+    assert SPOILT_KEY not in done.stdout + done.stderr

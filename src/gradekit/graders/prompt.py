@@ -22,6 +22,7 @@ from gradekit._errors import OptionError
 from gradekit._load_context import current_suite_dir
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._judge import configure, statistics
+from gradekit.graders._judge._key import UnusableKey, api_key
 from gradekit.graders._judge._providers import (
     BASE_URL_ENV,
     DEFAULT_BASE_URLS,
@@ -149,7 +150,11 @@ class Prompt:
         base_url = self.base_url or os.environ.get(BASE_URL_ENV[provider]) or None
         key_env = self.api_key_env or DEFAULT_KEY_ENV[provider]
         key_required = self.api_key_env is not None or base_url is None
-        if key_required and not os.environ.get(key_env):
+        try:
+            key = api_key(key_env)
+        except UnusableKey as error:
+            raise OptionError("api_key_env", str(error)) from None
+        if key_required and key is None:
             raise OptionError(
                 "api_key_env",
                 f"the environment variable {key_env} is not set: the {provider} API needs a "

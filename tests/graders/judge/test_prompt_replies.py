@@ -104,8 +104,12 @@ def test_a_score_that_is_not_a_number_is_an_error(
 
 @pytest.mark.parametrize(
     ("score", "max_score", "outcome", "normalised"),
-    [("4/5", 10, "pass", 0.8), ("8/10", 5, "pass", 0.8), ("7 / 10", 10, "pass", 0.7),
-     ("1/4", 10, "fail", 0.25)],
+    [
+        ("4/5", 10, "pass", 0.8),
+        ("8/10", 5, "pass", 0.8),
+        ("7 / 10", 10, "pass", 0.7),
+        ("1/4", 10, "fail", 0.25),
+    ],
 )
 def test_a_fraction_is_read_on_its_own_scale(
     server: JudgeServer, make: Make, *, score: str, max_score: int, outcome: str, normalised: float

@@ -81,9 +81,7 @@ def test_a_reply_that_cannot_be_decoded_is_an_error_result_not_a_raise(
     assert (stats.calls, stats.errors) == (1, 1)
 
 
-def test_concurrency_above_a_hundred_is_what_is_in_flight(
-    server: JudgeServer, make: Make
-) -> None:
+def test_concurrency_above_a_hundred_is_what_is_in_flight(server: JudgeServer, make: Make) -> None:
     _judge.configure(concurrency=150)
     # Long enough for all 150 to connect on a busy machine.
     server.default = lambda request: Answer(200, judged(8)(request).body, delay=3.0)

@@ -3,7 +3,6 @@ output where the server takes it and plain text where it refuses."""
 
 from __future__ import annotations
 
-import os
 import threading
 
 import attrs
@@ -12,6 +11,7 @@ from gradekit.graders._judge import _budget
 from gradekit.graders._judge._cache import ReplyCache, cache_key
 from gradekit.graders._judge._client import HttpRequest, RetryPolicy, post_json
 from gradekit.graders._judge._errors import JudgeError, JudgeHTTPError
+from gradekit.graders._judge._key import UnusableKey, api_key
 from gradekit.graders._judge._providers import (
     JudgeRequest,
     Reply,
@@ -72,7 +72,10 @@ async def ask(
 
 
 async def _send(request: JudgeRequest, connection: Connection, deadline: float) -> Reply:
-    secret = os.environ.get(connection.key_env) or None
+    try:
+        secret = api_key(connection.key_env)
+    except UnusableKey as error:
+        raise JudgeError(str(error)) from None
     if secret is None and connection.key_required:
         raise JudgeError(
             f"the environment variable {connection.key_env} is not set (it was when the suite "

@@ -28,6 +28,7 @@ from gradekit.graders._judge._errors import (
     JudgeTimeoutError,
     redact,
 )
+from gradekit.graders._judge._key import redact_values
 from gradekit.graders._judge._session import shared_client
 
 __all__ = ["HttpRequest", "RetryPolicy", "post_json"]
@@ -183,16 +184,18 @@ def _give_back(waiting: asyncio.Future[Any], semaphore: asyncio.Semaphore) -> No
 
 def _decode(response: httpx.Response, request: HttpRequest) -> Any:
     status = response.status_code
-    body = redact(response.text, request.secret)
     if status == 200:
+        # Decoded first, then each string redacted: the key's text may also be JSON's own.
         try:
-            return json.loads(body)
+            return redact_values(json.loads(response.text), request.secret)
         except ValueError:
+            body = redact(response.text, request.secret)
             raise JudgeReplyError(
                 f"the judge at {request.url} answered HTTP 200 with a body that is not JSON: "
                 f"{_excerpt(body)}; check that base_url points at the API (with its /v1 for "
                 "an OpenAI-compatible server)"
             ) from None
+    body = redact(response.text, request.secret)
     message = f"the judge at {request.url} answered HTTP {status}: {_error_text(body)}"
     error = JudgeHTTPError(message, status)
     if status in RETRIED_STATUSES:

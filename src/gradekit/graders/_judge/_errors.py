@@ -3,7 +3,7 @@
 grade: `JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
 
 Messages never hold the API key: every text that came from the server or from the transport
-passes through `redact` first (see _client.py).
+passes through `redact` first (see _client.py; `_key` holds the rule).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from gradekit._errors import (
     JudgeReplyError,
     JudgeTimeoutError,
 )
+from gradekit.graders._judge._key import redact
 
 __all__ = [
     "JudgeConnectionError",
@@ -24,12 +25,3 @@ __all__ = [
     "JudgeTimeoutError",
     "redact",
 ]
-
-REDACTED = "[redacted]"
-
-
-def redact(text: str, secret: str | None) -> str:
-    """`text` with every occurrence of `secret` replaced by `[redacted]`."""
-    if not secret:
-        return text
-    return text.replace(secret, REDACTED)
