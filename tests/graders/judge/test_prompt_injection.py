@@ -94,3 +94,26 @@ def test_files_without_a_workspace_is_an_error(server: JudgeServer, make: Make) 
     assert result.error is not None
     assert result.error.startswith("ValueError: the sample has no workspace")
     assert server.requests == []
+
+
+def test_the_list_of_files_not_shown_has_a_limit(server: JudgeServer, make: Make, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A workspace with a build folder: thousands of files past the size limit must not make
+    # the prompt thousands of lines long.
+    workspace = tmp_path / "ws"
+    (workspace / "build").mkdir(parents=True)
+    (workspace / "app.py").write_text("print('hi')\n" * 10)
+    for number in range(2000):
+        (workspace / "build" / f"part{number:04}.o").write_bytes(b"\0ELF")
+    grade_one(
+        make(include=["output", "files"], max_file_bytes=100, max_files_bytes=100),
+        Sample(output="done", workspace=str(workspace)),
+    )
+    prompt = server.requests[0].prompt
+    listed = inside(prompt, "FILES NOT SHOWN", code_of(prompt)).split("\n")
+    assert listed[:2] == [
+        "build/part0000.o (the files' size limit was reached)",
+        "build/part0001.o (the files' size limit was reached)",
+    ]
+    assert len(listed) == 51
+    assert listed[-1] == "... and 1950 more files not shown"
+    assert len(prompt) < 10_000

@@ -33,6 +33,9 @@ TITLES: Final[Mapping[str, str]] = {
     "messages": "CONVERSATION",
 }
 
+LISTED_AT_MOST: Final = 50
+"""Files named in FILES NOT SHOWN; the rest are counted (a build folder holds thousands)."""
+
 
 @attrs.frozen
 class Section:
@@ -125,7 +128,10 @@ def _files(sample: Sample, limits: FileLimits) -> list[Section]:
         note = "\n[... the rest of this file is not shown]" if cut else ""
         shown.append(Section(f"FILE {json.dumps(file.path)}", text + note))
     if left_out:
-        shown.append(Section("FILES NOT SHOWN", "\n".join(left_out)))
+        listed = left_out[:LISTED_AT_MOST]
+        if len(left_out) > LISTED_AT_MOST:
+            listed.append(f"... and {len(left_out) - LISTED_AT_MOST} more files not shown")
+        shown.append(Section("FILES NOT SHOWN", "\n".join(listed)))
     return shown
 
 
