@@ -119,3 +119,29 @@ def test_criteria_each_get_their_expectation(server: JudgeServer, make: Make) ->
     first, second = result.details["criteria"]
     assert (first["score"], first["distribution"]) == (4.5, {"4": 0.5, "5": 0.5})
     assert (second["score"], second["distribution"]) == (2.0, {"2": 1.0})
+
+
+def test_a_character_split_across_tokens_is_rebuilt_from_their_bytes(
+    server: JudgeServer, make: Make
+) -> None:
+    # OpenAI sends a token holding part of a UTF-8 character as escapes (`\xe2\x80`), the
+    # real bytes in `bytes`: joined as text, the reply would be JSON no more.
+    reply = json.dumps({"reasoning": "good \u2014 ok", "score": 7}, ensure_ascii=False)
+    score_at = index_of(reply, "7", 0)
+    content = tokens_of(reply, {score_at: {"7": 0.6, "6": 0.4}})
+    dash = next(i for i, token in enumerate(content) if "\u2014" in token["token"])
+    whole = content[dash]
+    assert whole["token"] == "\u2014"
+    split = [
+        {**whole, "token": "\\xe2\\x80", "bytes": [0xE2, 0x80]},
+        {**whole, "token": "\\x94", "bytes": [0x94]},
+    ]
+    for token in content:
+        token.setdefault("bytes", list(token["token"].encode()))
+    content[dash : dash + 1] = split
+    server.script(text(reply, tokens=content))
+    result = grade_one(make(scoring="logprobs"))
+    assert result.error is None
+    assert result.score == pytest.approx(0.66)
+    assert result.details is not None
+    assert result.details["reasoning"] == "good \u2014 ok"

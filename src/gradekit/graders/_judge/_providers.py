@@ -13,6 +13,7 @@ given with its `/v1` works too).
 
 from __future__ import annotations
 
+import codecs
 import math
 from collections.abc import Mapping
 from typing import Any, Final, Literal
@@ -224,6 +225,10 @@ def _openai_tokens(logprobs: Any) -> tuple[Token, ...] | None:
     if not isinstance(content, list) or not content:
         return None
     tokens = []
+    # A token may hold part of a UTF-8 character: OpenAI then writes it as escapes
+    # (`\\xe2\\x80`) and gives the real `bytes`. Decoded one token after another, each token's
+    # text is what it completes, so the texts join into the reply as written.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for item in content:
         if not isinstance(item, Mapping) or not isinstance(item.get("token"), str):
             return None
@@ -232,7 +237,16 @@ def _openai_tokens(logprobs: Any) -> tuple[Token, ...] | None:
             for alt in item.get("top_logprobs") or ()
             if isinstance(alt, Mapping) and isinstance(alt.get("token"), str)
         )
-        tokens.append(Token(item["token"], _logprob(item.get("logprob")), top))
+        raw = item.get("bytes")
+        if isinstance(raw, list) and all(type(b) is int and 0 <= b < 256 for b in raw):
+            text = decoder.decode(bytes(raw))
+        else:
+            text = decoder.decode(item["token"].encode("utf-8", errors="surrogatepass"))
+        tokens.append(Token(text, _logprob(item.get("logprob")), top))
+    rest = decoder.decode(b"", final=True)  # a character the last token left unfinished
+    if rest:
+        last = tokens[-1]
+        tokens[-1] = Token(last.text + rest, last.logprob, last.top)
     return tuple(tokens)
 
 
