@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import gradekit
 from gradekit import (
     ConfigError,
     DuplicateKindError,
@@ -115,3 +116,12 @@ def test_code_may_register_undotted_kinds_but_never_replaces_a_builtin_silently(
     assert "provided by both" in errors[("numeric", "<registered>")]
     registry.unregister("numeric")
     assert type(registry.create("numeric")).__name__ == "Numeric"
+
+
+@pytest.mark.parametrize("kind", [None, 123, ["equality"]])
+def test_a_kind_that_is_not_a_string_is_a_config_error_naming_it(kind: object) -> None:
+    with pytest.raises(ConfigError) as caught:
+        gradekit.create(kind)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        f"kind must be a string naming a grader kind (such as 'equality'), got {kind!r}"
+    )

@@ -291,3 +291,106 @@ def test_another_way_of_grading_that_disagrees_with_grade(
     assert violation.rule == rule
     assert violation.message == f"grade and {method} disagree: passed False then True"
     assert not violation.example.output
+
+
+class Elementwise:
+    """A value whose `==` compares item by item and whose truth is refused, as a numpy
+    array's is: a pack's per-reference scores, put in details by mistake."""
+
+    def __init__(self, items: list[float]) -> None:
+        self.items = items
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> Any:
+        theirs = getattr(other, "items", [])
+        return Elementwise([float(a == b) for a, b in zip(self.items, theirs, strict=False)])
+
+    def __bool__(self) -> bool:
+        raise ValueError("the truth value of an array with more than one element is ambiguous")
+
+    def __repr__(self) -> str:
+        return f"array({self.items})"
+
+
+@attrs.frozen
+class ArrayDetails:
+    kind: ClassVar[str] = "acme.array_details"
+    name: str = attrs.field(kw_only=True, default="acme.array_details")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        return GradeResult(
+            self.kind, self.name, True, 1.0, "ok", {"scores": Elementwise([0.5, 0.7])}
+        )
+
+
+def test_details_that_are_not_json_and_not_comparable_are_a_violation_not_a_crash() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.array_details", ArrayDetails)
+    violations = check_grader("acme.array_details", registry=registry)
+    assert "well_formed" in rules(violations)
+    (well_formed,) = [v for v in violations if v.rule == "well_formed"]
+    assert "$.scores" in well_formed.message
+    assert "Elementwise" in well_formed.message
+
+
+@attrs.frozen
+class LocalRouge:
+    kind: ClassVar[str] = "rouge"
+    name: str = attrs.field(kw_only=True, default="rouge")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        return GradeResult(self.kind, self.name, True, 1.0, "ok", {"out": len(str(sample.output))})
+
+
+def test_an_undotted_kind_registered_in_code_is_checked_like_any_other() -> None:
+    # Code may register any name (docs/writing-a-grader.md): only a pack's entry point needs
+    # a dot, so the rules are not skipped for it.
+    registry = Registry(entry_points=False)
+    registry.register("rouge", LocalRouge)
+    assert check_grader("rouge", registry=registry) == []
+
+
+@attrs.frozen
+class Echo:
+    """Copies the output into its details: a YAML `.nan` makes them not JSON."""
+
+    kind: ClassVar[str] = "acme.echo"
+    name: str = attrs.field(kw_only=True, default="acme.echo")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        return GradeResult(self.kind, self.name, True, 1.0, "ok", {"output": sample.output})
+
+
+def test_a_non_finite_output_copied_into_details_is_found() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.echo", Echo)
+    violations = check_grader("acme.echo", registry=registry)
+    assert rules(violations) == ["well_formed"]
+    assert "$.output is" in violations[0].message
+
+
+def _silent_factory(name: str, config: Any) -> Any:
+    """Takes option `k`, and refuses a bad one without naming it."""
+    if config.get("k", 1) != 1 and not isinstance(config.get("k"), int):
+        raise ConfigError("invalid options for kind 'acme.topk'")
+    if set(config) - {"k"}:
+        raise ConfigError("invalid options for kind 'acme.topk'")
+    return LocalTopK(name=name)
+
+
+@attrs.frozen
+class LocalTopK:
+    kind: ClassVar[str] = "acme.topk"
+    name: str = attrs.field(kw_only=True, default="acme.topk")
+
+    def grade(self, sample: Sample) -> GradeResult:
+        return GradeResult(self.kind, self.name, True, 1.0, "ok")
+
+
+def test_an_error_that_does_not_name_the_option_is_found_even_for_a_short_name() -> None:
+    registry = Registry(entry_points=False)
+    registry.register("acme.topk", _silent_factory)
+    found = rules(check_grader("acme.topk", {"k": 1}, registry=registry))
+    # "k" is a letter of "kind" and of "acme.topk": neither names the option.
+    assert "wrong_type" in found

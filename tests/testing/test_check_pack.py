@@ -108,3 +108,21 @@ def test_gradekit_itself_keeps_its_own_contract() -> None:
     assert all(line.startswith("ok (") for line in status.values()), status
     version = importlib.metadata.version("gradekit")
     assert done.stdout.splitlines()[-1] == f"gradekit {version}: every kind keeps the contract"
+
+
+def test_a_kind_missing_inside_a_factory_gets_no_hint_about_examples() -> None:
+    from gradekit import Registry, UnknownKindError
+    from gradekit.testing._engine import contract_settings, run_rule
+    from gradekit.testing._packs import PackKind
+
+    def wrapper(name: str, config: object) -> object:
+        # Wraps another pack's kind, which is not installed: `examples` would not help.
+        raise UnknownKindError("acme.base")
+
+    registry = Registry(entry_points=False)
+    registry.register("acme.wrapper", wrapper)
+    kind = PackKind("acme.wrapper", "acme:wrapper", wrapper, ({},))
+    (creates,) = [c for c in kind.checks(registry) if c.rule.name == "creates"]
+    (violation,) = run_rule(creates.rule, creates.subject, contract_settings(None)).violations
+    assert violation.message.startswith("the factory rejected the example config: UnknownKind")
+    assert "examples" not in violation.message

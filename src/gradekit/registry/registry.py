@@ -253,8 +253,13 @@ class Registry:
     def factory(self, kind: str) -> Any:
         """The factory for `kind`, importing its module on first use.
 
-        Raises UnknownKindError, DuplicateKindError or PluginLoadError.
+        Raises UnknownKindError, DuplicateKindError or PluginLoadError; ConfigError when
+        `kind` is not a string.
         """
+        if not isinstance(kind, str):
+            raise ConfigError(
+                f"kind must be a string naming a grader kind (such as 'equality'), got {kind!r}"
+            )
         with self._lock:
             sources = self._sources(kind)
             if not sources:

@@ -122,12 +122,19 @@ _COMPARED = ("kind", "name", "passed", "score", "message", "error", "details")
 def difference(first: Any, second: Any) -> str | None:
     """None when two results agree (timings aside); else the first field that differs."""
     if not (isinstance(first, GradeResult) and isinstance(second, GradeResult)):
-        return None if first == second else f"{first!r:.120} then {second!r:.120}"
+        return None if _same(first, second) else f"{first!r:.120} then {second!r:.120}"
     for field in _COMPARED:
         one, other = _untimed(getattr(first, field)), _untimed(getattr(second, field))
-        if one != other:
+        if not _same(one, other):
             return f"{field} {one!r:.120} then {other!r:.120}"
     return None
+
+
+def _same(one: Any, other: Any) -> bool:
+    try:
+        return bool(one == other)
+    except Exception:  # a value whose == is item by item (a numpy array): by structure
+        return bool(snapshot(one) == snapshot(other))
 
 
 def snapshot(value: Any) -> Any:

@@ -144,7 +144,10 @@ def _explore(
             if rule.name in broken:
                 continue
             argument = example if rule.pairs or not pairs else example[0]
-            message = rule.check(states[rule.name], _pristine(argument))
+            try:
+                message = rule.check(states[rule.name], _pristine(argument))
+            except Exception as error:  # what the grader gave broke the check itself
+                message = f"checking this rule raised {error_text(error)}"
             if message is not None:
                 broken[rule.name] = (argument, message)
 

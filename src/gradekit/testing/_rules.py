@@ -13,12 +13,19 @@ run these same rules through `_engine`. A rule has a scope:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit._errors import ConfigError, GradekitError
+from gradekit._errors import (
+    ConfigError,
+    DuplicateKindError,
+    GradekitError,
+    PluginLoadError,
+    UnknownKindError,
+)
 from gradekit._types import error_text
 from gradekit.testing import _grading_rules as grading
 from gradekit.testing._subject import CONTRACT_NAME, NotApplicable, Subject, canonical_name
@@ -58,17 +65,16 @@ def _resolves(subject: Subject) -> Finding | None:
     return None
 
 
-def _from_gradekit(distribution: str, value: str) -> bool:
-    if distribution == "<registered>":
-        return value.startswith("gradekit.")
-    return canonical_name(distribution) == "gradekit"
+def _needs_a_dot(distribution: str) -> bool:
+    # Only a pack's entry point needs a dot: code may register any name, gradekit its own.
+    return distribution != "<registered>" and canonical_name(distribution) != "gradekit"
 
 
 def _namespaced(subject: Subject) -> Finding | None:
     if "." in subject.kind:
         return None
     sources = [info for info in subject.registry.describe() if info.kind == subject.kind]
-    foreign = [info for info in sources if not _from_gradekit(info.distribution, info.value)]
+    foreign = [info for info in sources if _needs_a_dot(info.distribution)]
     if not foreign:
         return None
     source = foreign[0]
@@ -83,12 +89,17 @@ def _namespaced(subject: Subject) -> Finding | None:
 # -- creating graders --------------------------------------------------------------------
 
 
+_NOT_ABOUT_CONFIG: Final = (DuplicateKindError, PluginLoadError, UnknownKindError)
+
+
 def _creates(subject: Subject) -> Finding | None:
     try:
         grader = subject.create()
     except Exception as error:
         message = f"the factory rejected the example config: {error_text(error)}"
-        return message + subject.hint, subject.config
+        # The hint is about the config: not for a kind missing or provided twice.
+        hint = "" if isinstance(error, _NOT_ABOUT_CONFIG) else subject.hint
+        return message + hint, subject.config
     if grader.kind != subject.kind:
         return f"created a grader whose kind is {grader.kind!r}", subject.config
     if grader.name != CONTRACT_NAME:
@@ -101,7 +112,10 @@ def _creates(subject: Subject) -> Finding | None:
 
 
 def _names(error: ConfigError, key: str) -> bool:
-    return any(problem.path[:1] == (key,) for problem in error.problems) or key in str(error)
+    if any(problem.path[:1] == (key,) for problem in error.problems):
+        return True
+    # The key as a word of its own: `k` is not named by "kind 'acme.topk'".
+    return re.search(rf"(?<![\w.]){re.escape(key)}(?!\w)", str(error)) is not None
 
 
 def _rejected(subject: Subject, config: dict[str, Any], key: str, what: str) -> Finding | None:

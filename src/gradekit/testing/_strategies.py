@@ -7,6 +7,7 @@ values for answers, JSON values for tool arguments and details. Samples are in `
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -90,8 +91,26 @@ def _yaml_values() -> st.SearchStrategy[Any]:
 @functools.cache
 def answers() -> st.SearchStrategy[Any]:
     """What an agent answers, as a suite gives it: mostly text and numbers as text, sometimes
-    any other YAML value (numbers, booleans, lists, mappings, null)."""
-    return st.one_of(texts(), numbers_as_text(), _yaml_values())
+    any other YAML value (numbers, booleans, lists, mappings, null), NaN and the infinities
+    among them (`.nan`, `.inf`: drawn on their own, or a search would rarely meet them)."""
+    return _answer()
+
+
+_NOT_FINITE: Final = (math.nan, math.inf, -math.inf)
+
+
+@st.composite
+def _answer(draw: st.DrawFn) -> Any:
+    # Chosen by weight (one_of flattens nested one_ofs into branches of equal chance, so a
+    # branch of three values would come once in a hundred draws), shrinking towards text.
+    pick = draw(st.integers(0, 11))
+    if pick < 7:
+        return draw(texts())
+    if pick < 10:
+        return draw(numbers_as_text())
+    if pick == 10:
+        return draw(_yaml_values())
+    return draw(st.sampled_from(_NOT_FINITE))
 
 
 @functools.cache
