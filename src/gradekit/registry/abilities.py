@@ -58,6 +58,15 @@ def declares_inline(grader: Grader) -> bool:
     return getattr(grader, "inline", False) is True
 
 
+def sandboxes_itself(grader: Grader) -> bool:
+    """True for a grader whose grades run their commands in a process and sandbox of their
+    own (`program`, `build`, `lint`: `sandboxes_itself = True`, exactly True). The runner
+    grades it in its own process whatever `isolation` says: a process-isolated worker keeps
+    gradekit's environment and shows the suite's files, and a command run inside it (where
+    bubblewrap cannot nest) would see both."""
+    return getattr(grader, "sandboxes_itself", False) is True
+
+
 class Entry(Protocol):
     """What these rules read of a grader entry (`GraderEntry`)."""
 

@@ -8,6 +8,7 @@ from contextvars import ContextVar
 
 import attrs
 
+from gradekit.registry.abilities import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.run.pool import DaemonPool
 
@@ -47,7 +48,10 @@ class Settings:
         return self.timeout if entry.timeout is None else entry.timeout
 
     def isolation_of(self, entry: GraderEntry) -> Isolation:
-        """The entry's isolation, else the run's, else `thread`."""
+        """The entry's isolation, else the run's, else `thread`; always `thread` for a grader
+        that sandboxes its own commands (`abilities.sandboxes_itself`)."""
+        if sandboxes_itself(entry.grader):
+            return "thread"
         return entry.isolation or self.isolation or "thread"
 
     def sandbox_of(self, entry: GraderEntry) -> str:

@@ -107,16 +107,22 @@ def uses_bwrap(mode: str | None) -> bool:
     """Whether a command under `mode` runs in bubblewrap (None means `auto`).
 
     `bwrap` where bubblewrap cannot run raises SandboxError; `auto` then runs without it and
-    says so once per process, on stderr. Inside a process-isolated grader's sandbox, commands
-    run directly there (that sandbox is bubblewrap's; it cannot nest).
+    says so once per process, on stderr. Inside a process-isolated grader's sandbox (a
+    composite's child), `auto` and `bwrap` raise SandboxError: bubblewrap cannot nest, and
+    that sandbox keeps gradekit's environment and shows the suite's files.
     """
     if mode == "none":
         return False
     cause = problem()
     if cause is None:
         return True
-    if cause == NESTED:  # inside a process-isolated grader's sandbox: that one applies
-        return False
+    if cause == NESTED:
+        raise SandboxError(
+            "a command cannot run in its sandbox inside a process-isolated grader: that "
+            "grader's sandbox keeps gradekit's environment and shows the suite's files, and "
+            "bubblewrap cannot nest; give the entry holding this command isolation: thread "
+            "(its command still runs in a sandbox of its own), or set sandbox: none on it"
+        )
     message = requested_problem(mode)
     if message is not None:
         raise SandboxError(message)
