@@ -61,7 +61,7 @@ def test_the_limits_go_through_the_launcher(cache):
     prefix = limits.limit_prefix(1 << 30, 7)
     assert prefix is not None
     assert prefix[0] == launcher()
-    assert prefix[1:] == (str(1 << 30), "7")
+    assert prefix[1:] == ("-", str(1 << 30), "7")
 
 
 def test_a_broken_launcher_in_the_cache_is_built_again(cache):
@@ -145,7 +145,7 @@ def test_the_launcher_sets_the_limits_and_execs_in_place(cache):
     path = launcher()
     assert path is not None
     process = subprocess.Popen(
-        [path, str(1 << 30), "9", sys.executable, "-c", code, "a b"],
+        [path, "-", str(1 << 30), "9", sys.executable, "-c", code, "a b"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -430,16 +430,18 @@ def test_the_launcher_finds_and_starts_a_command_as_subprocess_does(cache, tmp_p
     for argv, search in cases:
         env = {"PATH": search}
         expected = _outcome(argv, env, here)
-        assert _outcome([path, "-", "-", *argv], env, here) == expected, (argv, search)
-    assert _outcome([path, "-", "-", "tool"], {"PATH": f"{blocked}:{later}"}, here) == "later\n"
-    assert _outcome([path, "-", "-", "./plain"], {}, here) == "not started: Exec format error"
+        assert _outcome([path, "-", "-", "-", *argv], env, here) == expected, (argv, search)
+    assert (
+        _outcome([path, "-", "-", "-", "tool"], {"PATH": f"{blocked}:{later}"}, here) == "later\n"
+    )
+    assert _outcome([path, "-", "-", "-", "./plain"], {}, here) == "not started: Exec format error"
 
 
 def test_without_path_the_launcher_searches_bin_and_usr_bin(cache, tmp_path):
     path = launcher()
     assert path is not None
-    assert _outcome([path, "-", "-", "true"], {}, tmp_path) == ""
+    assert _outcome([path, "-", "-", "-", "true"], {}, tmp_path) == ""
     name = "gradekit-test-nowhere-in-bin"
-    assert _outcome([path, "-", "-", name], {}, tmp_path) == (
+    assert _outcome([path, "-", "-", "-", name], {}, tmp_path) == (
         "not started: No such file or directory"
     )

@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
+import gradekit
 from gradekit._errors import CommandError
 from gradekit.graders._sandbox import limits, process
 from gradekit.graders._sandbox.process import Limits, Sandbox, run
+from gradekit.sandbox.mode import problem as sandbox_problem
 
 LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"  # noqa: E501
 
@@ -27,7 +29,7 @@ def how(request, monkeypatch):
         if limits.limit_prefix(None, None) is None:
             pytest.skip("prlimit cannot run here")
     else:
-        monkeypatch.setattr(process, "limit_prefix", lambda memory, cpu: None)
+        monkeypatch.setattr(process, "limit_prefix", lambda memory, cpu, report=None: None)
     return request.param
 
 
@@ -49,7 +51,7 @@ def test_the_command_gets_its_limits(how):
 def test_the_launcher_gives_whole_cpu_seconds_as_the_kernel_counts_them():
     if limits.launcher() is None:
         pytest.skip("the launcher cannot be built here")
-    assert limits.limit_prefix(None, 1.5)[2] == "1"  # type: ignore[arg-type,index]
+    assert limits.limit_prefix(None, 1.5)[3] == "1"  # type: ignore[arg-type,index]
     seen = _limits_seen(Limits(memory=None, cpu=1.5))  # type: ignore[arg-type]
     assert seen.split(") (")[1] == "1, 2"
 
@@ -125,3 +127,31 @@ def test_a_command_that_fails_with_words_like_prlimits_own_is_still_a_command(ho
     with Sandbox(None) as box:
         result = run([str(script)], cwd=box.cwd, env=box.env(), timeout=10)
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "code"),
+    [
+        ("gradekit-limits: cannot set the limits: Operation not permitted (errno 1)", 125),
+        ("gradekit-limits: failed to execute x: No such file or directory (errno 2)", 127),
+    ],
+)
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_a_command_that_prints_the_launchers_words_is_a_command_that_failed(
+    tmp_path, said, code, mode
+):
+    # The launcher reports on a pipe closed when the command starts: on stderr, agent code
+    # could turn its own failure into gradekit's error (errors are counted apart from fails).
+    if limits.launcher() is None:
+        pytest.skip("no launcher here: prlimit says its failures on stderr")
+    if mode == "bwrap" and sandbox_problem() is not None:
+        pytest.skip("bubblewrap cannot run here")
+    script = tmp_path / "forges"
+    script.write_text(f"#!/bin/sh\necho '{said}' >&2\nexit {code}\n")
+    script.chmod(0o755)
+    grader = gradekit.create(
+        "program", config={"command": [str(script)], "sandbox": mode, "memory_limit": "1GiB"}
+    )
+    result = grader.grade(gradekit.Sample(output="x", workspace=str(tmp_path)))
+    assert result.error is None, result.error
+    assert (result.outcome, result.details["exit_code"]) == ("fail", code)

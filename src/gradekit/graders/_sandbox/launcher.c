@@ -1,6 +1,11 @@
 /* gradekit-limits: set a command's resource limits on itself, then exec the command.
 
-   Usage: gradekit-limits DATA CPU COMMAND [ARG...]
+   Usage: gradekit-limits REPORT DATA CPU COMMAND [ARG...]
+
+   REPORT is the file descriptor its own failures are written to ("-": stderr). It is closed
+   when COMMAND starts (close-on-exec), so nothing the command writes can pass for the
+   launcher's own report: a command that prints the launcher's words and exits 125 is a
+   command that failed, not a launcher that did.
 
    Sets no core dumps (RLIMIT_CORE 0), the data limit DATA in bytes (RLIMIT_DATA, soft and
    hard) and the CPU limit CPU in seconds (RLIMIT_CPU, the hard limit one second more), "-"
@@ -17,12 +22,15 @@
    nor a `#!` script is an exec format error, never handed to /bin/sh.
 
    Exit codes, as prlimit's: 126 when COMMAND cannot be executed, 127 when it is not found
-   (both with "gradekit-limits: failed to execute COMMAND: REASON (errno N)" on stderr), 125
+   (both with "gradekit-limits: failed to execute COMMAND: REASON (errno N)" on REPORT), 125
    when a limit cannot be set ("gradekit-limits: cannot set the limits: REASON (errno N)") or
    the arguments are wrong. gradekit words REASON from N itself (C libraries word some
    differently: glibc's "File name too long" is musl's "Filename too long"). */
 
+#define _POSIX_C_SOURCE 200809L /* dprintf, even under a strict -std */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,23 +99,39 @@ static int exec_command(char **command) {
     }
 }
 
+/* The descriptor named by `text` ("-": stderr), made close-on-exec; -1 when it is not one. */
+static int report_fd(const char *text) {
+    char *end = NULL;
+    long fd;
+
+    if (strcmp(text, "-") == 0)
+        return STDERR_FILENO;
+    errno = 0;
+    fd = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || fd < 0 || fd > INT_MAX)
+        return -1;
+    if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
+        return -1;
+    return (int)fd;
+}
+
 int main(int argc, char **argv) {
     struct rlimit no_core = {0, 0};
-    int failure;
+    int failure, report;
 
-    if (argc < 4) {
-        fputs("usage: gradekit-limits DATA CPU COMMAND [ARG...]\n", stderr);
+    if (argc < 5 || (report = report_fd(argv[1])) < 0) {
+        fputs("usage: gradekit-limits REPORT DATA CPU COMMAND [ARG...]\n", stderr);
         return 125;
     }
-    if (setrlimit(RLIMIT_CORE, &no_core) != 0 || set_limit(RLIMIT_DATA, argv[1], 0) != 0 ||
-        set_limit(RLIMIT_CPU, argv[2], 1) != 0) {
+    if (setrlimit(RLIMIT_CORE, &no_core) != 0 || set_limit(RLIMIT_DATA, argv[2], 0) != 0 ||
+        set_limit(RLIMIT_CPU, argv[3], 1) != 0) {
         failure = errno;
-        fprintf(stderr, "gradekit-limits: cannot set the limits: %s (errno %d)\n",
+        dprintf(report, "gradekit-limits: cannot set the limits: %s (errno %d)\n",
                 strerror(failure), failure);
         return 125;
     }
-    failure = exec_command(argv + 3);
-    fprintf(stderr, "gradekit-limits: failed to execute %s: %s (errno %d)\n", argv[3],
+    failure = exec_command(argv + 4);
+    dprintf(report, "gradekit-limits: failed to execute %s: %s (errno %d)\n", argv[4],
             strerror(failure), failure);
     return failure == ENOENT ? 127 : 126;
 }

@@ -200,7 +200,7 @@ def _sweep(folder: Path) -> None:
 
 def _works(path: Path) -> bool:
     """Whether the launcher runs a command and passes its exit code on."""
-    return runs_true((str(path), "-", "-"))
+    return runs_true((str(path), "-", "-", "-"))
 
 
 def runs_true(prefix: Sequence[str]) -> bool:

@@ -20,7 +20,7 @@ from typing import Final
 
 from gradekit.graders._sandbox.launcher import launcher, runs_true
 
-__all__ = ["exec_failure", "limit_failure", "limit_prefix", "starts_as_is"]
+__all__ = ["exec_failure", "launched", "limit_failure", "limit_prefix", "starts_as_is"]
 
 _FAILED: Final = ("gradekit-limits: failed to execute ", "prlimit: failed to execute ")
 _EXEC_CODES: Final = (126, 127)  # the exit codes of both when the exec itself failed
@@ -42,14 +42,21 @@ def _prlimit() -> str | None:
     return found if found is not None and runs_true((found, "--core=0", "--")) else None
 
 
-def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
+def limit_prefix(
+    memory: int | None, cpu: int | None, report: int | None = None
+) -> tuple[str, ...] | None:
     """The prefix setting no core dumps, the data limit `memory` (bytes) and `cpu` seconds
-    (the hard limit one more): the launcher's, else `prlimit ... --`; None where neither runs."""
+    (the hard limit one more): the launcher's, else `prlimit ... --`; None where neither runs.
+
+    `report` is the descriptor the launcher writes its own failures to (None: stderr), closed
+    when the command starts, so the command cannot forge them; `prlimit` writes them to
+    stderr (`launched` tells the two apart)."""
     built = launcher()
     if built is not None:
         # Whole seconds, as RLIMIT_CPU counts them (and as `prlimit` reads `1.5`: 1).
         return (
             built,
+            "-" if report is None else str(report),
             "-" if memory is None else str(memory),
             "-" if cpu is None else str(int(cpu)),
         )
@@ -63,6 +70,12 @@ def limit_prefix(memory: int | None, cpu: int | None) -> tuple[str, ...] | None:
         argv.append(f"--cpu={cpu}:{cpu + 1}")
     argv.append("--")
     return tuple(argv)
+
+
+def launched(limiter: Sequence[str]) -> bool:
+    """True when `limiter` (from `limit_prefix`) is the launcher's, which reports its own
+    failures on the report pipe; False for `prlimit`'s, which says them on stderr."""
+    return bool(limiter) and os.path.basename(limiter[0]) != "prlimit"
 
 
 def starts_as_is(path: str) -> bool:
@@ -92,7 +105,7 @@ def limit_failure(limiter: Sequence[str], exit_code: int, stderr: str) -> str | 
     itself runs under), or None when it set them."""
     # Told from the prefix itself: asking `_prlimit()` would probe prlimit (a command run)
     # in a process that only ever uses the launcher.
-    if limiter and os.path.basename(limiter[0]) == "prlimit":
+    if limiter and not launched(limiter):
         if exit_code != _PRLIMIT_REFUSED_CODE:
             return None
         said = _PRLIMIT_REFUSED.fullmatch(stderr.strip())

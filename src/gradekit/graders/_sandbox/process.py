@@ -33,6 +33,7 @@ from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
 from gradekit.graders._sandbox.limits import (
     exec_failure,
+    launched,
     limit_failure,
     limit_prefix,
     starts_as_is,
@@ -211,8 +212,50 @@ def run(
         prefix: tuple[str, ...] = tuple(jail)
     else:
         prefix = () if network else _network_prefix()
-    # None: the limits are set in the forked child instead (slower; see `limits`).
-    limiter = limit_prefix(limits.memory, limits.cpu) if starts_as_is((*prefix, *args)[0]) else None
+    limited = starts_as_is((*prefix, *args)[0])
+    # The launcher's own failures come on a pipe of their own, closed when the command starts:
+    # on stderr, a command could forge them and turn its failure into gradekit's error.
+    report_read, report_write = os.pipe() if limited else (-1, -1)
+    try:
+        # None: the limits are set in the forked child instead (slower; see `limits`).
+        limiter = limit_prefix(limits.memory, limits.cpu, report_write) if limited else None
+        if limited and (limiter is None or not launched(limiter)):
+            os.close(report_read)  # prlimit, or no prefix: the command must not inherit it
+            os.close(report_write)
+            report_read = report_write = -1
+        return _run_started(
+            args,
+            prefix,
+            limiter,
+            report_read,
+            report_write,
+            cwd,
+            env,
+            timeout,
+            stdin,
+            limits,
+            cancel,
+        )
+    finally:
+        for fd in (report_read, report_write):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def _run_started(  # noqa: PLR0917 - `run`'s arguments, after its pipe is made
+    args: tuple[str, ...],
+    prefix: tuple[str, ...],
+    limiter: tuple[str, ...] | None,
+    report_read: int,
+    report_write: int,
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str],
+    timeout: float,
+    stdin: str | bytes | None,
+    limits: Limits,
+    cancel: threading.Event | None,
+) -> ProcessResult:
     setter = None if limiter is not None else functools.partial(_set_limits, limits)
     data = stdin.encode() if isinstance(stdin, str) else stdin
     started = time.monotonic()
@@ -227,6 +270,7 @@ def run(
             start_new_session=True,
             preexec_fn=setter,  # noqa: PLW1509
             close_fds=True,
+            pass_fds=(report_write,) if report_write >= 0 else (),
         )
     except OSError as error:
         raise CommandError(
@@ -247,10 +291,12 @@ def run(
     exit_code = -1 if timed_out else process.returncode
     stderr = err.text()
     if limiter is not None:
-        refused = limit_failure(limiter, exit_code, stderr)
+        # `prlimit` has no such pipe: it says why on stderr.
+        said = _reported(report_read) if report_read >= 0 else stderr
+        refused = limit_failure(limiter, exit_code, said)
         if refused is not None:
             raise _limits_refused(args[0], refused)
-        failure = None if prefix else exec_failure(exit_code, stderr)
+        failure = None if prefix else exec_failure(exit_code, said)
         if failure is not None:
             raise CommandError(f"cannot start '{args[0]}': {failure}; check the command")
     return ProcessResult(
@@ -263,6 +309,17 @@ def run(
         stdout_cut=out.dropped > 0,
         stderr_cut=err.dropped > 0,
     )
+
+
+def _reported(fd: int) -> str:
+    """What the launcher wrote on its report pipe before it ended (nothing when the command
+    started). Read without waiting: `run` holds the write end open until it returns."""
+    chunks = []
+    with contextlib.suppress(OSError):  # BlockingIOError: all of it is read
+        os.set_blocking(fd, False)
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 def _communicate(
