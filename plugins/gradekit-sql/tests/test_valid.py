@@ -32,6 +32,22 @@ def test_reads_pass(sql: str, message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM customers; -- done",
+        "SELECT 1; /* c */",
+        "SELECT name FROM customers WHERE city = 'London';\n-- end",
+    ],
+)
+def test_a_comment_after_the_last_semicolon_is_not_a_statement(sql: str) -> None:
+    result = _grade(sql)
+    assert (result.outcome, result.message) == ("pass", "1 statement, a read: SELECT")
+    assert _grade("SELECT 1; -- one\nSELECT 2").message == (
+        "2 statements, all reads: SELECT, SELECT"
+    )
+
+
+@pytest.mark.parametrize(
     ("sql", "problem"),
     [
         ("DELETE FROM customers", "statement 1 of 1 does not only read: DELETE is not a query"),

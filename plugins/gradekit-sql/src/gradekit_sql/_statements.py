@@ -171,4 +171,12 @@ def statements(sql: str, dialect: str) -> list[Statement]:
         parsed = sqlglot.parse(sql, read=dialect)
     except (ParseError, TokenError) as error:
         raise SqlSyntaxError(_syntax_message(error, dialect)) from error
-    return [Statement(_kind(node), _problem(node)) for node in parsed if node is not None]
+    return [Statement(_kind(node), _problem(node)) for node in parsed if _is_statement(node)]
+
+
+def _is_statement(node: exp.Expression | None) -> bool:
+    """False for what sqlglot returns where there is no statement: None for an empty one
+    (`;;`), and a Semicolon node holding a comment after a `;` (`SELECT 1; -- done`)."""
+    from sqlglot import exp
+
+    return node is not None and not isinstance(node, exp.Semicolon)
