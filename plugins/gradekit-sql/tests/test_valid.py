@@ -23,6 +23,9 @@ def _grade(sql: object, **options: object) -> gradekit.GradeResult:
         ("SELECT 1; SELECT 2;", "2 statements, all reads: SELECT, SELECT"),
         ("SELECT * FROM pragma_table_info('customers')", "1 statement, a read: SELECT"),
         ("select ';' as semicolon -- DELETE FROM t", "1 statement, a read: SELECT"),
+        ("SELECT * FROM customers", "1 statement, a read: SELECT"),
+        ("SELECT x FROM (SELECT 1 AS x)", "1 statement, a read: SELECT"),
+        ("SELECT 1 WHERE 1 IN (SELECT 1) AND EXISTS (SELECT 1)", "1 statement, a read: SELECT"),
     ],
 )
 def test_reads_pass(sql: str, message: str) -> None:
@@ -107,6 +110,32 @@ def test_sql_that_does_not_parse_fails_saying_where() -> None:
     assert "line 1, column" in result.message
     assert "\x1b" not in result.message  # no terminal colours from sqlglot
     assert _grade("SELECT 'unclosed").outcome == "fail"
+
+
+@pytest.mark.parametrize(
+    ("sql", "near"),
+    [
+        ("SELECT", "SELECT"),
+        ("SELECT FROM customers", "SELECT FROM customers"),
+        ("SELECT DISTINCT FROM customers", "SELECT DISTINCT FROM customers"),
+        ("SELECT 1 UNION SELECT", "SELECT"),
+        ("SELECT * FROM (SELECT) AS s", "SELECT"),
+        ("WITH a AS (SELECT FROM t) SELECT * FROM a", "SELECT FROM t"),
+    ],
+)
+def test_a_select_with_nothing_to_select_does_not_parse(sql: str, near: str) -> None:
+    result = _grade(sql)
+    assert result.outcome == "fail"
+    assert result.message == (
+        f"not valid sqlite SQL: SELECT with nothing to select (near {near!r}); "
+        "list the columns or expressions to select, or use *"
+    )
+    assert result.details == {"dialect": "sqlite", "error": result.message}
+
+
+def test_postgres_allows_a_select_of_no_columns() -> None:
+    result = _grade("SELECT FROM customers", dialect="postgres")
+    assert (result.outcome, result.message) == ("pass", "1 statement, a read: SELECT")
 
 
 def test_the_dialect_decides_what_parses() -> None:

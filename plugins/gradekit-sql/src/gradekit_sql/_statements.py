@@ -171,7 +171,27 @@ def statements(sql: str, dialect: str) -> list[Statement]:
         parsed = sqlglot.parse(sql, read=dialect)
     except (ParseError, TokenError) as error:
         raise SqlSyntaxError(_syntax_message(error, dialect)) from error
-    return [Statement(_kind(node), _problem(node)) for node in parsed if _is_statement(node)]
+    found = [node for node in parsed if _is_statement(node)]
+    for node in found:
+        _check_select_lists(node, dialect)
+    return [Statement(_kind(node), _problem(node)) for node in found]
+
+
+def _check_select_lists(node: exp.Expression, dialect: str) -> None:
+    """Raise SqlSyntaxError for a SELECT with nothing to select (`SELECT FROM t`), which
+    sqlglot parses without complaint; PostgreSQL alone accepts it (zero columns)."""
+    from sqlglot import exp
+    from sqlglot.dialects.postgres import Postgres
+
+    if type(_sqlglot().Dialect.get_or_raise(dialect)) is Postgres:
+        return
+    for select in node.find_all(exp.Select):
+        if not select.expressions:
+            near = _clip(select.sql(dialect=dialect))
+            raise SqlSyntaxError(
+                f"not valid {dialect} SQL: SELECT with nothing to select (near {near!r}); "
+                "list the columns or expressions to select, or use *"
+            )
 
 
 def _is_statement(node: exp.Expression | None) -> bool:
