@@ -189,6 +189,25 @@ def test_bad_samples_give_error_or_failure_results_never_raise(grade: Grade) -> 
     assert grade("SELECT '\x00'", "SELECT 1").outcome == "fail"
 
 
+@pytest.mark.parametrize(
+    ("expected", "what"),
+    [
+        (["SELECT name FROM customers", "SELECT city FROM customers"], "a list"),
+        ({"sql": "SELECT name FROM customers"}, "a mapping"),
+        (42, "a number"),
+    ],
+)
+def test_an_expected_value_that_is_not_text_is_an_error_saying_what_it_is(
+    grade: Grade, expected: object, what: str
+) -> None:
+    result = grade("SELECT name FROM customers", expected)
+    assert (result.outcome, result.message) == (
+        "error",
+        f"the expected value is {what}, not SQL text: sql.execution runs one reference query; "
+        "give the reference SQL as text in 'expected'",
+    )
+
+
 def test_writes_fail_and_leave_the_database_as_it_was(grade: Grade, shop: Path) -> None:
     result = grade("DELETE FROM customers", "SELECT 1")
     assert result.outcome == "fail"

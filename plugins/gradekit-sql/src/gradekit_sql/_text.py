@@ -7,7 +7,7 @@ from typing import Any
 
 from gradekit import GradeResult
 
-__all__ = ["data_error", "not_sql", "sql_text"]
+__all__ = ["data_error", "not_sql", "sql_text", "what_it_is"]
 
 
 def sql_text(value: Any) -> str | None:
@@ -27,12 +27,19 @@ def data_error(
     return GradeResult.of_error(kind, name, f"ValueError: {message}", message, details)
 
 
+def what_it_is(value: Any) -> str:
+    """What a non-text value is, for a message: `a mapping`, `a list`, `a number`..."""
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return f"a {type(value).__name__}"
+
+
 def not_sql(kind: str, name: str, value: Any) -> GradeResult:
     """The error result for an output that is structured data, not SQL text."""
-    if isinstance(value, Mapping):
-        what = "a mapping"
-    elif isinstance(value, (list, tuple)):
-        what = "a list"
-    else:
-        what = f"a {type(value).__name__}"
-    return data_error(kind, name, f"the output is {what}, not SQL text")
+    return data_error(kind, name, f"the output is {what_it_is(value)}, not SQL text")

@@ -19,7 +19,7 @@ from gradekit import GradeResult, OptionError, Sample, current_suite_dir
 from gradekit_sql._compare import first_difference, unordered_difference
 from gradekit_sql._database import QueryError, Rows, read_only, run_query
 from gradekit_sql._render import json_rows, row_text
-from gradekit_sql._text import data_error, not_sql, sql_text
+from gradekit_sql._text import data_error, not_sql, sql_text, what_it_is
 
 __all__ = ["Execution"]
 
@@ -88,7 +88,15 @@ class Execution:
     def grade(self, sample: Sample) -> GradeResult:
         """Run both queries and compare their results."""
         reference = sql_text(sample.expected)
-        if reference is None or not reference.strip():
+        if reference is None:
+            return data_error(
+                KIND,
+                self.name,
+                f"the expected value is {what_it_is(sample.expected)}, not SQL text: "
+                "sql.execution runs one reference query; give the reference SQL as text in "
+                "'expected'",
+            )
+        if not reference.strip():
             return data_error(
                 KIND,
                 self.name,
