@@ -14,6 +14,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import Glob, WorkspaceFile, bad_glob, walk, workspace_error
+from gradekit.graders._sandbox.options import parse_size
 
 __all__ = ["File"]
 
@@ -39,11 +40,28 @@ def _listing(files: list[WorkspaceFile]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _read(file: WorkspaceFile) -> str:
+def _read(file: WorkspaceFile, limit: int) -> tuple[str, bool]:
+    """The file's text up to `limit` bytes, and whether there was more. An agent can leave a
+    sparse file of any size, which costs no disk: read whole, it would fill the memory."""
     try:
-        return file.absolute.read_text(encoding="utf-8", errors="replace")
+        with file.absolute.open("rb") as handle:
+            data = handle.read(limit + 1)
     except OSError:
-        return ""  # unreadable: it cannot contain the pattern
+        return "", False  # unreadable: it cannot contain the pattern
+    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+
+
+def _max_file_size(value: Any) -> int:
+    size = parse_size(value, "max_file_size", allow_none=False)
+    assert size is not None
+    return size
+
+
+def _shown_size(size: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} bytes"
 
 
 @attrs.frozen
@@ -69,6 +87,7 @@ class File:
     contains: FrozenDict[str, str] = attrs.field(
         kw_only=True, default=EMPTY, converter=freeze, validator=_globs
     )
+    max_file_size: Any = attrs.field(kw_only=True, default=16 << 20, converter=_max_file_size)
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _patterns: dict[str, re.Pattern[str]] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, Glob] = attrs.field(init=False, repr=False, eq=False)
@@ -132,12 +151,26 @@ class File:
             self.kind, self.name, checks, threshold=self.threshold, details={"files": len(counted)}
         )
 
-    @staticmethod
-    def _contains_check(pattern: str, regex: re.Pattern[str], files: list[WorkspaceFile]) -> Check:
+    def _contains_check(
+        self, pattern: str, regex: re.Pattern[str], files: list[WorkspaceFile]
+    ) -> Check:
         label = f"contains {pattern}"
         if not files:
             return Check(label, False, "no file matches")
-        missing = [file for file in files if regex.search(_read(file)) is None]
+        missing, cut = [], []
+        for file in files:
+            text, more = _read(file, self.max_file_size)
+            if regex.search(text) is None:
+                missing.append(file)
+                if more:
+                    cut.append(file)
         if missing:
-            return Check(label, False, f"/{regex.pattern}/ not found in {_listing(missing)}")
+            message = f"/{regex.pattern}/ not found in {_listing(missing)}"
+            if cut:
+                many = "its" if len(cut) == 1 else "their"
+                message += (
+                    f" (only {many} first {_shown_size(self.max_file_size)} searched: raise "
+                    f"max_file_size to search more of {_listing(cut)})"
+                )
+            return Check(label, False, message)
         return Check(label, True, f"/{regex.pattern}/ found in {_listing(files)}")

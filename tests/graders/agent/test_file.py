@@ -186,3 +186,46 @@ def test_threshold(workspace: Workspace) -> None:
     root = workspace(PROJECT)
     config = {"required_files": ["README.md", "src/app.py", "LICENSE"], "threshold": 0.6}
     assert grade(root, **config).outcome == "pass"
+
+
+_MEMORY_OF_A_GRADE = """
+import os, resource, sys
+import gradekit
+root = sys.argv[1]
+grader = gradekit.create("file", config={"contains": {"*.py": "def main"}})
+result = grader.grade(gradekit.Sample(output="", workspace=root))
+print(result.passed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+print(result.message)
+"""
+
+
+def test_a_huge_file_is_searched_only_up_to_max_file_size(tmp_path: Path) -> None:
+    # An agent can leave a sparse file of any size, which costs no disk: read whole, 300 MB
+    # of it took 600 MB of memory, and a few GB would take the machine's.
+    import subprocess
+    import sys
+
+    (tmp_path / "a.py").write_text("def main():\n    pass\n")
+    with open(tmp_path / "b.py", "wb") as big:
+        big.truncate(300 * 1024 * 1024)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEMORY_OF_A_GRADE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    passed, peak_mb = done.stdout.split("\n")[0].split()
+    assert passed == "False"
+    assert int(peak_mb) < 150, done.stdout
+    assert "/def main/ not found in b.py (only its first 16 MiB searched: raise max_file_size" in (
+        done.stdout
+    )
+
+
+def test_max_file_size_takes_a_size(workspace: Workspace) -> None:
+    root = workspace({"a.py": "x" * 100 + "def main(): pass\n"})
+    assert not grade(root, contains={"*.py": "def main"}, max_file_size=50).passed
+    assert grade(root, contains={"*.py": "def main"}, max_file_size="1KiB").passed
+    with pytest.raises(ConfigError, match="max_file_size"):
+        grade(root, contains={"*.py": "x"}, max_file_size="lots")
