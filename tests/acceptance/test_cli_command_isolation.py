@@ -82,3 +82,18 @@ def test_a_command_inside_a_process_isolated_composite_is_an_error_not_a_leak(
     assert (
         "SandboxError: a command cannot run in its sandbox inside a process-isolated grader" in text
     )
+
+
+@needs_bwrap
+def test_a_process_isolated_grader_inside_a_process_isolated_composite_still_grades(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    # Only commands are refused inside a worker: other graders nest as before.
+    write(
+        "suite.yaml",
+        "name: nest\ncases:\n  - name: a\n    output: x\n    expected: x\n    graders:\n"
+        "      - kind: all\n        isolation: process\n        graders:\n"
+        "          - {kind: equality, isolation: process}\n",
+    )
+    done = gradekit("run", "suite.yaml", "-o", "r.json")
+    assert done.returncode == 0, done.stdout + done.stderr

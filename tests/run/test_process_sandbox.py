@@ -122,7 +122,7 @@ def test_crashes_and_exits_are_told_apart_in_bubblewrap():
 
 
 @needs_bwrap
-def test_a_program_grader_in_a_sandboxed_child_runs_its_command_in_that_sandbox(capfd):
+def test_a_program_grader_given_isolation_process_runs_its_command_in_its_own_sandbox(capfd):
     import gradekit
 
     code = "print(open('/etc/passwd').read()[:4]); open('/etc/shadow').read()"
@@ -130,7 +130,7 @@ def test_a_program_grader_in_a_sandboxed_child_runs_its_command_in_that_sandbox(
     program = gradekit.create("program", config=config)
     graders = [entry(program, isolation="process", sandbox="bwrap")]
     result = results_of(run_suite(one_turn_suite(graders, ["0"])))["program"]
-    # The command ran (the system is there), its own sandbox could not nest, the child's held.
+    # Graded in the runner's process (no worker): the command's own sandbox holds.
     assert result.outcome == "fail", result.error
     assert result.details["stdout"] == "root\n"
     assert "PermissionError" in result.details["stderr"]

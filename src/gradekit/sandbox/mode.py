@@ -28,6 +28,7 @@ __all__ = [
     "bwrap_executable",
     "check_mode",
     "problem",
+    "refuse_nested_command",
     "requested_problem",
     "uses_bwrap",
 ]
@@ -107,27 +108,35 @@ def uses_bwrap(mode: str | None) -> bool:
     """Whether a command under `mode` runs in bubblewrap (None means `auto`).
 
     `bwrap` where bubblewrap cannot run raises SandboxError; `auto` then runs without it and
-    says so once per process, on stderr. Inside a process-isolated grader's sandbox (a
-    composite's child), `auto` and `bwrap` raise SandboxError: bubblewrap cannot nest, and
-    that sandbox keeps gradekit's environment and shows the suite's files.
+    says so once per process, on stderr. Inside a process-isolated grader's sandbox it is
+    False (bubblewrap cannot nest): a command there is refused by `refuse_nested_command`.
     """
     if mode == "none":
         return False
     cause = problem()
     if cause is None:
         return True
-    if cause == NESTED:
+    if cause == NESTED:  # inside a process-isolated grader's sandbox: it cannot nest
+        return False
+    message = requested_problem(mode)
+    if message is not None:
+        raise SandboxError(message)
+    _warn_once(cause)
+    return False
+
+
+def refuse_nested_command(mode: str | None) -> None:
+    """Raise SandboxError for a command to run under `mode` (None: `auto`) inside a
+    process-isolated grader's sandbox (a composite's child): that sandbox keeps gradekit's
+    environment and shows the suite's files, and bubblewrap cannot nest. `sandbox: none`
+    runs it there knowingly."""
+    if mode != "none" and problem() == NESTED:
         raise SandboxError(
             "a command cannot run in its sandbox inside a process-isolated grader: that "
             "grader's sandbox keeps gradekit's environment and shows the suite's files, and "
             "bubblewrap cannot nest; give the entry holding this command isolation: thread "
             "(its command still runs in a sandbox of its own), or set sandbox: none on it"
         )
-    message = requested_problem(mode)
-    if message is not None:
-        raise SandboxError(message)
-    _warn_once(cause)
-    return False
 
 
 def _warn_once(cause: str) -> None:

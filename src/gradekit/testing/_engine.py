@@ -91,6 +91,15 @@ def _cannot_search(rule: Rule, subject: Subject, error: HypothesisException) -> 
     return Outcome(rule, (Violation(subject.kind, rule.name, message, None, subject.config),))
 
 
+def _checked(rule: Rule, state: Any, example: Any) -> str | None:
+    """`rule.check` on a pristine copy of `example`; a check that raises on what the grader
+    gave (details whose `==` or `repr` fail) is a violation of the rule, not a crash."""
+    try:
+        return rule.check(state, _pristine(example))
+    except Exception as error:
+        return f"checking this rule raised {error_text(error)}"
+
+
 def _shrink(
     rule: Rule, subject: Subject, state: Any, settings: hypothesis.settings
 ) -> tuple[Any, str] | None:
@@ -99,7 +108,7 @@ def _shrink(
     found: list[tuple[Any, str]] = []
 
     def breaks(example: Any) -> bool:
-        message = rule.check(state, _pristine(example))
+        message = _checked(rule, state, example)
         if message is None:
             return False
         found[:] = [(example, message)]
@@ -144,10 +153,7 @@ def _explore(
             if rule.name in broken:
                 continue
             argument = example if rule.pairs or not pairs else example[0]
-            try:
-                message = rule.check(states[rule.name], _pristine(argument))
-            except Exception as error:  # what the grader gave broke the check itself
-                message = f"checking this rule raised {error_text(error)}"
+            message = _checked(rule, states[rule.name], argument)
             if message is not None:
                 broken[rule.name] = (argument, message)
 

@@ -92,25 +92,15 @@ def _yaml_values() -> st.SearchStrategy[Any]:
 def answers() -> st.SearchStrategy[Any]:
     """What an agent answers, as a suite gives it: mostly text and numbers as text, sometimes
     any other YAML value (numbers, booleans, lists, mappings, null), NaN and the infinities
-    among them (`.nan`, `.inf`: drawn on their own, or a search would rarely meet them)."""
-    return _answer()
+    among them (`.nan`, `.inf`)."""
+    # NaN and the infinities as a branch of their own: within the YAML values, three of a
+    # float's many values, a search would rarely meet them (one_of flattens nested one_ofs
+    # into branches of equal chance).
+    not_finite = st.sampled_from(_NOT_FINITE)
+    return st.one_of(texts(), numbers_as_text(), _yaml_values(), not_finite)
 
 
 _NOT_FINITE: Final = (math.nan, math.inf, -math.inf)
-
-
-@st.composite
-def _answer(draw: st.DrawFn) -> Any:
-    # Chosen by weight (one_of flattens nested one_ofs into branches of equal chance, so a
-    # branch of three values would come once in a hundred draws), shrinking towards text.
-    pick = draw(st.integers(0, 11))
-    if pick < 7:
-        return draw(texts())
-    if pick < 10:
-        return draw(numbers_as_text())
-    if pick == 10:
-        return draw(_yaml_values())
-    return draw(st.sampled_from(_NOT_FINITE))
 
 
 @functools.cache

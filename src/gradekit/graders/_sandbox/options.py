@@ -184,6 +184,7 @@ class SandboxOptions:
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
         jail = None
+        _sandbox_mode.refuse_nested_command(self.sandbox_mode())
         if _sandbox_mode.uses_bwrap(self.sandbox_mode()):
             for cache in mounts.writable:
                 os.makedirs(cache, exist_ok=True)

@@ -17,15 +17,13 @@ import contextvars
 import functools
 import os
 import resource
-import selectors
 import shutil
-import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -39,6 +37,7 @@ from gradekit.graders._sandbox.limits import (
     starts_as_is,
 )
 from gradekit.graders._sandbox.scratch import Sandbox
+from gradekit.graders._sandbox.streams import communicate, kill_group
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -56,9 +55,6 @@ __all__ = [
 
 DEFAULT_MEMORY_LIMIT: Final = 2 * 1024**3
 DEFAULT_MAX_OUTPUT: Final = 1024**2
-_CHUNK: Final = 65536
-_POLL: Final = 0.1  # seconds between checks for cancellation while waiting
-_DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
 
 
 @attrs.frozen
@@ -150,41 +146,6 @@ def _set_limits(limits: Limits) -> None:  # pragma: no cover - runs in the child
         resource.setrlimit(resource.RLIMIT_DATA, (limits.memory, limits.memory))
     if limits.cpu is not None:
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu, limits.cpu + 1))
-
-
-class _Capture:
-    """One output stream, kept up to `limit` bytes; the rest is counted and dropped."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.data = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.limit - len(self.data)
-        if room > 0:
-            self.data += chunk[:room]
-        self.dropped += max(0, len(chunk) - max(room, 0))
-
-    def text(self) -> str:
-        text = self.data.decode("utf-8", errors="replace")
-        if self.dropped:
-            text += (
-                f"\n[gradekit: output cut at {self.limit} bytes; {self.dropped} more bytes dropped]"
-            )
-        return text
-
-
-def _exited(process: subprocess.Popen[bytes]) -> bool:
-    # WNOWAIT leaves the leader a zombie, so its process group id cannot be reused before the
-    # group is killed.
-    info = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    return info is not None and info.si_pid == process.pid
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
 
 
 def run(
@@ -283,9 +244,9 @@ def _run_started(  # noqa: PLR0917 - `run`'s arguments, after its pipe is made
         raise _limits_refused(args[0], "setrlimit refused them") from error
     _children.started(process.pid, group=True)
     try:
-        out, err, timed_out = _communicate(process, data, started + timeout, limits, cancel)
+        out, err, timed_out = communicate(process, data, started + timeout, limits.output, cancel)
     finally:
-        _kill_group(process)
+        kill_group(process)
         process.wait()
         _children.ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
@@ -320,94 +281,6 @@ def _reported(fd: int) -> str:
         while chunk := os.read(fd, 65536):
             chunks.append(chunk)
     return b"".join(chunks).decode("utf-8", errors="replace")
-
-
-def _communicate(
-    process: subprocess.Popen[bytes],
-    data: bytes | None,
-    deadline: float,
-    limits: Limits,
-    cancel: threading.Event | None,
-) -> tuple[_Capture, _Capture, bool]:
-    assert process.stdout is not None and process.stderr is not None
-    out, err = _Capture(limits.output), _Capture(limits.output)
-    pending = memoryview(data or b"")
-    selector, pidfd = _watch(process, out, err, bool(pending))
-    timed_out = False
-    killed_at: float | None = None
-    try:
-        while True:
-            now = time.monotonic()
-            if killed_at is None:
-                stop = now >= deadline or (cancel is not None and cancel.is_set())
-                timed_out = now >= deadline
-                if stop or _exited(process):
-                    # Leftover children would hold the pipes open: kill the whole group, then
-                    # collect what is already in the pipes.
-                    _kill_group(process)
-                    killed_at = now
-            reading = any(key.data is not None for key in selector.get_map().values())
-            if killed_at is not None and (not reading or now - killed_at > _DRAIN):
-                break
-            if killed_at is None:
-                wait = max(min(_POLL, deadline - now), 0.0)
-            else:
-                wait = _DRAIN - (now - killed_at)
-            for key, _ in selector.select(wait):
-                if key.fileobj is process.stdin:
-                    pending = _feed(process.stdin, pending)
-                    if not pending:
-                        selector.unregister(process.stdin)
-                        process.stdin.close()
-                elif key.data is None:  # the pidfd: the leader has exited
-                    selector.unregister(key.fileobj)
-                else:
-                    chunk = os.read(key.fd, _CHUNK)
-                    if chunk:
-                        key.data.add(chunk)
-                    else:
-                        selector.unregister(key.fileobj)
-    finally:
-        selector.close()
-        if pidfd is not None:
-            os.close(pidfd)
-        if process.stdin is not None and not process.stdin.closed:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
-    return out, err, timed_out
-
-
-def _watch(
-    process: subprocess.Popen[bytes], out: _Capture, err: _Capture, feeding: bool
-) -> tuple[selectors.BaseSelector, int | None]:
-    """A selector over the pipes (data: their capture) and the leader's pidfd (data: None)."""
-    assert process.stdout is not None and process.stderr is not None
-    selector = selectors.DefaultSelector()
-    for stream, capture in ((process.stdout, out), (process.stderr, err)):
-        os.set_blocking(stream.fileno(), False)
-        selector.register(stream, selectors.EVENT_READ, capture)
-    # A pidfd wakes the loop the moment the leader exits; without one, poll every _POLL.
-    pidfd = os.pidfd_open(process.pid) if hasattr(os, "pidfd_open") else None
-    if pidfd is not None:
-        selector.register(pidfd, selectors.EVENT_READ, None)
-    if process.stdin is not None:
-        os.set_blocking(process.stdin.fileno(), False)
-        if feeding:
-            selector.register(process.stdin, selectors.EVENT_WRITE, None)
-        else:
-            process.stdin.close()
-    return selector, pidfd
-
-
-def _feed(stdin: IO[bytes], pending: memoryview) -> memoryview:
-    """Write what the pipe takes now; a reader that went away gets nothing more."""
-    try:
-        written = os.write(stdin.fileno(), pending[:_CHUNK])
-    except BlockingIOError:
-        return pending
-    except BrokenPipeError:
-        return pending[len(pending) :]
-    return pending[written:]
 
 
 T = TypeVar("T")
