@@ -162,6 +162,7 @@ class Prompt:
                 "base_url at a server that needs none",
             )
         if base_url is not None:
+            base_url = base_url.strip()
             _check_base_url(base_url, None if self.base_url else BASE_URL_ENV[provider])
         base_url = base_url or DEFAULT_BASE_URLS[provider]
         policy = RetryPolicy(
@@ -205,10 +206,10 @@ def _check_base_url(url: str, from_env: str | None) -> None:
     from urllib.parse import urlsplit
 
     try:
-        parts = urlsplit(url.strip())
-        if parts.scheme in ("http", "https") and parts.hostname:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.hostname and parts.port != 0:
             return
-    except ValueError:  # `http://[::1`: an unclosed bracket
+    except ValueError:  # `http://[::1` (an unclosed bracket), `http://host:abc` (the port)
         pass
     where = f"${from_env} " if from_env else ""
     raise OptionError(

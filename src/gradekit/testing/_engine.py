@@ -95,9 +95,10 @@ def _checked(rule: Rule, state: Any, example: Any) -> str | None:
     """`rule.check` on a pristine copy of `example`; a check that raises on what the grader
     gave (details whose `==` or `repr` fail) is a violation of the rule, not a crash."""
     try:
-        return rule.check(state, _pristine(example))
+        message: str | None = rule.check(state, _pristine(example))
     except Exception as error:
         return f"checking this rule raised {error_text(error)}"
+    return message
 
 
 def _shrink(

@@ -114,8 +114,9 @@ def _creates(subject: Subject) -> Finding | None:
 def _names(error: ConfigError, key: str) -> bool:
     if any(problem.path[:1] == (key,) for problem in error.problems):
         return True
-    # The key as a word of its own: `k` is not named by "kind 'acme.topk'".
-    return re.search(rf"(?<![\w.]){re.escape(key)}(?!\w)", str(error)) is not None
+    # The key as a word of its own (`$.k: ...` names it), not inside a word or after a
+    # dotted name's dot: `k` is not named by "kind 'acme.topk'".
+    return re.search(rf"(?<!\w)(?<!\w\.){re.escape(key)}(?!\w)", str(error)) is not None
 
 
 def _rejected(subject: Subject, config: dict[str, Any], key: str, what: str) -> Finding | None:

@@ -29,7 +29,7 @@ def test_a_key_with_surrounding_whitespace_is_sent_without_it(
 @pytest.mark.parametrize(
     ("written", "said"),
     [
-        ("sk-proj TOPSECRET42", "a space at character 8"),
+        ("sk-proj\nTOPSECRET42", "a control character (U+000A) at character 8"),
         ("sk-proj-TOP\u2011SECRET42", "a non-ASCII character (U+2011) at character 12"),
         ("sk-proj-TOP\x7fSECRET42", "a control character (U+007F) at character 12"),
     ],
@@ -51,12 +51,12 @@ def test_a_key_spoilt_after_loading_is_an_error_result_and_nothing_is_sent(
     server: JudgeServer, make: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     grader = make()
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj TOPSECRET42")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj\x1bTOPSECRET42")
     result = grader.grade(gradekit.Sample(output="4"))  # directly: it must not raise
     assert result.outcome == "error"
     assert result.error == (
-        "JudgeError: the API key in $OPENAI_API_KEY holds a space at character 8, which an "
-        "HTTP header cannot carry; set $OPENAI_API_KEY to the key alone"
+        "JudgeError: the API key in $OPENAI_API_KEY holds a control character (U+001B) at "
+        "character 8, which an HTTP header cannot carry; set $OPENAI_API_KEY to the key alone"
     )
     assert server.requests == []
 
@@ -88,3 +88,26 @@ def test_a_placeholder_key_changes_nothing_in_the_reply(
     result = grade_one(make())
     assert (result.outcome, result.score) == ("pass", 0.9)
     assert result.message == "judge scored 9/10 (0.9, threshold 0.5): none missing"
+
+
+def test_a_placeholder_key_with_a_space_is_sent_as_it_is(
+    server: JudgeServer, make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "not needed")
+    assert grade_one(make()).outcome == "pass"
+    assert server.requests[0].headers["authorization"] == "Bearer not needed"
+
+
+def test_a_key_the_server_escapes_in_its_json_error_is_hidden_too(
+    server: JudgeServer, make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-abc/def+ghi&jkl0123"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    # As PHP (`\/`) and Go (`\u0026`) write it: decoded, it is the key again.
+    escaped = key.replace("/", "\\/").replace("&", "\\u0026")
+    body = '{"error": {"message": "Incorrect API key provided: ' + escaped + '"}}'
+    server.script(Answer(401, body))
+    result = grade_one(make())
+    assert result.error is not None
+    assert key not in result.error
+    assert "Incorrect API key provided: [redacted]" in result.error

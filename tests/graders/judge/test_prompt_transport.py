@@ -41,7 +41,9 @@ def test_request_timeout_bounds_a_trickling_attempt_too(server: JudgeServer, mak
     assert len(server.requests) == 2
 
 
-@pytest.mark.parametrize("url", ["localhost:11434/v1", "ftp://example.com/v1", "http://"])
+@pytest.mark.parametrize(
+    "url", ["localhost:11434/v1", "ftp://example.com/v1", "http://", "http://localhost:abc/v1"]
+)
 def test_a_base_url_that_is_not_http_is_refused_at_load(url: str) -> None:
     with pytest.raises(ConfigError) as caught:
         gradekit.create("prompt", "judge", {"rubric": "Right?", "model": "m", "base_url": url})
@@ -94,3 +96,11 @@ def test_concurrency_above_a_hundred_is_what_is_in_flight(server: JudgeServer, m
     results = asyncio.run(all_of_them())
     assert {result.outcome for result in results} == {"pass"}
     assert server.max_in_flight == 150
+
+
+def test_a_base_url_with_a_newline_from_the_environment_is_used_without_it(
+    server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url + "\n")
+    grader = gradekit.create("prompt", "judge", {"rubric": "Right?", "model": "gpt-test"})
+    assert grade_one(grader).outcome == "pass"

@@ -145,6 +145,11 @@ async def _attempt(
     except httpx.TransportError as error:
         text = f"cannot reach the judge at {request.url} ({_cause(error, request)})"
         raise _Retry(JudgeConnectionError(text)) from error
+    except httpx.InvalidURL as error:  # not an HTTPError: a URL httpx cannot send to
+        raise JudgeConnectionError(
+            f"cannot send the request to the judge at {request.url} ({_cause(error, request)}); "
+            "check base_url"
+        ) from error
     except httpx.HTTPError as error:  # a body that cannot be decoded, too many redirects
         raise JudgeReplyError(
             f"the judge at {request.url} sent a reply that cannot be read "
@@ -195,8 +200,8 @@ def _decode(response: httpx.Response, request: HttpRequest) -> Any:
                 f"{_excerpt(body)}; check that base_url points at the API (with its /v1 for "
                 "an OpenAI-compatible server)"
             ) from None
-    body = redact(response.text, request.secret)
-    message = f"the judge at {request.url} answered HTTP {status}: {_error_text(body)}"
+    shown = _error_text(response.text, request.secret)
+    message = f"the judge at {request.url} answered HTTP {status}: {shown}"
     error = JudgeHTTPError(message, status)
     if status in RETRIED_STATUSES:
         raise _Retry(error, _retry_after(response.headers.get("retry-after")))
@@ -264,18 +269,19 @@ def _retry_after(value: str | None) -> float | None:
     return None if math.isnan(seconds) else max(0.0, seconds)
 
 
-def _error_text(body: str) -> str:
-    """The server's own error message when the body is the usual JSON error, else the body."""
+def _error_text(body: str, secret: str | None) -> str:
+    """The server's own error message when the body is the usual JSON error, else the body;
+    without the key either way (redacted once decoded: JSON may escape it, `\\/` for `/`)."""
     try:
         data = json.loads(body)
     except ValueError:
-        return _excerpt(body)
+        return _excerpt(redact(body, secret))
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return _excerpt(error["message"])
+        return _excerpt(redact(error["message"], secret))
     if isinstance(error, str):
-        return _excerpt(error)
-    return _excerpt(body)
+        return _excerpt(redact(error, secret))
+    return _excerpt(redact(body, secret))
 
 
 def _excerpt(text: str) -> str:

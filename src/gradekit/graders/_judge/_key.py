@@ -1,9 +1,9 @@
 """The API key: read from its environment variable, checked, and kept out of every text.
 
-A key is sent in an HTTP header, which carries printable ASCII only. A key read from a file
-often ends with a newline (`export KEY=$(cat key.txt)` keeps none, a CRLF `.env` keeps a
-`\\r`): surrounding whitespace is removed; any other character outside printable ASCII makes
-the key unusable, and is reported without showing the key.
+A key is sent in an HTTP header, which carries printable ASCII (and spaces) only. A key
+read from a file often ends with a newline (`export KEY=$(cat key.txt)` keeps none, a CRLF
+`.env` keeps a `\\r`): surrounding whitespace is removed; any other character outside
+printable ASCII makes the key unusable, and is reported without showing the key.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def api_key(variable: str) -> str | None:
     if not key:
         return None
     for position, character in enumerate(key, 1):
-        if not "!" <= character <= "~":
+        if not (" " <= character <= "~" or character == "\t"):  # what a header value takes
             raise UnusableKey(
                 f"the API key in ${variable} holds {_described(character)} at character "
                 f"{position}, which an HTTP header cannot carry; set ${variable} to the key alone"
@@ -44,8 +44,6 @@ def api_key(variable: str) -> str | None:
 
 
 def _described(character: str) -> str:
-    if character.isspace():
-        return "a space" if character == " " else f"whitespace (U+{ord(character):04X})"
     if character.isascii():
         return f"a control character (U+{ord(character):04X})"
     return f"a non-ASCII character (U+{ord(character):04X})"

@@ -167,7 +167,7 @@ def _number(value: Any, path: Path, max_score: int) -> float:
                 raise JudgeReplyError(
                     f"the judge's score at {_where(path)} is a fraction over 0: {_excerpt(value)}"
                 )
-            number = number / over * max_score
+            number = number * max_score / over  # exact when the result is whole: 57/100
     else:
         shown = _excerpt(json.dumps(value)) if not isinstance(value, str) else _excerpt(value)
         raise JudgeReplyError(f"the judge's score at {_where(path)} is not a number: {shown}")
