@@ -13,6 +13,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import Run
@@ -38,20 +39,26 @@ print(json.dumps({'environ': seen, 'answers': text}))
 """
 
 
+def _snooped(gradekit: Run, write: Write, graders: str) -> tuple[Any, str]:
+    """Run a suite whose one case has `graders` (YAML lines; COMMAND: the snooping command),
+    with a fresh secret in gradekit's environment and a file beside the suite."""
+    secret = f"sk-live-{uuid.uuid4().hex}"
+    answers = write("answers.txt", "THE EXPECTED ANSWERS")
+    command = [sys.executable, "-c", "import json\n" + SNOOP, secret, str(answers)]
+    header = "name: snoop\ncases:\n  - name: a\n    output: x\n    graders:\n"
+    write("suite.yaml", header + graders.replace("COMMAND", json.dumps(command)))
+    done = gradekit("run", "suite.yaml", "-o", "r.json", env={"OPENAI_API_KEY": secret})
+    return done, secret
+
+
 @needs_bwrap
 @pytest.mark.parametrize("isolation", ["thread", "process"])
 def test_a_command_sees_no_secret_and_no_suite_file_whatever_the_isolation(
     gradekit: Run, write: Write, tmp_path: Path, isolation: str
 ) -> None:
-    secret = f"sk-live-{uuid.uuid4().hex}"
-    answers = write("answers.txt", "THE EXPECTED ANSWERS")
-    command = [sys.executable, "-c", "import json\n" + SNOOP, secret, str(answers)]
-    write(
-        "suite.yaml",
-        "name: snoop\ncases:\n  - name: a\n    output: x\n    graders:\n"
-        f"      - {{kind: program, isolation: {isolation}, command: {json.dumps(command)}}}\n",
+    done, _secret = _snooped(
+        gradekit, write, f"      - {{kind: program, isolation: {isolation}, command: COMMAND}}\n"
     )
-    done = gradekit("run", "suite.yaml", "-o", "r.json", env={"OPENAI_API_KEY": secret})
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     (result,) = report["cases"][0]["turns"][0]["results"]
@@ -64,16 +71,12 @@ def test_a_command_sees_no_secret_and_no_suite_file_whatever_the_isolation(
 def test_a_command_inside_a_process_isolated_composite_is_an_error_not_a_leak(
     gradekit: Run, write: Write, tmp_path: Path
 ) -> None:
-    secret = f"sk-live-{uuid.uuid4().hex}"
-    answers = write("answers.txt", "THE EXPECTED ANSWERS")
-    command = [sys.executable, "-c", "import json\n" + SNOOP, secret, str(answers)]
-    write(
-        "suite.yaml",
-        "name: snoop\ncases:\n  - name: a\n    output: x\n    graders:\n"
+    done, secret = _snooped(
+        gradekit,
+        write,
         "      - kind: all\n        isolation: process\n        graders:\n"
-        f"          - {{kind: program, command: {json.dumps(command)}}}\n",
+        "          - {kind: program, command: COMMAND}\n",
     )
-    done = gradekit("run", "suite.yaml", "-o", "r.json", env={"OPENAI_API_KEY": secret})
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     text = json.dumps(report)
