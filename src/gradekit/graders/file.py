@@ -14,7 +14,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import Glob, WorkspaceFile, bad_glob, walk, workspace_error
-from gradekit.graders._sandbox.options import parse_size
+from gradekit.graders._sandbox.options import required_size
 
 __all__ = ["File"]
 
@@ -45,16 +45,15 @@ def _read(file: WorkspaceFile, limit: int) -> tuple[str, bool]:
     sparse file of any size, which costs no disk: read whole, it would fill the memory."""
     try:
         with file.absolute.open("rb") as handle:
-            data = handle.read(limit + 1)
+            data = handle.read(limit)
+            more = bool(handle.read(1))
     except OSError:
         return "", False  # unreadable: it cannot contain the pattern
-    return data[:limit].decode("utf-8", errors="replace"), len(data) > limit
+    return data.decode("utf-8", errors="replace"), more
 
 
 def _max_file_size(value: Any) -> int:
-    size = parse_size(value, "max_file_size", allow_none=False)
-    assert size is not None
-    return size
+    return required_size(value, "max_file_size")
 
 
 def _shown_size(size: int) -> str:

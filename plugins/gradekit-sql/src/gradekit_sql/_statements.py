@@ -172,12 +172,11 @@ def statements(sql: str, dialect: str) -> list[Statement]:
     except (ParseError, TokenError) as error:
         raise SqlSyntaxError(_syntax_message(error, dialect)) from error
     found = [node for node in parsed if _is_statement(node)]
-    for node in found:
-        _check_select_lists(node, dialect)
+    _check_select_lists(found, dialect)
     return [Statement(_kind(node), _problem(node)) for node in found]
 
 
-def _check_select_lists(node: exp.Expression, dialect: str) -> None:
+def _check_select_lists(nodes: list[exp.Expression], dialect: str) -> None:
     """Raise SqlSyntaxError for a SELECT with nothing to select (`SELECT FROM t`), which
     sqlglot parses without complaint; PostgreSQL alone accepts it (zero columns)."""
     from sqlglot import exp
@@ -185,7 +184,7 @@ def _check_select_lists(node: exp.Expression, dialect: str) -> None:
 
     if type(_sqlglot().Dialect.get_or_raise(dialect)) is Postgres:
         return
-    for select in node.find_all(exp.Select):
+    for select in (select for node in nodes for select in node.find_all(exp.Select)):
         if not select.expressions:
             near = _clip(select.sql(dialect=dialect))
             raise SqlSyntaxError(

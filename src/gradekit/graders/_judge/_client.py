@@ -272,16 +272,17 @@ def _retry_after(value: str | None) -> float | None:
 def _error_text(body: str, secret: str | None) -> str:
     """The server's own error message when the body is the usual JSON error, else the body;
     without the key either way (redacted once decoded: JSON may escape it, `\\/` for `/`)."""
+    text = body
     try:
         data = json.loads(body)
     except ValueError:
-        return _excerpt(redact(body, secret))
+        data = None
     error = data.get("error") if isinstance(data, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return _excerpt(redact(error["message"], secret))
-    if isinstance(error, str):
-        return _excerpt(redact(error, secret))
-    return _excerpt(redact(body, secret))
+        text = error["message"]
+    elif isinstance(error, str):
+        text = error
+    return _excerpt(redact(text, secret))
 
 
 def _excerpt(text: str) -> str:

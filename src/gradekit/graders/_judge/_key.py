@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Final
+from typing import Final, TypeGuard
 
 __all__ = ["REDACTED", "UnusableKey", "api_key", "redact", "redact_values"]
 
@@ -49,10 +49,15 @@ def _described(character: str) -> str:
     return f"a non-ASCII character (U+{ord(character):04X})"
 
 
+def _hidden(secret: str | None) -> TypeGuard[str]:
+    """Whether texts must not show `secret`: a key, not a placeholder (SHORTEST_HIDDEN)."""
+    return secret is not None and len(secret) >= SHORTEST_HIDDEN
+
+
 def redact(text: str, secret: str | None) -> str:
     """`text` with every form of `secret` (as is, and escaped as Python or JSON shows it)
     replaced by `[redacted]`. Placeholder keys (shorter than SHORTEST_HIDDEN) are left."""
-    if not secret or len(secret) < SHORTEST_HIDDEN:
+    if not _hidden(secret):
         return text
     for form in {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1]}:
         text = text.replace(form, REDACTED)
@@ -61,7 +66,7 @@ def redact(text: str, secret: str | None) -> str:
 
 def redact_values(data: object, secret: str | None) -> object:
     """Decoded JSON `data` with `redact` applied to each of its strings (keys included)."""
-    if not secret or len(secret) < SHORTEST_HIDDEN:
+    if not _hidden(secret):
         return data
     if isinstance(data, str):
         return redact(data, secret)

@@ -63,10 +63,15 @@ def _memory(value: Any) -> int | None:
     return parse_size(value, "memory_limit", allow_none=True)
 
 
-def _output(value: Any) -> int:
-    size = parse_size(value, "max_output", allow_none=False)
+def required_size(value: Any, field: str) -> int:
+    """`parse_size` for an option that must have a size (no null)."""
+    size = parse_size(value, field, allow_none=False)
     assert size is not None
     return size
+
+
+def _output(value: Any) -> int:
+    return required_size(value, "max_output")
 
 
 def _env(value: Any) -> FrozenDict[str, str | None]:

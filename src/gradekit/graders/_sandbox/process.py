@@ -37,7 +37,7 @@ from gradekit.graders._sandbox.limits import (
     starts_as_is,
 )
 from gradekit.graders._sandbox.scratch import Sandbox
-from gradekit.graders._sandbox.streams import communicate, kill_group
+from gradekit.graders._sandbox.streams import CHUNK, communicate, kill_group
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -278,7 +278,7 @@ def _reported(fd: int) -> str:
     chunks = []
     with contextlib.suppress(OSError):  # BlockingIOError: all of it is read
         os.set_blocking(fd, False)
-        while chunk := os.read(fd, 65536):
+        while chunk := os.read(fd, CHUNK):
             chunks.append(chunk)
     return b"".join(chunks).decode("utf-8", errors="replace")
 

@@ -13,9 +13,10 @@ import threading
 import time
 from typing import IO, Final
 
-__all__ = ["Capture", "communicate", "kill_group"]
+__all__ = ["CHUNK", "Capture", "communicate", "kill_group"]
 
 CHUNK: Final = 65536
+"""Bytes read from, or written to, a pipe at a time."""
 _POLL: Final = 0.1  # seconds between checks for cancellation while waiting
 _DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
 
