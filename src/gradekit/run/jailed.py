@@ -79,17 +79,17 @@ def start_in_jail(
     empty private TMPDIR. Raises what starting bubblewrap raises, leaving no socket open."""
     ours, theirs = socket.socketpair()
     fd = theirs.fileno()
-    argv = [
-        *_bwrap.jail(_sandbox_mode.bwrap_executable(), readonly=readonly, network=True, cwd=cwd),
-        sys.executable,
-        "-c",
-        f"from {module} import main; main({fd})",
-    ]
     env = {**os.environ, "TMPDIR": "/tmp", _sandbox_mode.INSIDE: "1"}
+    bwrap = _sandbox_mode.bwrap_executable()
     try:
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, pass_fds=(fd,), start_new_session=True, env=env
-        )
+        with _bwrap.jail(bwrap, readonly=readonly, network=True, cwd=cwd) as box:
+            process = subprocess.Popen(
+                [*box.argv, sys.executable, "-c", f"from {module} import main; main({fd})"],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(fd, *box.fds),
+                start_new_session=True,
+                env=env,
+            )
     except BaseException:
         ours.close()
         raise

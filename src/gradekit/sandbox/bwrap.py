@@ -1,16 +1,21 @@
 """Bubblewrap: the layout of the sandbox agent-written code runs in.
 
-`jail(bwrap, ...)` builds the `bwrap` argv prefix of one command (`gradekit.sandbox.mode`
-decides whether there is one). What the command then sees (the promise stated in
-docs/agent-graders.md, section "The sandbox (bubblewrap)"):
+`jail(bwrap, ...)` opens the `bwrap` argv prefix of one command, with the descriptor its
+seccomp filter is read from (`gradekit.sandbox.mode` decides whether there is one). What the
+command then sees (the promise stated in docs/agent-graders.md, section "The sandbox
+(bubblewrap)"):
 
 - new mount, PID, IPC and UTS namespaces, and a new network namespace unless the network is
-  shared; `--die-with-parent`, `--new-session`, every capability dropped;
+  shared; `--die-with-parent`, `--new-session`, every capability dropped; the system calls of
+  `gradekit.sandbox.seccomp` refused;
 - a root of its own (a fresh tmpfs) holding only: the system folders (`/usr`, `/bin`, `/sbin`,
   `/lib*`, `/opt`, `/etc`) read-only, where every file and folder of `/etc` that other users
   may not read (`/etc/shadow`, `/etc/gshadow`, `/etc/ssl/private`...) is replaced: a file by
   /dev/null on a nodev mount (it cannot be opened), a folder by an empty read-only one; a
-  fresh `/dev`, the `/proc` of its own PID namespace; an empty `/tmp` and `/var/tmp`;
+  fresh `/dev`, the `/proc` of its own PID namespace with the kernel's interfaces in it
+  read-only (`/proc/sys`, `/proc/sysrq-trigger`, ...) or hidden (`/proc/kcore`, `/proc/keys`,
+  ...), and no `/sys`: as root, /proc/sys is otherwise writable without any capability
+  (`kernel.core_pattern` runs a program as the host's root); an empty `/tmp` and `/var/tmp`;
 - the folders the caller lists, read-only or writable, at their own paths (the deeper of two
   nested ones decides what is under it). A read-only folder that is a home folder, `/` or
   `/home` is left out.
@@ -23,15 +28,20 @@ import functools
 import os
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 import attrs
 
+from gradekit.sandbox import seccomp
+
 __all__ = [
     "ALWAYS_HIDDEN",
+    "KERNEL_HIDDEN",
+    "KERNEL_READONLY",
     "NO_MOUNTS",
     "SYSTEM_FOLDERS",
+    "Jail",
     "Mounts",
     "command_folders",
     "homes",
@@ -40,6 +50,36 @@ __all__ = [
 
 SYSTEM_FOLDERS: Final = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt", "etc")
 ALWAYS_HIDDEN: Final = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
+KERNEL_READONLY: Final = (
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/acpi",
+    "/proc/scsi",
+    "/proc/asound",
+)
+"""The kernel's interfaces in /proc that the sandbox shows read-only (those that exist)."""
+KERNEL_HIDDEN: Final = (
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/key-users",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/latency_stats",
+    "/proc/kallsyms",
+)
+"""Files of /proc that the sandbox replaces by /dev/null (those that exist)."""
+
+
+@attrs.frozen
+class Jail:
+    """An open bubblewrap prefix: `argv` goes before the command, and `fds` must be passed
+    to it (`subprocess.Popen(pass_fds=...)`): bubblewrap reads its seccomp filter there."""
+
+    argv: tuple[str, ...]
+    fds: tuple[int, ...]
 
 
 @attrs.frozen
@@ -56,6 +96,7 @@ class Mounts:
 NO_MOUNTS: Final = Mounts()
 
 
+@contextlib.contextmanager
 def jail(
     bwrap: str,
     *,
@@ -64,20 +105,48 @@ def jail(
     network: bool,
     cwd: str | None = None,
     hidden: Iterable[str] = (),
-) -> list[str]:
-    """The `bwrap ... --` prefix of a command (see the module's docstring for the layout).
+) -> Iterator[Jail]:
+    """The `bwrap ... --` prefix of a command (see the module's docstring for the layout),
+    open while the command is started: its seccomp filter waits in a pipe that closes on exit.
 
     `readonly` and `writable` folders (or files) appear at their own paths, those that do not
     exist are left out; `hidden` paths inside them are replaced as /etc's secrets are. `cwd`
-    is the command's working folder.
+    is the command's working folder. Raises SandboxError where the filter cannot be built.
     """
+    filter_program = seccomp.program(network)
+    read, write = os.pipe()
+    try:
+        # A few hundred bytes: the pipe holds them all, and bubblewrap reads to the end.
+        os.write(write, filter_program)
+        os.close(write)
+        write = -1
+        yield Jail(
+            argv=tuple(_argv(bwrap, readonly, writable, network, cwd, hidden, read)), fds=(read,)
+        )
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+
+
+def _argv(  # noqa: PLR0917 - `jail`'s arguments, with the filter's descriptor
+    bwrap: str,
+    readonly: Iterable[str],
+    writable: Iterable[str],
+    network: bool,
+    cwd: str | None,
+    hidden: Iterable[str],
+    filter_fd: int,
+) -> list[str]:
     argv = [bwrap]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not network:
         argv.append("--unshare-net")
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv += ["--seccomp", str(filter_fd)]
     argv += _system()
-    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+    argv += ["--dev", "/dev", "--proc", "/proc", *_kernel()]
+    argv += ["--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
     if network:
         argv += _resolver()
     for path, can_write in _binds(readonly, writable):
@@ -102,6 +171,20 @@ def _system() -> tuple[str, ...]:
             argv += ["--ro-bind", path, path]
     for secret in _etc_secrets():
         argv += _hide(secret)
+    return tuple(argv)
+
+
+@functools.cache
+def _kernel() -> tuple[str, ...]:
+    """/proc's kernel interfaces read-only or hidden, after `--proc /proc`. Bubblewrap covers
+    some itself, but leaves /proc/sys writable by root (its check of write access fails)."""
+    argv: list[str] = []
+    for path in KERNEL_READONLY:
+        if os.path.lexists(path):
+            argv += ["--ro-bind", path, path]
+    for path in KERNEL_HIDDEN:
+        if os.path.lexists(path):
+            argv += ["--ro-bind", os.devnull, path]
     return tuple(argv)
 
 

@@ -78,11 +78,18 @@ def _probe() -> tuple[str | None, str | None]:
     from gradekit.sandbox.bwrap import jail
 
     true = shutil.which("true") or "/bin/true"
-    argv = [*jail(bwrap, readonly=[os.path.dirname(true)], network=False), true]
     try:
-        probe = subprocess.run(
-            argv, capture_output=True, text=True, timeout=_PROBE_SECONDS, stdin=subprocess.DEVNULL
-        )
+        with jail(bwrap, readonly=[os.path.dirname(true)], network=False) as box:
+            probe = subprocess.run(
+                [*box.argv, true],
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_SECONDS,
+                stdin=subprocess.DEVNULL,
+                pass_fds=box.fds,
+            )
+    except SandboxError as error:  # no seccomp filter can be built here
+        return None, str(error)
     except (OSError, subprocess.TimeoutExpired) as error:
         return None, f"{bwrap} cannot start: {error}"
     if probe.returncode != 0:

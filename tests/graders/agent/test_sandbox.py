@@ -150,9 +150,8 @@ def test_a_unix_socket_on_the_host_with_network_false(tmp_path: Path, mode: str)
     server.listen()
     code = (
         "import socket, sys\n"
-        "client = socket.socket(socket.AF_UNIX)\n"
         "try:\n"
-        "    client.connect(sys.argv[1])\n"
+        "    socket.socket(socket.AF_UNIX).connect(sys.argv[1])\n"
         "    print('connected')\n"
         "except OSError as error:\n"
         "    print('refused', error.errno)\n"
@@ -165,7 +164,8 @@ def test_a_unix_socket_on_the_host_with_network_false(tmp_path: Path, mode: str)
         result = grader.grade(Sample())
     finally:
         server.close()
-    expected = "connected" if mode == "none" else f"refused {errno.ENOENT}"
+    # In bubblewrap without the network, no Unix socket can even be made (seccomp).
+    expected = "connected" if mode == "none" else f"refused {errno.EACCES}"
     assert stdout(result).strip() == expected
 
 
@@ -177,9 +177,8 @@ def test_an_abstract_unix_socket_is_reachable_only_with_the_network() -> None:
     server.listen()
     code = (
         "import socket, sys\n"
-        "client = socket.socket(socket.AF_UNIX)\n"
         "try:\n"
-        "    client.connect('\\0' + sys.argv[1])\n"
+        "    socket.socket(socket.AF_UNIX).connect('\\0' + sys.argv[1])\n"
         "    print('connected')\n"
         "except OSError as error:\n"
         "    print('refused', error.errno)\n"
@@ -198,7 +197,7 @@ def test_an_abstract_unix_socket_is_reachable_only_with_the_network() -> None:
             outcomes[network] = stdout(grader.grade(Sample())).strip()
     finally:
         server.close()
-    assert outcomes == {True: "connected", False: f"refused {errno.ECONNREFUSED}"}
+    assert outcomes == {True: "connected", False: f"refused {errno.EACCES}"}
 
 
 @pytest.mark.parametrize("hang", [False, True], ids=["exits", "times-out"])

@@ -183,36 +183,40 @@ class SandboxOptions:
         holds folders looked in after PATH; `mounts` what a toolchain needs in bubblewrap.
         Raises CommandError / SandboxError.
         """
+        import contextlib
         import os
         import time
 
         env = box.env({**(extra_env or {}), **self.env})
         command = resolve(argv[0], env, box.cwd, search)
-        jail = None
         _sandbox_mode.refuse_nested_command(self.sandbox_mode())
-        if _sandbox_mode.uses_bwrap(self.sandbox_mode()):
-            for cache in mounts.writable:
-                os.makedirs(cache, exist_ok=True)
-            readonly = _bwrap.command_folders(command, env.get("PATH", ""), search)
-            jail = _bwrap.jail(
-                _sandbox_mode.bwrap_executable(),
-                readonly=[*readonly, *mounts.readonly],
-                writable=[str(box.root), str(box.cwd), *mounts.writable],
+        with contextlib.ExitStack() as stack:
+            jail = None
+            if _sandbox_mode.uses_bwrap(self.sandbox_mode()):
+                for cache in mounts.writable:
+                    os.makedirs(cache, exist_ok=True)
+                readonly = _bwrap.command_folders(command, env.get("PATH", ""), search)
+                jail = stack.enter_context(
+                    _bwrap.jail(
+                        _sandbox_mode.bwrap_executable(),
+                        readonly=[*readonly, *mounts.readonly],
+                        writable=[str(box.root), str(box.cwd), *mounts.writable],
+                        network=self.network,
+                        cwd=str(box.cwd),
+                        hidden=mounts.hidden,
+                    )
+                )
+            return run(
+                [command, *argv[1:]],
+                cwd=box.cwd,
+                env=env,
+                timeout=max(deadline - time.monotonic(), 0.0),
+                stdin=stdin,
+                limits=self.limits,
                 network=self.network,
-                cwd=str(box.cwd),
-                hidden=mounts.hidden,
+                cancel=cancel,
+                jail=jail,
             )
-        return run(
-            [command, *argv[1:]],
-            cwd=box.cwd,
-            env=env,
-            timeout=max(deadline - time.monotonic(), 0.0),
-            stdin=stdin,
-            limits=self.limits,
-            network=self.network,
-            cancel=cancel,
-            jail=jail,
-        )
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:
         raise NotImplementedError

@@ -38,6 +38,7 @@ from gradekit.graders._sandbox.limits import (
 )
 from gradekit.graders._sandbox.scratch import Sandbox
 from gradekit.graders._sandbox.streams import CHUNK, communicate, kill_group
+from gradekit.sandbox.bwrap import Jail
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -158,19 +159,19 @@ def run(
     limits: Limits = Limits(),
     network: bool = True,
     cancel: threading.Event | None = None,
-    jail: Sequence[str] | None = None,
+    jail: Jail | None = None,
 ) -> ProcessResult:
     """Run `argv` (no shell) to completion or to `timeout`, whichever comes first.
 
     `argv[0]` must already be a full path (see `resolve`). Raises CommandError when the command
     cannot be started and SandboxError when `network=False` cannot be honoured. Setting
-    `cancel` kills the process group just as a timeout does. `jail` is a bubblewrap prefix
-    (`gradekit.sandbox.bwrap.jail`, which then decides the network): killing its leader ends every
-    process of its PID namespace.
+    `cancel` kills the process group just as a timeout does. `jail` is an open bubblewrap
+    prefix (`gradekit.sandbox.bwrap.jail`, which then decides the network): killing its leader
+    ends every process of its PID namespace.
     """
     args = tuple(argv)
     if jail is not None:
-        prefix: tuple[str, ...] = tuple(jail)
+        prefix: tuple[str, ...] = jail.argv
     else:
         prefix = () if network else _network_prefix()
     limited = starts_as_is((*prefix, *args)[0])
@@ -187,6 +188,7 @@ def run(
         return _run_started(
             args,
             prefix,
+            jail.fds if jail is not None else (),
             limiter,
             report_read,
             report_write,
@@ -207,6 +209,7 @@ def run(
 def _run_started(  # noqa: PLR0917 - `run`'s arguments, after its pipe is made
     args: tuple[str, ...],
     prefix: tuple[str, ...],
+    prefix_fds: tuple[int, ...],
     limiter: tuple[str, ...] | None,
     report_read: int,
     report_write: int,
@@ -231,7 +234,7 @@ def _run_started(  # noqa: PLR0917 - `run`'s arguments, after its pipe is made
             start_new_session=True,
             preexec_fn=setter,  # noqa: PLW1509
             close_fds=True,
-            pass_fds=(report_write,) if report_write >= 0 else (),
+            pass_fds=(*prefix_fds, *((report_write,) if report_write >= 0 else ())),
         )
     except OSError as error:
         raise CommandError(
