@@ -83,8 +83,24 @@ def _in_a_child(body: str) -> str:
     return _IN_A_CHILD.format(body=textwrap.indent(textwrap.dedent(body), " " * 8).strip())
 
 
+_READ = """
+import os
+try:
+    with open({path!r}, "rb") as file:
+        file.read(1)
+    print("escaped")
+except OSError as error:
+    print("refused", error.errno)
+"""
+
 ESCAPES: dict[str, tuple[str, str | None]] = {
     # name: (agent code, why it cannot be tried on this host, or None)
+    # the first round's (more in test_sandbox.py): the machine's secrets
+    "read /etc/shadow": (
+        _READ.format(path="/etc/shadow"),
+        None if os.path.exists("/etc/shadow") else "no /etc/shadow here",
+    ),
+    # this round's: the kernel's interfaces
     "write /proc/sys (vm.swappiness)": (
         _opened_for_writing("/proc/sys/vm/swappiness"),
         None if os.path.exists("/proc/sys/vm/swappiness") else "no vm.swappiness here",
