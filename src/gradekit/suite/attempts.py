@@ -28,7 +28,7 @@ from gradekit.suite.parse import KeyPath, describe
 
 __all__ = ["ATTEMPT_FIELDS", "build_with_attempts"]
 
-ATTEMPT_FIELDS: Final = ("output", "tool_calls", "turns", "messages", "metadata")
+ATTEMPT_FIELDS: Final = ("output", "tool_calls", "turns", "messages", "messages_format", "metadata")
 """What one attempt of a suite file's `attempts:` may give (as a mapping)."""
 _PER_ATTEMPT: Final = ("output", "tool_calls", "turns", "messages")
 

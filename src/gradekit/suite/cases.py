@@ -1,8 +1,9 @@
 """Cases from plain data: the one shape shared by YAML suites and JSONL dataset lines.
 
-A case is single-turn (turn fields on the case), has `turns: [...]`, or has `messages:` (an
-OpenAI transcript, see `_transcript`). Every problem is collected with its path from the
-suite's root, never only the first; the caller places them in its file.
+A case is single-turn (turn fields on the case), has `turns: [...]`, or has `messages:` (a
+transcript in one of three formats, see `gradekit.suite.transcript`). Every problem is
+collected with its path from the suite's root, never only the first; the caller places them
+in its file.
 """
 
 from __future__ import annotations
@@ -45,7 +46,16 @@ TURN_FIELDS: Final = (
     "graders",
     "metadata",
 )
-CASE_ONLY: Final = ("name", "policy", "threshold", "turns", "messages", "tags", "attempts")
+CASE_ONLY: Final = (
+    "name",
+    "policy",
+    "threshold",
+    "turns",
+    "messages",
+    "messages_format",
+    "tags",
+    "attempts",
+)
 CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
@@ -148,6 +158,15 @@ class CaseBuilder:
             problems.append(
                 Problem(
                     (*base, "messages"), "a case gives 'turns' or 'messages', not both; remove one"
+                )
+            )
+        if "messages_format" in raw and "messages" not in raw:
+            problems.append(
+                Problem(
+                    (*base, "messages_format"),
+                    "messages_format says how 'messages' is written, and this case has none; "
+                    "add messages or remove messages_format",
+                    key=True,
                 )
             )
         shaped = [key for key in ("turns", "messages") if key in raw]
@@ -256,14 +275,19 @@ class CaseBuilder:
         """What each turn is made of: its own fields over those the case gives every turn."""
         inherited = {key: raw[key] for key in INHERITED if key in raw}
         if "messages" in raw:
-            derived, found = transcript_turns(raw["messages"], (*base, "messages"))
+            derived, found = transcript_turns(
+                raw["messages"],
+                (*base, "messages"),
+                raw.get("messages_format"),
+                (*base, "messages_format"),
+            )
             problems.extend(found)
             return [
                 _Spec(
                     {**inherited, "input": turn.input, "output": turn.output},
                     turn.path,
                     base,
-                    metadata={} if turn.system is None else {"system": turn.system},
+                    metadata=turn.metadata(),
                     calls=turn.tool_calls(index),
                     own={},
                     messages=turn.messages,

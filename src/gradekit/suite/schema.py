@@ -20,6 +20,7 @@ import attrs
 from gradekit._seconds import MAX_SECONDS
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry, default_registry
+from gradekit.suite.transcript import FORMATS
 
 __all__ = ["SCHEMA_DIALECT", "suite_schema"]
 
@@ -116,7 +117,8 @@ def _case() -> dict[str, Any]:
         "policy": {"$ref": "#/$defs/policy"},
         "threshold": COMMON["threshold"],
         "turns": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/turn"}},
-        "messages": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/message"}},
+        "messages": {"$ref": "#/$defs/messages"},
+        "messages_format": _MESSAGES_FORMAT,
         "tags": _TAGS,
         "attempts": {
             "type": "array",
@@ -140,11 +142,8 @@ def _case() -> dict[str, Any]:
                                 "minItems": 1,
                                 "items": {"$ref": "#/$defs/turn"},
                             },
-                            "messages": {
-                                "type": "array",
-                                "minItems": 1,
-                                "items": {"$ref": "#/$defs/message"},
-                            },
+                            "messages": {"$ref": "#/$defs/messages"},
+                            "messages_format": _MESSAGES_FORMAT,
                             "metadata": {"type": "object"},
                         },
                         "additionalProperties": False,
@@ -162,17 +161,40 @@ def _case() -> dict[str, Any]:
     }
 
 
+_MESSAGES_FORMAT: Final = {
+    "enum": list(FORMATS),
+    "description": "The transcript's format, when it must not be found from its shape.",
+}
+
+
+def _messages() -> dict[str, Any]:
+    listed = {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/message"}}
+    return {
+        "description": "A transcript: OpenAI Chat messages, OpenAI Responses items or Anthropic "
+        "messages (or an Anthropic request body with its system text).",
+        "anyOf": [
+            listed,
+            {
+                "type": "object",
+                "properties": {"system": {"type": ["string", "array"]}, "messages": listed},
+                "required": ["messages"],
+            },
+        ],
+    }
+
+
 def _message() -> dict[str, Any]:
     return {
         "type": "object",
-        "description": "An OpenAI chat message.",
+        "description": "A message (OpenAI Chat, Anthropic) or a Responses item.",
         "properties": {
-            "role": {"enum": ["system", "developer", "user", "assistant", "tool"]},
+            "role": {"enum": ["system", "developer", "user", "assistant", "tool", "function"]},
+            "type": {"type": "string"},
             "content": {"type": ["string", "array", "null"]},
-            "tool_calls": {"type": "array"},
+            "tool_calls": {"type": ["array", "null"]},
             "tool_call_id": {"type": "string"},
         },
-        "required": ["role"],
+        "anyOf": [{"required": ["role"]}, {"required": ["type"]}],
     }
 
 
@@ -327,5 +349,6 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
             },
             "tool_call": _tool_call(),
             "message": _message(),
+            "messages": _messages(),
         },
     }
