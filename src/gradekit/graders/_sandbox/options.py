@@ -22,6 +22,7 @@ from gradekit._errors import OptionError
 from gradekit._frozen import EMPTY, FrozenDict
 from gradekit._seconds import seconds_problem
 from gradekit._types import GradeResult, Sample
+from gradekit.graders._sandbox.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
 from gradekit.graders._sandbox.process import (
     DEFAULT_MAX_OUTPUT,
     DEFAULT_MEMORY_LIMIT,
@@ -72,6 +73,18 @@ def required_size(value: Any, field: str) -> int:
 
 def _output(value: Any) -> int:
     return required_size(value, "max_output")
+
+
+def _workspace_size(value: Any) -> int:
+    return required_size(value, "max_workspace_size")
+
+
+def _workspace_files(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    raise OptionError(
+        "max_workspace_files", f"expected a positive whole number of entries, got {value!r}"
+    )
 
 
 def _env(value: Any) -> FrozenDict[str, str | None]:
@@ -144,6 +157,12 @@ class SandboxOptions:
     memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
+    max_workspace_size: Any = attrs.field(
+        kw_only=True, default=DEFAULT_MAX_SIZE, converter=_workspace_size
+    )
+    max_workspace_files: Any = attrs.field(
+        kw_only=True, default=DEFAULT_MAX_FILES, converter=_workspace_files
+    )
     network: bool = attrs.field(kw_only=True, default=True)
     sandbox: _sandbox_mode.Mode | None = attrs.field(
         kw_only=True, default=None, validator=_available
@@ -156,8 +175,16 @@ class SandboxOptions:
 
     def open_sandbox(self, sample: Sample) -> Sandbox:
         """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false);
-        without a workspace, a spare root as empty as new when there is one."""
-        return Sandbox(sample.workspace, copy=self.copy_workspace, defer=True, reuse=True)
+        without a workspace, a spare root as empty as new when there is one. The copy holds at
+        most `max_workspace_size` bytes of data and `max_workspace_files` entries."""
+        return Sandbox(
+            sample.workspace,
+            copy=self.copy_workspace,
+            defer=True,
+            reuse=True,
+            max_size=self.max_workspace_size,
+            max_files=self.max_workspace_files,
+        )
 
     def sandbox_mode(self) -> str:
         """The sandbox these commands get: this grader's own, else the run's, else `auto`."""
