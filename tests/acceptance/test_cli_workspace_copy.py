@@ -160,3 +160,39 @@ def test_fifos_sockets_and_devices_are_left_out_links_and_modes_kept(
     assert seen["outside"][:2] == ["link", len("/etc/hostname")]
     assert seen["inside"][:2] == ["link", len("main.py")]
     assert stat.S_ISFIFO(os.lstat(root / "pipe").st_mode)  # the workspace itself untouched
+
+
+def test_folders_nested_deeper_than_python_recurses_are_copied(
+    gradekit: Run, write: Write, tmp_path: Path, scratch: Path
+) -> None:
+    root = _workspace(tmp_path)
+    deep = str(root)
+    for _ in range(1500):  # 3,000 characters: within PATH_MAX
+        deep += "/d"
+        os.mkdir(deep)
+    Path(deep, "leaf.txt").write_text("found")
+    leaf = "/".join(["d"] * 1500) + "/leaf.txt"
+    code = f"print(open({leaf!r}).read())"
+    try:
+        result = _grade(gradekit, write, tmp_path, scratch, command=[PY, "-c", code])
+    finally:  # pytest's clean-up recurses: remove the folders first, deepest first
+        os.remove(Path(deep, "leaf.txt"))
+        while deep != str(root):
+            os.rmdir(deep)
+            deep = os.path.dirname(deep)
+    assert result["error"] is None, result["error"]
+    assert result["details"]["stdout"] == "found\n"
+
+
+def test_a_bad_bound_is_refused_at_load_naming_the_option(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    _workspace(tmp_path)
+    grader = {"kind": "program", "command": "true", "max_workspace_size": "lots"}
+    write("suite.yaml", json.dumps({"name": "s", "cases": [{"name": "c", "graders": [grader]}]}))
+    done = gradekit("run", "suite.yaml")
+    assert done.returncode == 2
+    assert (
+        "max_workspace_size: expected a size such as 1048576, '512MiB' or '2GiB', got 'lots'"
+        in (done.stderr)
+    )

@@ -22,7 +22,6 @@ from gradekit._errors import OptionError
 from gradekit._frozen import EMPTY, FrozenDict
 from gradekit._seconds import seconds_problem
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._sandbox.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
 from gradekit.graders._sandbox.process import (
     DEFAULT_MAX_OUTPUT,
     DEFAULT_MEMORY_LIMIT,
@@ -33,6 +32,7 @@ from gradekit.graders._sandbox.process import (
     resolve,
     run,
 )
+from gradekit.graders._sandbox.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
 from gradekit.sandbox import bwrap as _bwrap
 from gradekit.sandbox import mode as _sandbox_mode
 
@@ -77,14 +77,6 @@ def _output(value: Any) -> int:
 
 def _workspace_size(value: Any) -> int:
     return required_size(value, "max_workspace_size")
-
-
-def _workspace_files(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    raise OptionError(
-        "max_workspace_files", f"expected a positive whole number of entries, got {value!r}"
-    )
 
 
 def _env(value: Any) -> FrozenDict[str, str | None]:
@@ -160,8 +152,8 @@ class SandboxOptions:
     max_workspace_size: Any = attrs.field(
         kw_only=True, default=DEFAULT_MAX_SIZE, converter=_workspace_size
     )
-    max_workspace_files: Any = attrs.field(
-        kw_only=True, default=DEFAULT_MAX_FILES, converter=_workspace_files
+    max_workspace_files: int = attrs.field(
+        kw_only=True, default=DEFAULT_MAX_FILES, validator=positive
     )
     network: bool = attrs.field(kw_only=True, default=True)
     sandbox: _sandbox_mode.Mode | None = attrs.field(

@@ -35,6 +35,9 @@ DEFAULT_MAX_FILES: Final = 200_000
 """Entries (files, folders, links) a workspace copy may hold (`max_workspace_files`)."""
 
 _CHUNK: Final = 1 << 20
+_SEEK_DATA: Final = getattr(os, "SEEK_DATA", None)
+_SEEK_HOLE: Final = getattr(os, "SEEK_HOLE", None)
+_COPY_FILE_RANGE: Final = getattr(os, "copy_file_range", None)  # Linux only
 _OPEN: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -98,46 +101,39 @@ def copy_workspace(
     linked: dict[tuple[int, int], str] = {}
     os.mkdir(target, 0o700)
     folders: list[tuple[str, os.stat_result]] = [(str(target), os.stat(root))]
-    _copy_folder(str(root), str(target), budget, linked, folders)
+    # Folders one after the other (not recursion: a workspace may nest them thousands deep).
+    pending = [(str(root), str(target))]
+    while pending:
+        source_folder, target_folder = pending.pop()
+        with os.scandir(source_folder) as entries:  # read as copied: never all at once
+            for entry in entries:
+                here, there = entry.path, os.path.join(target_folder, entry.name)
+                info = entry.stat(follow_symlinks=False)
+                mode = info.st_mode
+                if stat.S_ISDIR(mode):
+                    budget.entry(here)
+                    os.mkdir(there, 0o700)
+                    folders.append((there, info))
+                    pending.append((here, there))
+                elif stat.S_ISLNK(mode):
+                    budget.entry(here)
+                    os.symlink(os.readlink(here), there)
+                    os.utime(there, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
+                elif stat.S_ISREG(mode):
+                    budget.entry(here)
+                    key = (info.st_dev, info.st_ino)
+                    first = linked.get(key) if info.st_nlink > 1 else None
+                    if first is not None:
+                        os.link(first, there)
+                        continue
+                    _copy_file(here, there, budget)
+                    if info.st_nlink > 1:
+                        linked[key] = there
+                # FIFOs, sockets and devices: left out (see the module).
     # Modes and times of folders last: a read-only folder is filled before it is made so.
     for path, info in reversed(folders):
         os.chmod(path, stat.S_IMODE(info.st_mode))
         os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
-
-
-def _copy_folder(
-    source: str,
-    target: str,
-    budget: _Budget,
-    linked: dict[tuple[int, int], str],
-    folders: list[tuple[str, os.stat_result]],
-) -> None:
-    with os.scandir(source) as entries:
-        listed = list(entries)
-    for entry in listed:
-        here, there = entry.path, os.path.join(target, entry.name)
-        info = entry.stat(follow_symlinks=False)
-        mode = info.st_mode
-        if stat.S_ISDIR(mode):
-            budget.entry(here)
-            os.mkdir(there, 0o700)
-            folders.append((there, info))
-            _copy_folder(here, there, budget, linked, folders)
-        elif stat.S_ISLNK(mode):
-            budget.entry(here)
-            os.symlink(os.readlink(here), there)
-            os.utime(there, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
-        elif stat.S_ISREG(mode):
-            budget.entry(here)
-            key = (info.st_dev, info.st_ino)
-            first = linked.get(key) if info.st_nlink > 1 else None
-            if first is not None:
-                os.link(first, there)
-                continue
-            _copy_file(here, there, budget)
-            if info.st_nlink > 1:
-                linked[key] = there
-        # FIFOs, sockets and devices: left out (see the module).
 
 
 def _copy_file(source: str, target: str, budget: _Budget) -> None:
@@ -168,18 +164,20 @@ def _copy_file(source: str, target: str, budget: _Budget) -> None:
 def _extents(fd: int, size: int) -> list[tuple[int, int]]:
     """The `(start, end)` ranges of the file that hold data; the whole file where the file
     system cannot say."""
+    if _SEEK_DATA is None or _SEEK_HOLE is None:
+        return [(0, size)] if size else []
     extents: list[tuple[int, int]] = []
     offset = 0
     while offset < size:
         try:
-            start = os.lseek(fd, offset, os.SEEK_DATA)
+            start = os.lseek(fd, offset, _SEEK_DATA)
         except OSError as error:
             if error.errno == errno.ENXIO:  # only a hole from here to the end
                 break
             return [(0, size)] if size else []  # SEEK_DATA not supported
         if start >= size:
             break
-        end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+        end = min(os.lseek(fd, start, _SEEK_HOLE), size)
         extents.append((start, end))
         offset = end
     return extents
@@ -190,7 +188,9 @@ def _copy_range(source: int, target: int, start: int, end: int) -> None:
     while offset < end:
         count = min(end - offset, _CHUNK * 64)
         try:
-            copied = os.copy_file_range(source, target, count, offset, offset)
+            if _COPY_FILE_RANGE is None:
+                raise OSError(errno.ENOSYS, "no copy_file_range here")
+            copied = _COPY_FILE_RANGE(source, target, count, offset, offset)
         except OSError as error:
             if error.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
                 raise
