@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from gradekit._frozen import FrozenDict
 from gradekit._types import GradeResult
 from gradekit.report.model import ResultRecord
 from gradekit.report.samples import MAX_TEXT, cut_text
@@ -38,7 +39,10 @@ def bounded_result(result: GradeResult, max_text: int | None) -> GradeResult:
         return result
     if max_text is None:
         shown = _without_copies(result.kind, details)
-        shown = _bounded(shown, MAX_TEXT)
+        if not _fits(shown, MAX_TEXT // 4):
+            shown = _bounded(shown, MAX_TEXT)
+    elif _fits(details, max_text // 4):  # the usual: short texts, nothing to build
+        return result
     else:
         shown = _bounded(details, max_text)
     if shown is details:
@@ -61,6 +65,39 @@ def bounded_record(record: ResultRecord, max_text: int | None) -> ResultRecord:
     if result is record.result:
         return record
     return ResultRecord(result, record.advisory, record.weight, record.duration_ms)
+
+
+_PLAIN: Final = frozenset((int, float, bool, type(None)))
+
+
+def _fits(value: Any, limit: int) -> bool:
+    """True when no text in `value` is longer than `limit` characters (so none is longer
+    than 4 * `limit` bytes): a walk that builds nothing, for the details of nearly every
+    grade. False says only that `_bounded` must look."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= limit
+    if kind is FrozenDict or kind is dict or isinstance(value, Mapping):
+        for key, item in value.items():
+            if type(key) is str and len(key) > limit:
+                return False
+            item_kind = type(item)
+            if item_kind is str:
+                if len(item) > limit:
+                    return False
+            elif item_kind not in _PLAIN and not _fits(item, limit):
+                return False
+        return True
+    if kind is tuple or kind is list:
+        for item in value:
+            item_kind = type(item)
+            if item_kind is str:
+                if len(item) > limit:
+                    return False
+            elif item_kind not in _PLAIN and not _fits(item, limit):
+                return False
+        return True
+    return True
 
 
 def _bounded(value: Any, bound: int) -> Any:
