@@ -25,6 +25,7 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.builders import case_report, result_record, turn_report
 from gradekit.report.case_text import CaseText, FinishedCase
 from gradekit.report.case_writers import CaseWriter, TextCaseWriter, case_writer
+from gradekit.report.details import bounded_result
 from gradekit.report.model import ResultRecord, TurnReport, outcome_of
 from gradekit.report.samples import SampleForm
 from gradekit.report.summary import SummaryBuilder
@@ -234,12 +235,15 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                                 record_parts.append(writer.record(overran))
                         elif build:
                             duration = (later - now) * 1000.0
+                            shown = bounded_result(result, max_text)
                             records.append(
-                                result_record(result, step.advisory, step.weight, duration)
+                                result_record(shown, step.advisory, step.weight, duration)
                             )
                         elif encode:
                             duration = (later - now) * 1000.0
-                            record_parts.append(step.write(result, duration))
+                            record_parts.append(
+                                step.write(bounded_result(result, max_text), duration)
+                            )
                         now = later
                     else:
                         result = known.result

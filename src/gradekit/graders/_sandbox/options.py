@@ -32,6 +32,7 @@ from gradekit.graders._sandbox.process import (
     resolve,
     run,
 )
+from gradekit.graders._sandbox.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
 from gradekit.sandbox import bwrap as _bwrap
 from gradekit.sandbox import mode as _sandbox_mode
 
@@ -72,6 +73,10 @@ def required_size(value: Any, field: str) -> int:
 
 def _output(value: Any) -> int:
     return required_size(value, "max_output")
+
+
+def _workspace_size(value: Any) -> int:
+    return required_size(value, "max_workspace_size")
 
 
 def _env(value: Any) -> FrozenDict[str, str | None]:
@@ -144,6 +149,12 @@ class SandboxOptions:
     memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
+    max_workspace_size: Any = attrs.field(
+        kw_only=True, default=DEFAULT_MAX_SIZE, converter=_workspace_size
+    )
+    max_workspace_files: int = attrs.field(
+        kw_only=True, default=DEFAULT_MAX_FILES, validator=positive
+    )
     network: bool = attrs.field(kw_only=True, default=True)
     sandbox: _sandbox_mode.Mode | None = attrs.field(
         kw_only=True, default=None, validator=_available
@@ -156,8 +167,16 @@ class SandboxOptions:
 
     def open_sandbox(self, sample: Sample) -> Sandbox:
         """A scratch sandbox over the sample's workspace (copied unless copy_workspace=false);
-        without a workspace, a spare root as empty as new when there is one."""
-        return Sandbox(sample.workspace, copy=self.copy_workspace, defer=True, reuse=True)
+        without a workspace, a spare root as empty as new when there is one. The copy holds at
+        most `max_workspace_size` bytes of data and `max_workspace_files` entries."""
+        return Sandbox(
+            sample.workspace,
+            copy=self.copy_workspace,
+            defer=True,
+            reuse=True,
+            max_size=self.max_workspace_size,
+            max_files=self.max_workspace_files,
+        )
 
     def sandbox_mode(self) -> str:
         """The sandbox these commands get: this grader's own, else the run's, else `auto`."""

@@ -4,7 +4,6 @@ the scrubbed environment the command gets; all removed when the grade ends."""
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,6 +12,11 @@ from typing import Final
 from gradekit._scratch import remove_tree, scratch_prefix
 from gradekit.graders._sandbox import spare_roots
 from gradekit.graders._sandbox.remover import remove_later
+from gradekit.graders._sandbox.workspace_copy import (
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_SIZE,
+    copy_workspace,
+)
 
 __all__ = ["PASSED_THROUGH", "Sandbox"]
 
@@ -34,6 +38,8 @@ class Sandbox:
         copy: bool = True,
         defer: bool = False,
         reuse: bool = False,
+        max_size: int = DEFAULT_MAX_SIZE,
+        max_files: int = DEFAULT_MAX_FILES,
     ) -> None:
         self.defer = defer  # removed on the remover thread (see `remover`), not at once
         # With `reuse` and no workspace: a spare root left as it was made (see `spare_roots`).
@@ -59,8 +65,7 @@ class Sandbox:
                     self._made = spare_roots.made(self.root)
             elif copy:
                 self.cwd = self.root / spare_roots.WORK
-                # symlinks=True: links are copied as links, never followed out of the workspace.
-                shutil.copytree(workspace, self.cwd, symlinks=True)
+                copy_workspace(workspace, self.cwd, max_size=max_size, max_files=max_files)
             else:
                 self.cwd = Path(workspace).resolve()
         except BaseException:
