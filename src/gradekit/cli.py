@@ -32,6 +32,7 @@ from gradekit.cli_run import (
     warn,
 )
 from gradekit.cli_run import run as _run
+from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import first_signal, stopping_on
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "EXIT_UNWRITTEN", "main"]
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler(args)
         except Invalid as invalid:
             for line in invalid.lines:
-                print(line, file=sys.stderr)
+                print(escaped(line), file=sys.stderr)
             return EXIT_INVALID
         except KeyboardInterrupt:
             print("gradekit: interrupted", file=sys.stderr)
@@ -148,7 +149,7 @@ def _validate(args: argparse.Namespace) -> int:
         noun = "problem" if count == 1 else "problems"
         raise Invalid(*check.problems, f"{args.suite}: {count} {noun}; nothing was graded")
     noun = "case" if check.cases == 1 else "cases"
-    print(f"{args.suite}: valid: suite '{suite.name}', {check.cases} {noun}")
+    print(escaped(f"{args.suite}: valid: suite '{suite.name}', {check.cases} {noun}"))
     return EXIT_PASSED
 
 
@@ -171,7 +172,7 @@ def _kinds(args: argparse.Namespace) -> int:
     if broken:
         print(f"\n{len(broken)} failed to load:")
         for line in broken:
-            print(f"  {line}")
+            print(f"  {escaped(line)}")
     return EXIT_PASSED
 
 

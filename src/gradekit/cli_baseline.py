@@ -56,6 +56,6 @@ def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     names = ", ".join(escaped(name) for name in marks.names["regressed"][:NAMED])
     more = f" and {count - NAMED} more" if count > NAMED else ""
     noun = "case" if count == 1 else "cases"
-    source = marks.baseline.source or "the baseline"
+    source = escaped(marks.baseline.source or "the baseline")
     print(f"gradekit: {count} {noun} regressed against {source}: {names}{more}", file=out)
     return count

@@ -22,6 +22,7 @@ from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_reports import log_of, print_summaries, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import whole_number
+from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def warn(suite: Suite, shown: int) -> int:
     """Print the suite's warnings from the `shown`-th on, on stderr; the count printed so far
     (dataset lines add theirs while they are read)."""
     for line in suite.warnings[shown:]:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {escaped(line)}", file=sys.stderr)
     return len(suite.warnings)
 
 
@@ -236,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
             failures += write_all(final, targets, log, show=show)
         for failure in failures:
-            print(f"gradekit: {failure}", file=sys.stderr)
+            print(f"gradekit: {escaped(str(failure))}", file=sys.stderr)
         if (note := k_note(final, args.k)) is not None:
             print(note, file=sys.stderr)
         if show:
