@@ -1,16 +1,21 @@
-"""One dataset line as strict JSON: no NaN or Infinity, no key twice in an object, no value
-nested past the suite file's limit, no integer past Python's; each refusal a message for an
-errored case, never an exception that ends the run.
+"""One dataset line as strict JSON: no NaN or Infinity, no number too large for a float, no
+key twice in an object, no value nested past the suite file's limit, no integer past Python's;
+each refusal a message for an errored case, never an exception that ends the run.
 
-Python's `json` module accepts `NaN` and keeps the last of two equal keys (JSON has neither),
-and a line nested deep enough raises RecursionError from the decoder itself.
+Python's `json` module accepts `NaN`, reads `1e999` as infinity without a word and keeps the
+last of two equal keys (JSON has none of these), and a line nested deep enough raises
+RecursionError from the decoder itself.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any, Final
 
+from gradekit._errors import format_path
+from gradekit._numbers import overflow_problem
 from gradekit.suite.parse import json_error
 from gradekit.suite.yaml_checks import MAX_DEPTH, MAX_INT_DIGITS, too_deep
 
@@ -36,7 +41,21 @@ def _constant(name: str) -> Any:
     raise LineError(f"{name} is not JSON; write a number, null or a string")
 
 
-_DECODER: Final = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_constant)
+_MAY_OVERFLOW: Final = re.compile(rb"[eE][+-]?[0-9]{3}|[0-9]{309}")
+
+
+class _Overflow(str):
+    """A number too large for a float, as written: found after decoding, to name its key."""
+
+
+def _float(text: str) -> Any:
+    number = float(text)
+    return _Overflow(text) if math.isinf(number) else number
+
+
+_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_unique, parse_constant=_constant, parse_float=_float
+)
 
 
 def parse_line(line: bytes) -> Any:
@@ -62,7 +81,33 @@ def parse_line(line: bytes) -> Any:
     # A line with few brackets cannot nest deeply: only count them exactly when it might.
     if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise LineError(too_deep())
+    # Only an exponent of 3 digits or 309 digits in a row overflow: look only then.
+    if _MAY_OVERFLOW.search(line) and (found := _overflow(value)) is not None:
+        path, written = found
+        raise LineError(
+            f"{format_path(path)}: {overflow_problem(written)}; write a smaller number, or a "
+            "string to keep it as text"
+        )
     return value
+
+
+def _overflow(value: Any) -> tuple[tuple[str | int, ...], str] | None:
+    """(path, text) of the first number of `value` too large for a float, in line order."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Overflow):
+            return path, str(item)
+        if isinstance(item, dict):
+            children: list[tuple[Any, tuple[str | int, ...]]] = [
+                (child, (*path, key)) for key, child in item.items()
+            ]
+        elif isinstance(item, list):
+            children = [(child, (*path, index)) for index, child in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return None
 
 
 def _depth(value: Any) -> int:
