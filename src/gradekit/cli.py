@@ -78,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
 
     kinds = commands.add_parser("kinds", help="every grader kind and where it comes from")
     kinds.add_argument("--json", action="store_true", help="print JSON, for tools")
+    kinds.add_argument(
+        "--load",
+        action="store_true",
+        help="import every plugin's kinds to list those that fail to load (runs the plugins' "
+        "code; without it, only installed metadata is read)",
+    )
     kinds.set_defaults(handler=_kinds)
 
     schema = commands.add_parser("schema", help="JSON Schema of the suite file, for editors")
@@ -157,7 +163,7 @@ def _kinds(args: argparse.Namespace) -> int:
     from gradekit.registry.listing import kind_rows
     from gradekit.registry.registry import default_registry
 
-    rows = kind_rows(default_registry)
+    rows = kind_rows(default_registry, load=args.load)
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_PASSED
