@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from gradekit._numbers import fraction_problem
 
-__all__ = ["fraction", "output_path", "whole_number"]
+__all__ = ["fraction", "input_path", "output_path", "whole_number"]
 
 
 def whole_number(minimum: int) -> Callable[[str], int]:
@@ -54,4 +54,12 @@ def output_path(text: str) -> str:
             "'-' is not standard output here: reports are written to files only; give the "
             "path of a file (./- for a file named -)"
         )
+    return text
+
+
+def input_path(text: str) -> str:
+    """An argument type for the path of a file to read (`--baseline`, `--rerun-failed`): not
+    empty (which would read as the current folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path names no file; give the path of a file")
     return text

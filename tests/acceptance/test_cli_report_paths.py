@@ -150,6 +150,8 @@ def test_a_dangling_symlink_is_refused_and_no_folder_is_made_where_it_leads(
         ("--resume", "", "an empty path names no file"),
         ("-o", "-", "'-' is not standard output here"),
         ("--junit", "-", "'-' is not standard output here"),
+        ("--baseline", "", "an empty path names no file"),
+        ("--rerun-failed", "", "an empty path names no file"),
     ],
 )
 def test_an_empty_path_or_a_dash_is_refused_naming_the_flag(
