@@ -18,6 +18,8 @@ DATA = (
     '{"name": "big", "output": "1", "expected": 1e999}\n'
     '{"name": "deep", "turns": [{"output": "1", "expected": "1"},'
     ' {"output": "2", "metadata": {"x": [1, -1E400]}}]}\n'
+    # 301 digits and a small exponent: 1e310, with no long exponent nor 309 digits in a row.
+    '{"name": "long", "output": "1", "expected": 1' + "0" * 300 + 'e10}\n'
 )
 
 
@@ -39,6 +41,7 @@ def test_an_overflowing_number_in_a_dataset_line_is_an_error_naming_line_and_key
         line.startswith("data.jsonl:3: $.turns[1].metadata.x[1]: the number -1E400 is too large")
         for line in lines
     ), lines
+    assert any(line.startswith("data.jsonl:4: $.expected: the number 1000") for line in lines)
 
     done = gradekit("run", "suite.yaml", "-o", "r.json")
 
@@ -47,6 +50,7 @@ def test_an_overflowing_number_in_a_dataset_line_is_an_error_naming_line_and_key
     assert cases["fine"]["passed"] is True
     assert "$.expected: the number 1e999 is too large" in cases["data.jsonl:2"]["error"]
     assert "$.turns[1].metadata.x[1]: the number -1E400" in cases["data.jsonl:3"]["error"]
+    assert "$.expected: the number 1000" in cases["data.jsonl:4"]["error"]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any, Final
 
 from gradekit._errors import format_path
@@ -41,20 +40,31 @@ def _constant(name: str) -> Any:
     raise LineError(f"{name} is not JSON; write a number, null or a string")
 
 
-_MAY_OVERFLOW: Final = re.compile(rb"[eE][+-]?[0-9]{3}|[0-9]{309}")
+class _Overflowed(Exception):
+    """The line holds a number too large for a float: decoded again to find its key."""
+
+
+def _float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise _Overflowed
+    return number
 
 
 class _Overflow(str):
-    """A number too large for a float, as written: found after decoding, to name its key."""
+    """A number too large for a float, as written, in the line decoded again to name its key."""
 
 
-def _float(text: str) -> Any:
+def _marked_float(text: str) -> Any:
     number = float(text)
     return _Overflow(text) if math.isinf(number) else number
 
 
 _DECODER: Final = json.JSONDecoder(
     object_pairs_hook=_unique, parse_constant=_constant, parse_float=_float
+)
+_MARKING_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_unique, parse_constant=_constant, parse_float=_marked_float
 )
 
 
@@ -72,6 +82,8 @@ def parse_line(line: bytes) -> Any:
         raise LineError(too_deep()) from None
     except LineError:
         raise
+    except _Overflowed:
+        raise _overflow_error(_MARKING_DECODER.decode(text)) from None
     except ValueError as error:  # Python 3.11+: an integer past its digit limit
         if "digits" in str(error):
             raise LineError(
@@ -81,23 +93,20 @@ def parse_line(line: bytes) -> Any:
     # A line with few brackets cannot nest deeply: only count them exactly when it might.
     if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise LineError(too_deep())
-    # Only an exponent of 3 digits or 309 digits in a row overflow: look only then.
-    if _MAY_OVERFLOW.search(line) and (found := _overflow(value)) is not None:
-        path, written = found
-        raise LineError(
-            f"{format_path(path)}: {overflow_problem(written)}; write a smaller number, or a "
-            "string to keep it as text"
-        )
     return value
 
 
-def _overflow(value: Any) -> tuple[tuple[str | int, ...], str] | None:
-    """(path, text) of the first number of `value` too large for a float, in line order."""
+def _overflow_error(value: Any) -> LineError:
+    """The error naming the key and the text of the first number of `value` (decoded by
+    `_MARKING_DECODER`) too large for a float."""
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
     while stack:
         item, path = stack.pop()
         if isinstance(item, _Overflow):
-            return path, str(item)
+            return LineError(
+                f"{format_path(path)}: {overflow_problem(item)}; write a smaller number, or a "
+                "string to keep it as text"
+            )
         if isinstance(item, dict):
             children: list[tuple[Any, tuple[str | int, ...]]] = [
                 (child, (*path, key)) for key, child in item.items()
@@ -107,7 +116,7 @@ def _overflow(value: Any) -> tuple[tuple[str | int, ...], str] | None:
         else:
             continue
         stack.extend(reversed(children))
-    return None
+    return LineError(overflow_problem("in this line"))  # not reached: the decoder found one
 
 
 def _depth(value: Any) -> int:
