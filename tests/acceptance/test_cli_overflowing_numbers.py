@@ -19,7 +19,7 @@ DATA = (
     '{"name": "deep", "turns": [{"output": "1", "expected": "1"},'
     ' {"output": "2", "metadata": {"x": [1, -1E400]}}]}\n'
     # 301 digits and a small exponent: 1e310, with no long exponent nor 309 digits in a row.
-    '{"name": "long", "output": "1", "expected": 1' + "0" * 300 + 'e10}\n'
+    '{"name": "long", "output": "1", "expected": 1' + "0" * 300 + "e10}\n"
 )
 
 
