@@ -8,6 +8,7 @@ attacks) would act on the reader's terminal. Every such character is shown as it
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -98,3 +99,20 @@ def test_kinds_shows_a_plugins_metadata_escaped(gradekit: Run, tmp_path: Path) -
     fine = next(line for line in done.stdout.splitlines() if line.startswith("acme.fine "))
     assert fine.split()[:3] == ["acme.fine", "acme-terminal", "1.0\\u202e"]
     assert "acme.\\x1b[2Jbad: " in done.stdout  # refused (not a kind name), listed apart
+
+
+def test_compare_shows_what_a_report_says_escaped(gradekit: Run, tmp_path: Path) -> None:
+    # A report may come from a pull request: its versions and names are someone else's text.
+    (tmp_path / "suite.yaml").write_text(SUITE.lstrip(), encoding="utf-8")
+    gradekit("run", "suite.yaml", "-o", "base.json")
+    report = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))
+    report["environment"]["kinds"]["equality"]["version"] = "9\x1b]8;;http://x\x07"
+    report["cases"][0]["passed"] = True  # so case\u2066x "regressed"
+    (tmp_path / "new.json").write_text(json.dumps(report), encoding="utf-8")
+
+    done = gradekit("compare", "new.json", "base.json")
+
+    _visible(done.stdout)
+    _visible(done.stderr)
+    assert "  case\\u2066x: pass -> fail\n" in done.stdout
+    assert "  equality: gradekit 9\\x1b]8;;http://x\\x07 -> " in done.stdout
