@@ -54,7 +54,10 @@ def yaml_seconds(value: Any) -> Any:
     or `'10'`) as its number, as a kind's options read numbers; any other value as it is,
     for `seconds_problem` to judge."""
     if isinstance(value, str):
-        number = number_of(value)
+        try:
+            number = number_of(value)
+        except OverflowError:  # `1e999`: judged as the text it is, not as infinity
+            return value
         if number is not None:
             return number
     return value

@@ -32,6 +32,7 @@ from gradekit.cli_run import (
     warn,
 )
 from gradekit.cli_run import run as _run
+from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import first_signal, stopping_on
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "EXIT_UNWRITTEN", "main"]
@@ -77,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
 
     kinds = commands.add_parser("kinds", help="every grader kind and where it comes from")
     kinds.add_argument("--json", action="store_true", help="print JSON, for tools")
+    kinds.add_argument(
+        "--load",
+        action="store_true",
+        help="import every plugin's kinds to list those that fail to load (runs the plugins' "
+        "code; without it, only installed metadata is read)",
+    )
     kinds.set_defaults(handler=_kinds)
 
     schema = commands.add_parser("schema", help="JSON Schema of the suite file, for editors")
@@ -124,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler(args)
         except Invalid as invalid:
             for line in invalid.lines:
-                print(line, file=sys.stderr)
+                print(escaped(line), file=sys.stderr)
             return EXIT_INVALID
         except KeyboardInterrupt:
             print("gradekit: interrupted", file=sys.stderr)
@@ -148,7 +155,7 @@ def _validate(args: argparse.Namespace) -> int:
         noun = "problem" if count == 1 else "problems"
         raise Invalid(*check.problems, f"{args.suite}: {count} {noun}; nothing was graded")
     noun = "case" if check.cases == 1 else "cases"
-    print(f"{args.suite}: valid: suite '{suite.name}', {check.cases} {noun}")
+    print(escaped(f"{args.suite}: valid: suite '{suite.name}', {check.cases} {noun}"))
     return EXIT_PASSED
 
 
@@ -156,7 +163,7 @@ def _kinds(args: argparse.Namespace) -> int:
     from gradekit.registry.listing import kind_rows
     from gradekit.registry.registry import default_registry
 
-    rows = kind_rows(default_registry)
+    rows = kind_rows(default_registry, load=args.load)
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_PASSED
@@ -171,7 +178,7 @@ def _kinds(args: argparse.Namespace) -> int:
     if broken:
         print(f"\n{len(broken)} failed to load:")
         for line in broken:
-            print(f"  {line}")
+            print(f"  {escaped(line)}")
     return EXIT_PASSED
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from gradekit.cli_values import input_path
+
 if TYPE_CHECKING:
     from gradekit.report.baseline import Baseline, BaselineMarks
 
@@ -20,6 +22,7 @@ BASELINE_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--baseline",),
         {
+            "type": input_path,
             "metavar": "BASE",
             "help": "compare with BASE, a JSON report or a --resume log of an earlier run: every "
             "report marks each case new, fixed, regressed or unchanged; exit 1 when a case "
@@ -56,6 +59,6 @@ def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     names = ", ".join(escaped(name) for name in marks.names["regressed"][:NAMED])
     more = f" and {count - NAMED} more" if count > NAMED else ""
     noun = "case" if count == 1 else "cases"
-    source = marks.baseline.source or "the baseline"
+    source = escaped(marks.baseline.source or "the baseline")
     print(f"gradekit: {count} {noun} regressed against {source}: {names}{more}", file=out)
     return count

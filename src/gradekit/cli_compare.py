@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
-from gradekit.cli_values import fraction
+from gradekit.cli_values import fraction, output_path
 
 __all__ = ["add_compare_command"]
 
@@ -23,9 +23,10 @@ def add_compare_command(commands: Any) -> None:
     )
     compare.add_argument("base", metavar="BASE", help="the baseline: a JSON report or results log")
     compare.add_argument("new", metavar="NEW", help="the new run: a JSON report or results log")
-    compare.add_argument("--markdown", metavar="FILE", help="write the comparison as Markdown")
-    compare.add_argument("--html", metavar="FILE", help="write the comparison as an HTML page")
-    compare.add_argument("--json", metavar="FILE", help="write the comparison as JSON")
+    for flag, what in (("--markdown", "Markdown"), ("--html", "an HTML page"), ("--json", "JSON")):
+        compare.add_argument(
+            flag, type=output_path, metavar="FILE", help=f"write the comparison as {what}"
+        )
     compare.add_argument(
         "--tolerance",
         type=fraction,

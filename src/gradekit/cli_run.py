@@ -21,7 +21,8 @@ from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
 from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
 from gradekit.cli_reports import log_of, print_summaries, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
-from gradekit.cli_values import whole_number
+from gradekit.cli_values import output_path, whole_number
+from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -67,10 +68,26 @@ def _positive_float(text: str) -> float:
 
 
 RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
-    (("-o", "--output"), {"metavar": "FILE", "help": "write the JSON report to FILE"}),
-    (("--junit",), {"metavar": "FILE", "help": "write a JUnit XML report to FILE"}),
-    (("--markdown",), {"metavar": "FILE", "help": "write a Markdown summary to FILE"}),
-    (("--html",), {"metavar": "FILE", "help": "write a self-contained HTML report to FILE"}),
+    (
+        ("-o", "--output"),
+        {"type": output_path, "metavar": "FILE", "help": "write the JSON report to FILE"},
+    ),
+    (
+        ("--junit",),
+        {"type": output_path, "metavar": "FILE", "help": "write a JUnit XML report to FILE"},
+    ),
+    (
+        ("--markdown",),
+        {"type": output_path, "metavar": "FILE", "help": "write a Markdown summary to FILE"},
+    ),
+    (
+        ("--html",),
+        {
+            "type": output_path,
+            "metavar": "FILE",
+            "help": "write a self-contained HTML report to FILE",
+        },
+    ),
     (
         ("--jobs",),
         {"type": whole_number(1), "metavar": "N", "help": "grade at most N cases at once"},
@@ -78,6 +95,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--resume",),
         {
+            "type": output_path,
             "metavar": "FILE",
             "help": "results log (JSONL): cases already in it are not graded again; each "
             "finished case is appended as it ends",
@@ -182,7 +200,7 @@ def warn(suite: Suite, shown: int) -> int:
     """Print the suite's warnings from the `shown`-th on, on stderr; the count printed so far
     (dataset lines add theirs while they are read)."""
     for line in suite.warnings[shown:]:
-        print(f"warning: {line}", file=sys.stderr)
+        print(f"warning: {escaped(line)}", file=sys.stderr)
     return len(suite.warnings)
 
 
@@ -236,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
             failures += write_all(final, targets, log, show=show)
         for failure in failures:
-            print(f"gradekit: {failure}", file=sys.stderr)
+            print(f"gradekit: {escaped(str(failure))}", file=sys.stderr)
         if (note := k_note(final, args.k)) is not None:
             print(note, file=sys.stderr)
         if show:

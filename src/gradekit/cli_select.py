@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Final
 
+from gradekit.cli_values import input_path
+
 if TYPE_CHECKING:
     from gradekit.run.selection import Selection
 
@@ -37,6 +39,7 @@ SELECT_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--rerun-failed",),
         {
+            "type": input_path,
             "metavar": "REPORT",
             "help": "grade only the cases that failed or errored in REPORT (a JSON report or a "
             "--resume log), by name",

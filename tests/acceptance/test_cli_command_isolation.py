@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import Run
+from cli_support import REPO, Run
 from hostile_graders import needs_bwrap
 
 Write = Callable[[str, str], Path]
@@ -100,3 +100,39 @@ def test_a_process_isolated_grader_inside_a_process_isolated_composite_still_gra
     )
     done = gradekit("run", "suite.yaml", "-o", "r.json")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+ENV_GRADER = """
+import os
+
+from gradekit.code import GraderResult
+
+
+def key(ctx):
+    return GraderResult(1.0, reason=os.environ.get("OPENAI_API_KEY", "no key"))
+"""
+
+
+@needs_bwrap
+def test_a_process_isolated_grader_keeps_gradekits_environment_as_the_readme_says(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    # The sandbox keeps a grader from the machine's files and processes, not from gradekit's
+    # environment: a judge needs its API key. The README once said such graders got no secrets.
+    secret = f"sk-live-{uuid.uuid4().hex}"
+    write("env_grader.py", ENV_GRADER)
+    write(
+        "suite.yaml",
+        "name: env\ncases:\n  - name: a\n    output: x\n    graders:\n"
+        "      - {kind: code, grader: 'env_grader:key', isolation: process, sandbox: bwrap}\n",
+    )
+    done = gradekit("run", "suite.yaml", "-o", "r.json", env={"OPENAI_API_KEY": secret})
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["cases"][0]["turns"][0]["results"][0]["message"] == secret
+    sandbox = next(
+        line
+        for line in (REPO / "README.md").read_text(encoding="utf-8").split("\n- ")
+        if line.startswith("**A sandbox for agent code**")
+    )
+    assert "process-isolated graders keep gradekit's environment" in " ".join(sandbox.split())

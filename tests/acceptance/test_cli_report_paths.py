@@ -110,3 +110,68 @@ def test_a_report_may_replace_the_baseline_it_is_compared_with(
     done = gradekit("run", "suite.yaml", "--baseline", "last.json", "-o", "last.json")
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "last.json").read_text())["summary"]["passed"] == 1
+
+
+def test_a_dangling_symlink_is_refused_and_no_folder_is_made_where_it_leads(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "report.json").symlink_to("gone/deeper/r.json")
+    done = gradekit("run", "suite.yaml", "-o", "report.json")
+    _refused(
+        done,
+        "report.json",
+        "it is a symlink to gone/deeper/r.json, whose folder does not exist; create that "
+        "folder, or give another path",
+    )
+    assert not (tmp_path / "gone").exists()
+    # A dangling link on the way to the report is refused the same way.
+    (tmp_path / "out").symlink_to(tmp_path / "missing")
+    done = gradekit("run", "suite.yaml", "--resume", "out/sub/r.jsonl")
+    _refused(
+        done,
+        "out/sub/r.jsonl",
+        f"out is a symlink to {tmp_path / 'missing'}, which does not exist; create it, or give "
+        "another path",
+    )
+    assert not (tmp_path / "missing").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "graders.py",
+        "out",
+        "report.json",
+        "suite.yaml",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flag", "path", "reason"),
+    [
+        ("--html", "", "an empty path names no file"),
+        ("-o", "", "an empty path names no file"),
+        ("--resume", "", "an empty path names no file"),
+        ("-o", "-", "'-' is not standard output here"),
+        ("--junit", "-", "'-' is not standard output here"),
+        ("--baseline", "", "an empty path names no file"),
+        ("--rerun-failed", "", "an empty path names no file"),
+    ],
+)
+def test_an_empty_path_or_a_dash_is_refused_naming_the_flag(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path, flag: str, path: str, *, reason: str
+) -> None:
+    done = gradekit("run", "suite.yaml", flag, path, "--markdown", "r.md")
+
+    assert done.returncode == 2, done.stderr
+    named = "-o/--output" if flag == "-o" else flag
+    assert f"gradekit run: error: argument {named}: {reason}" in done.stderr
+    assert done.stdout == ""  # nothing graded, nothing printed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graders.py", "suite.yaml"]
+
+
+@pytest.mark.parametrize(("flag", "path"), [("--json", ""), ("--markdown", "-"), ("--html", "")])
+def test_compare_refuses_an_empty_path_or_a_dash(
+    gradekit: Run, mixed_suite: Path, tmp_path: Path, flag: str, path: str
+) -> None:
+    assert gradekit("run", "suite.yaml", "-o", "a.json").returncode == 1
+    done = gradekit("compare", "a.json", "a.json", flag, path)
+    assert done.returncode == 2, done.stderr
+    assert f"gradekit compare: error: argument {flag}: " in done.stderr
+    assert not (tmp_path / "-").exists()

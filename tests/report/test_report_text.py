@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gradekit import GradeResult
+from gradekit.report._escaped import escaped
 from gradekit.report._text import duration, result_text
 from gradekit.report.model import ResultRecord
 
@@ -44,3 +47,26 @@ def test_a_cut_text_counts_what_is_missing_from_the_text_graded():
     assert cut(once, 35) == once
     assert cut(once + "!", 35) == graded[:30] + "…[cut 71 more characters]"
     assert cut("z" * 50, 20) == "z" * 20 + "…[cut 30 more characters]"
+
+
+HIDDEN = [
+    *(chr(code) for code in range(0x20)),  # C0: ESC, NUL, BEL, a newline, a tab
+    "\x7f",  # DEL
+    *(chr(code) for code in range(0x80, 0xA0)),  # C1: U+009B is a CSI on some terminals
+    *"\u202a\u202b\u202c\u202d\u202e",  # bidi embeddings and overrides
+    *"\u2066\u2067\u2068\u2069",  # bidi isolates
+    *"\u200e\u200f\u061c",  # bidi marks
+    *"\u2028\u2029",  # line and paragraph separators
+]
+
+
+@pytest.mark.parametrize("character", HIDDEN)
+def test_every_control_and_bidi_character_is_shown_as_its_escape(character: str) -> None:
+    shown = escaped(f"a{character}b")
+    assert shown == f"a\\{shown[2:-1]}b"
+    assert shown[2:-1] in (f"x{ord(character):02x}", f"u{ord(character):04x}", "n", "r", "t")
+
+
+def test_printable_text_is_kept_as_written() -> None:
+    text = "naïve café \u2013 東京 😀 [red] `x` \\x1b"
+    assert escaped(text) is text

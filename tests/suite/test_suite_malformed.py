@@ -59,7 +59,7 @@ MALFORMED: list[tuple[str, bytes, str]] = [
     (
         "a tolerance of 1e400",
         b"graders: [{kind: numeric, absolute_tolerance: 1e400}]\ncases: [{}]\n",
-        "must be a finite number >= 0",
+        "got '1e400', too large for a float (it would be infinity)",
     ),
     (
         "a threshold of NaN",

@@ -96,8 +96,14 @@ def _number(raw: Mapping[str, Any], key: str, problems: list[Problem]) -> float 
         return None
     try:
         number = number_of(value)
-    except OverflowError:  # a whole number past the floats
-        problems.append(Problem((key,), "expected a number, got one too large for a float"))
+    except OverflowError:  # a whole number past the floats, or text such as '1e999'
+        shown = repr(value) if isinstance(value, str) else "a whole number"
+        problems.append(
+            Problem(
+                (key,),
+                f"expected a number, got {shown}, too large for a float (it would be infinity)",
+            )
+        )
         return None
     if number is None:
         problems.append(Problem((key,), f"expected a number, got {value!r}"))

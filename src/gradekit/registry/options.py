@@ -134,7 +134,17 @@ def _strict_bool(value: Any, _: type) -> bool:
 
 
 def _strict_float(value: Any, _: type) -> float:
-    number = number_of(value)
+    try:
+        number = number_of(value)
+    except OverflowError:
+        shown = (
+            f"a whole number of {len(str(abs(value)))} digits"
+            if isinstance(value, int)
+            else _describe(value)
+        )
+        raise TypeError(
+            f"expected a number, got {shown}, too large for a float (it would be infinity)"
+        ) from None
     if number is None:
         raise TypeError(f"expected a number, got {_describe(value)}")
     return number

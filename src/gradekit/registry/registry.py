@@ -212,14 +212,20 @@ class Registry:
     def describe(self, *, load: bool = False) -> list[KindInfo]:
         """Every kind with its source, plus entry points that cannot be used, sorted by kind.
 
-        With `load`, every kind that is not only gradekit's own is loaded first (importing
-        every plugin), so each source that fails carries its own error; a conflict is on the
+        Without `load`, from installed metadata only (no plugin's code runs): the entry points
+        refused by name, those that failed to load earlier in this process, and two sources
+        of one kind with different entry points (a conflict `create` would raise). With
+        `load`, every kind that is not only gradekit's own is loaded first (importing every
+        plugin), so each source that fails carries its own error, and a conflict is exact
+        (two entry points resolving to one object are none). Either way a conflict is on the
         row of each plugin or registered factory in it, never on gradekit's. gradekit's own
         kinds are not imported: their modules need nothing beyond gradekit, and
         tests/registry/test_builtin_table.py loads each of them.
         """
         conflicts: dict[str, str] = {}
-        if load:
+        if not load:
+            conflicts = self._declared_conflicts()
+        else:
             for kind in self.kinds():
                 if kind in self._builtins and not self._registered.get(kind):
                     continue
@@ -238,6 +244,19 @@ class Registry:
                 KindInfo(source.kind, source.distribution, source.version, source.value, problem)
             )
         return sorted(infos, key=lambda info: (info.kind, info.distribution))
+
+    def _declared_conflicts(self) -> dict[str, str]:
+        """kind -> the DuplicateKindError message, for each kind whose usable sources name
+        different entry points (read from metadata: nothing is imported)."""
+        by_kind: dict[str, list[_Source]] = {}
+        for source in self._all_sources():
+            if source.error is None:
+                by_kind.setdefault(source.kind, []).append(source)
+        return {
+            kind: str(DuplicateKindError(kind, [source.label for source in sources]))
+            for kind, sources in by_kind.items()
+            if len({source.value for source in sources}) > 1
+        }
 
     def provider(self, kind: str) -> KindInfo | None:
         """Where `kind` comes from as `create` resolves it (its first source); None when

@@ -40,7 +40,7 @@ def _groups(marks: BaselineMarks) -> Iterator[tuple[str, str, int, tuple[str, ..
 def print_baseline(marks: BaselineMarks, stream: TextIO, *, limit: int = 20) -> None:
     """The console's lines: the counts, then the cases regressed, fixed, new and removed
     (the first `limit` of each)."""
-    source = marks.baseline.source or "the baseline"
+    source = escaped(marks.baseline.source or "the baseline")
     stream.write(f"\ncompared with {source}: {counts_line(marks)}\n")
     for mark, _, count, names in _groups(marks):
         if not count:

@@ -89,7 +89,7 @@ def render_text(comparison: Comparison) -> str:
         lines.append("no case changed outcome")
     if comparison.kind_changes:
         lines.append("note: kinds provided by another version (a score change may come from it):")
-        lines.extend(f"  {change.text()}" for change in comparison.kind_changes)
+        lines.extend(f"  {escaped(change.text())}" for change in comparison.kind_changes)
     return "\n".join(lines) + "\n"
 
 

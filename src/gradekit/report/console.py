@@ -35,7 +35,7 @@ def one_line_summary(report: SuiteReport, *, colour: bool = False) -> str:
     failed = terminal.paint(f"{s.failed} failed", "fail", colour and s.failed > 0)
     errored = terminal.paint(f"{s.errored} errored", "error", colour and s.errored > 0)
     return (
-        f"gradekit: {report.suite}: {s.cases} cases: {s.passed} passed, {failed}, "
+        f"gradekit: {escaped(report.suite)}: {s.cases} cases: {s.passed} passed, {failed}, "
         f"{errored} ({percent(s.pass_rate)} pass rate{beside}) in "
         f"{duration(report.duration_ms)}{state}"
     )

@@ -109,7 +109,8 @@ def error_commands(
         f"{summary.errored} errored)"
     )
     if marks is not None:
-        text += f"; {marks.regressed} regressed against {marks.baseline.source or 'the baseline'}"
+        source = escaped(marks.baseline.source or "the baseline")
+        text += f"; {marks.regressed} regressed against {source}"
     if not_passed > shown:
         text += f"; {not_passed - shown} not annotated here (see the reports)"
-    yield command("notice", text, title=f"gradekit: {report.suite}")
+    yield command("notice", text, title=f"gradekit: {escaped(report.suite)}")

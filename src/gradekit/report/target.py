@@ -2,7 +2,8 @@
 a socket or a folder, in a folder that exists or can be made and that takes new files.
 
 `target(path)` is the file to replace (a symlink's target: reports are written through
-symlinks, and the link stays). `probe(path)` checks all the rest by making the folders and a
+symlinks, and the link stays; a dangling symlink only into a folder that exists: no folder is
+made where a link leads). `probe(path)` checks all the rest by making the folders and a
 temporary file there, so the command line can refuse a bad path before grading anything. Both
 raise `WriteError` with a reason a user can act on.
 """
@@ -56,8 +57,13 @@ def target(path: str | os.PathLike[str]) -> Path:
 
 
 def make_folder(path: str | os.PathLike[str], final: Path) -> None:
-    """Create the folders of `final` (the report at `path`), or say why they cannot be."""
+    """Create the folders of `final` (the report at `path`), or say why they cannot be.
+
+    Folders are made only on the path as written: never where a dangling symlink on it leads
+    (a link to a file not made yet, in a folder that exists, is written through)."""
     folder = final.parent
+    if not folder.is_dir():
+        _refuse_dangling(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as error:
@@ -105,6 +111,26 @@ def creation_error(path: str | os.PathLike[str], folder: Path, error: OSError) -
     if error.errno == errno.ENOSPC:
         return WriteError(str(path), cause, "free some space on that disk, or choose another path")
     return WriteError(str(path), f"{cause} (in {folder})")
+
+
+def _refuse_dangling(path: str | os.PathLike[str]) -> None:
+    """WriteError when `path`, or a folder on the way to it, is a symlink that leads nowhere:
+    making the folders it leads to would write where the path does not say."""
+    given = Path(path)
+    parts = given.parts
+    for end in range(1, len(parts) + 1):
+        step = Path(*parts[:end])
+        if not os.path.lexists(step):
+            return  # nothing further exists, so no further link
+        if os.path.islink(step) and not os.path.exists(step):
+            leads = os.readlink(step)
+            if end == len(parts):
+                reason = f"it is a symlink to {leads}, whose folder does not exist"
+                hint = "create that folder, or give another path"
+            else:
+                reason = f"{step} is a symlink to {leads}, which does not exist"
+                hint = "create it, or give another path"
+            raise WriteError(str(path), reason, hint)
 
 
 def _existing(folder: Path) -> Path:

@@ -1,16 +1,20 @@
-"""One dataset line as strict JSON: no NaN or Infinity, no key twice in an object, no value
-nested past the suite file's limit, no integer past Python's; each refusal a message for an
-errored case, never an exception that ends the run.
+"""One dataset line as strict JSON: no NaN or Infinity, no number too large for a float, no
+key twice in an object, no value nested past the suite file's limit, no integer past Python's;
+each refusal a message for an errored case, never an exception that ends the run.
 
-Python's `json` module accepts `NaN` and keeps the last of two equal keys (JSON has neither),
-and a line nested deep enough raises RecursionError from the decoder itself.
+Python's `json` module accepts `NaN`, reads `1e999` as infinity without a word and keeps the
+last of two equal keys (JSON has none of these), and a line nested deep enough raises
+RecursionError from the decoder itself.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final
 
+from gradekit._errors import format_path
+from gradekit._numbers import overflow_problem
 from gradekit.suite.parse import json_error
 from gradekit.suite.yaml_checks import MAX_DEPTH, MAX_INT_DIGITS, too_deep
 
@@ -36,7 +40,32 @@ def _constant(name: str) -> Any:
     raise LineError(f"{name} is not JSON; write a number, null or a string")
 
 
-_DECODER: Final = json.JSONDecoder(object_pairs_hook=_unique, parse_constant=_constant)
+class _Overflowed(Exception):
+    """The line holds a number too large for a float: decoded again to find its key."""
+
+
+def _float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise _Overflowed
+    return number
+
+
+class _Overflow(str):
+    """A number too large for a float, as written, in the line decoded again to name its key."""
+
+
+def _marked_float(text: str) -> Any:
+    number = float(text)
+    return _Overflow(text) if math.isinf(number) else number
+
+
+_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_unique, parse_constant=_constant, parse_float=_float
+)
+_MARKING_DECODER: Final = json.JSONDecoder(
+    object_pairs_hook=_unique, parse_constant=_constant, parse_float=_marked_float
+)
 
 
 def parse_line(line: bytes) -> Any:
@@ -53,6 +82,8 @@ def parse_line(line: bytes) -> Any:
         raise LineError(too_deep()) from None
     except LineError:
         raise
+    except _Overflowed:
+        raise _overflow_error(_MARKING_DECODER.decode(text)) from None
     except ValueError as error:  # Python 3.11+: an integer past its digit limit
         if "digits" in str(error):
             raise LineError(
@@ -63,6 +94,29 @@ def parse_line(line: bytes) -> Any:
     if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise LineError(too_deep())
     return value
+
+
+def _overflow_error(value: Any) -> LineError:
+    """The error naming the key and the text of the first number of `value` (decoded by
+    `_MARKING_DECODER`) too large for a float."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _Overflow):
+            return LineError(
+                f"{format_path(path)}: {overflow_problem(item)}; write a smaller number, or a "
+                "string to keep it as text"
+            )
+        if isinstance(item, dict):
+            children: list[tuple[Any, tuple[str | int, ...]]] = [
+                (child, (*path, key)) for key, child in item.items()
+            ]
+        elif isinstance(item, list):
+            children = [(child, (*path, index)) for index, child in enumerate(item)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return LineError(overflow_problem("in this line"))  # not reached: the decoder found one
 
 
 def _depth(value: Any) -> int:

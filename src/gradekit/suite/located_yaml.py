@@ -23,11 +23,13 @@ from gradekit.suite.yaml_checks import (
     MAX_DEPTH,
     MAX_INT_DIGITS,
     LimitError,
+    OverflowingNumber,
     bounded,
     check_aliases,
     line_column,
     mark,
     offset,
+    path_to,
     too_deep,
     walk_checks,
 )
@@ -61,7 +63,11 @@ class _Located:
         if "&" in text:
             check_aliases(node, text)
         duplicates = walk_checks(node)
-        data = self.construct_document(node)  # type: ignore[attr-defined]
+        try:
+            data = self.construct_document(node)  # type: ignore[attr-defined]
+        except OverflowingNumber as error:
+            error.path = path_to(node, error.node)  # looked up only for the error
+            raise
         return Located(data, node, tuple(duplicates))
 
 
@@ -176,6 +182,10 @@ def load_located(text: str, source: str, *, fast: bool = True) -> Located:
         loader = (LocatingLoader if fast else PyLocatingLoader)(text)
         located: Located = loader.located(text)
         return located
+    except OverflowingNumber as error:
+        line, column = mark(error.node)
+        problem = Problem(error.path, error.problem or "", where=f"{source}:{line}:{column}")
+        raise ConfigError(f"invalid suite file {source}", [problem], source=source) from None
     except yaml.MarkedYAMLError as error:
         raise _marked_error(error, text, source) from None
     except yaml.reader.ReaderError as error:

@@ -6,13 +6,15 @@ input is a clean error at its position: never a hang, a traceback or a crash.
 - `MAX_ALIAS_VALUES` values added by aliases beyond the ones written (a "billion laughs"
   document expands a few lines into billions of values), and no alias inside the value it
   names;
-- integers of at most `MAX_INT_DIGITS` digits (Python's own limit for reading them), and dates
-  that exist.
+- integers of at most `MAX_INT_DIGITS` digits (Python's own limit for reading them), dates
+  that exist, and floats that fit one: `1.0e+999` is an error (`OverflowingNumber`), not an
+  infinity no one wrote (`.inf` is written, and kept).
 """
 
 from __future__ import annotations
 
 import datetime
+import math
 import re
 from collections.abc import Iterator
 from typing import Any, Final
@@ -20,16 +22,20 @@ from typing import Any, Final
 import yaml
 from yaml.constructor import SafeConstructor
 
+from gradekit._numbers import overflow_problem
+
 __all__ = [
     "MAX_ALIAS_VALUES",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
     "LimitError",
+    "OverflowingNumber",
     "bounded",
     "check_aliases",
     "line_column",
     "mark",
     "offset",
+    "path_to",
     "too_deep",
     "walk_checks",
 ]
@@ -50,6 +56,46 @@ class LimitError(yaml.MarkedYAMLError):
 
     def __init__(self, node: yaml.Node, problem: str) -> None:
         super().__init__(problem=problem, problem_mark=node.start_mark)
+
+
+class OverflowingNumber(LimitError):
+    """A float literal too large for a float, at its node; `path` is set once it is found."""
+
+    def __init__(self, node: yaml.Node, problem: str) -> None:
+        super().__init__(node, problem)
+        self.node = node
+        self.path: Path = ()
+
+
+def _construct_float(loader: Any, node: yaml.ScalarNode) -> float:
+    value: float = SafeConstructor.construct_yaml_float(loader, node)
+    if math.isinf(value) and ".inf" not in node.value.lower():
+        raise OverflowingNumber(
+            node,
+            f"{overflow_problem(node.value)}; write .inf if infinity is meant, or quote it to "
+            "keep it as text",
+        )
+    return value
+
+
+def path_to(root: yaml.Node, target: yaml.Node) -> Path:
+    """The path (keys and indexes) from `root` to the node `target`; () when not found."""
+    stack: list[tuple[yaml.Node, Path]] = [(root, ())]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                stack.append((value_node, (*path, key)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, (*path, index)) for index, item in enumerate(node.value))
+    return ()
 
 
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
@@ -76,10 +122,11 @@ def _construct_timestamp(loader: Any, node: yaml.ScalarNode) -> datetime.date | 
 
 
 def bounded(cls: type[Any]) -> type[Any]:
-    """`cls` with integers and dates that fail as a YAML error at their node (not a bare
-    ValueError from the middle of pyyaml)."""
+    """`cls` with integers, dates and floats that fail as a YAML error at their node (not a
+    bare ValueError from the middle of pyyaml, nor a silent infinity)."""
     cls.add_constructor("tag:yaml.org,2002:int", _construct_int)
     cls.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+    cls.add_constructor("tag:yaml.org,2002:float", _construct_float)
     return cls
 
 
