@@ -126,3 +126,27 @@ def test_a_kind_missing_inside_a_factory_gets_no_hint_about_examples() -> None:
     (violation,) = run_rule(creates.rule, creates.subject, contract_settings(None)).violations
     assert violation.message.startswith("the factory rejected the example config: UnknownKind")
     assert "examples" not in violation.message
+
+
+def test_a_kind_that_ends_its_process_is_a_violation_and_the_others_are_checked(
+    pack_env: dict[str, str],
+) -> None:
+    done = gradekit("check-pack", "acme-exits", env=pack_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "checking acme-exits 1.0: 3 kinds"
+    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE)[:3])
+    assert status == {
+        "acme.exits": "1 violation",
+        "acme.killed": "1 violation",
+        "acme.later": "ok (8 checks passed, 4 not applicable)",
+    }
+    # os._exit is refused in the kind's call: the rule that called it names it.
+    assert re.search(
+        r"^acme\.exits: \w+: .*ExitRefusedError: os\._exit\(0\) was called", done.stdout, re.M
+    ), done.stdout
+    assert (
+        "acme.killed: ends_the_process: the kind's check ended its process (killed by signal 9, "
+        "SIGKILL) before every rule was checked"
+    ) in done.stdout
+    assert lines[-1] == "acme-exits 1.0: 2 violations in 2 of 3 kinds"
