@@ -94,6 +94,15 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
         },
     ),
     (
+        ("--dask-timeout",),
+        {
+            "type": _positive_float,
+            "metavar": "S",
+            "help": "with --executor dask: end the run once the scheduler has had no worker for "
+            "S seconds (default 300); the results log keeps every finished case",
+        },
+    ),
+    (
         ("--timeout",),
         {
             "type": _positive_float,
@@ -307,8 +316,9 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
     """`local`, or a Dask executor connected for the run and closed after (exit 2 when its
     cluster cannot be used)."""
     if args.executor == "local":
-        if args.scheduler:
-            raise Invalid("gradekit: --scheduler needs --executor dask")
+        for flag, given in (("--scheduler", args.scheduler), ("--dask-timeout", args.dask_timeout)):
+            if given:
+                raise Invalid(f"gradekit: {flag} needs --executor dask")
         yield "local"
         return
     if args.judge_concurrency or args.cache_dir or args.no_cache:
@@ -317,10 +327,11 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
             "process and do not reach Dask workers; leave them out with --executor dask"
         )
     from gradekit._errors import ExecutorError
-    from gradekit.run.dask import DaskExecutor
+    from gradekit.run.dask import WORKER_TIMEOUT, DaskExecutor
 
+    waits = WORKER_TIMEOUT if args.dask_timeout is None else args.dask_timeout
     try:
-        executor = DaskExecutor(args.scheduler).connect()
+        executor = DaskExecutor(args.scheduler, worker_timeout=waits).connect()
     except ExecutorError as error:
         raise Invalid(f"gradekit: {error}") from error
     with executor:
