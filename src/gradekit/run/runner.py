@@ -118,7 +118,9 @@ def run_suite(
     docs/reports.md, "Many attempts and pass@k"); each must be a whole number >= 1.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
-    the cases that finished and has `complete=False`.
+    the cases that finished and has `complete=False`. While the run grades, `os._exit` in
+    this process raises ExitRefusedError in its caller (a grader's error result) instead of
+    ending the process (docs/runner.md, "Failure isolation").
     """
     jobs = default_jobs() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
