@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any, Final, NoReturn
 
 __all__ = [
+    "after_graders",
     "leave",
     "owning_exits",
     "real_exit",
@@ -157,6 +158,28 @@ def settle_streams() -> None:
             stream.flush()
         except (OSError, ValueError):
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+
+
+@contextlib.contextmanager
+def after_graders(folder: str) -> Iterator[None]:
+    """After the block (the grading of a command), undo what a grader did to the process that
+    would lose the reports or the summary: its `os.chdir` (relative report paths lead from
+    `folder` again), its closing of stdout or stderr; then tell each refused `os._exit`."""
+    try:
+        yield
+    finally:
+        settle_streams()
+        try:
+            moved = os.getcwd() != folder
+        except OSError:  # the folder a grader moved to was removed
+            moved = True
+        if moved:
+            os.chdir(folder)
+    for thread, code in refused():
+        _say(
+            f"gradekit: os._exit({code}) called in thread {thread!r} during the run was refused "
+            "(a grader cannot end the run)"
+        )
 
 
 def _say(line: str) -> None:

@@ -272,6 +272,7 @@ def _grade(
     """Run the suite as the arguments say; the report, and the results log's write failure."""
     from gradekit import run_suite
     from gradekit._errors import ConfigError, SelectionError, WriteError
+    from gradekit._exits import after_graders
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
@@ -280,7 +281,7 @@ def _grade(
         log.on_resumed = advance
         log.on_recorded = progress.advance if progress.enabled else None
     folder = os.getcwd()  # where relative report paths lead, whatever a grader's os.chdir
-    with progress, _after_graders(folder):
+    with progress, after_graders(folder):
         try:
             final = run_suite(
                 suite,
@@ -340,37 +341,6 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
         except ExecutorError as error:  # the cluster was lost mid-run: the log keeps the rest
             print(f"gradekit: {error}", file=sys.stderr)
             raise SystemExit(EXIT_FAILED) from error
-
-
-@contextlib.contextmanager
-def _after_graders(folder: str) -> Iterator[None]:
-    """After the block, undo what a grader did to the process that would lose the reports or
-    the summary: its `os.chdir` (relative report paths lead to `folder` again), its closing of
-    stdout or stderr; and tell each `os._exit` that was refused."""
-    from gradekit._exits import refused
-
-    try:
-        yield
-    finally:
-        _settle(folder)
-    for thread, code in refused():
-        print(
-            f"gradekit: os._exit({code}) called in thread {thread!r} during the run was refused "
-            "(a grader cannot end the run)",
-            file=sys.stderr,
-        )
-
-
-def _settle(folder: str) -> None:
-    from gradekit._exits import settle_streams
-
-    settle_streams()
-    try:
-        moved = os.getcwd() != folder
-    except OSError:  # the folder a grader moved to was removed
-        moved = True
-    if moved:
-        os.chdir(folder)
 
 
 def _check_sandbox(mode: str | None) -> None:
