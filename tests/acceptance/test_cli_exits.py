@@ -123,16 +123,19 @@ def test_a_thread_left_running_by_a_grader_does_not_hold_the_exit(
     assert "gradekit: 1 thread a grader started is still running (lingering)" in done.stderr
 
 
+@pytest.mark.parametrize("resume", [True, False], ids=["resume", "streamed"])
 def test_a_graders_chdir_does_not_move_relative_report_paths(
-    gradekit: Run, write: Write, tmp_path: Path
+    gradekit: Run, write: Write, tmp_path: Path, resume: bool
 ) -> None:
     _suite(write, "moves")
-    args = ["-o", "out/r.json", "--junit", "out/r.xml", "--markdown", "out/r.md"]
     (tmp_path / "out").mkdir()
-    done = gradekit("run", "suite.yaml", *args, "--html", "out/r.html", "--resume", "out/log")
+    args = ["-o", "out/r.json", "--junit", "out/r.xml", "--markdown", "out/r.md"]
+    args += ["--html", "out/r.html"] + (["--resume", "out/log"] if resume else [])
+    done = gradekit("run", "suite.yaml", *args)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("r.json", "r.xml", "r.md", "r.html", "log"):
+    for name in ["r.json", "r.xml", "r.md", "r.html"] + (["log"] if resume else []):
         assert (tmp_path / "out" / name).stat().st_size > 0, name
+    assert json.loads((tmp_path / "out" / "r.json").read_text())["summary"]["passed"] == 3
     assert not (tmp_path / "elsewhere" / "out").exists()
 
 
