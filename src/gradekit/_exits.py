@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any, Final, NoReturn
 
 __all__ = [
+    "CURRENT_STDERR",
     "after_graders",
     "leave",
     "owning_exits",
@@ -140,10 +141,11 @@ def leave(code: int) -> int:
 
 
 def settle_streams() -> None:
-    """Make stdout and stderr writable again when a grader closed them (`os.close(1)`,
-    `sys.stdout.close()`): their file descriptors reopened on /dev/null, so what cannot be shown
-    is dropped instead of raising (a traceback, exit 1 or 120 for a run whose cases passed),
-    and no report file opened later takes descriptor 1 or 2."""
+    """Make stdout and stderr writable again when a grader closed them: a closed file
+    descriptor (`os.close(1)`) is reopened on /dev/null, so what cannot be shown is dropped
+    instead of raising (a traceback, exit 1 or 120 for a run whose cases passed) and no report
+    file opened later takes descriptor 1 or 2; a closed `sys.stdout` or `sys.stderr` object is
+    replaced by a new one on the same descriptor."""
     for fd in (1, 2):
         try:
             os.fstat(fd)
@@ -152,12 +154,25 @@ def settle_streams() -> None:
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-    for name in ("stdout", "stderr"):
+    for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = getattr(sys, name)
         try:
             stream.flush()
         except (OSError, ValueError):
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+            errors = "backslashreplace" if name == "stderr" else "strict"
+            again = open(os.dup(fd), "w", 1, encoding="utf-8", errors=errors)  # noqa: SIM115
+            setattr(sys, name, again)
+
+
+class _CurrentStderr:
+    """`sys.stderr` as it is at each use: a settled stream replaces one a grader closed."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stderr, name)
+
+
+CURRENT_STDERR: Final[Any] = _CurrentStderr()
+"""Whatever `sys.stderr` is when written to (for progress made before the graders ran)."""
 
 
 @contextlib.contextmanager

@@ -199,6 +199,7 @@ def warn(suite: Suite, shown: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
     from gradekit._errors import ConfigError, WriteError
+    from gradekit._exits import CURRENT_STDERR
     from gradekit._scratch import sweep
     from gradekit.cli_paths import path_clash
     from gradekit.graders import _judge
@@ -228,7 +229,9 @@ def run(args: argparse.Namespace) -> int:
     if clash is not None:
         raise Invalid(f"gradekit: {clash}; nothing was graded")
     show = not args.quiet
-    progress = Progress(None if selection is not None else suite.case_count, enabled=show)
+    progress = Progress(
+        None if selection is not None else suite.case_count, enabled=show, stream=CURRENT_STDERR
+    )
     with contextlib.ExitStack() as stack:
         try:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):

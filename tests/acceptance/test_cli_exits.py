@@ -22,6 +22,7 @@ Write = Callable[[str, str], Path]
 GRADERS = """
     import asyncio
     import os
+    import sys
     import threading
     import time
 
@@ -52,6 +53,14 @@ GRADERS = """
 
     def closes_stderr(ctx):
         os.close(2)
+        return True
+
+    def closes_sys_stdout(ctx):
+        sys.stdout.close()
+        return True
+
+    def closes_sys_stderr(ctx):
+        sys.stderr.close()
         return True
 """
 
@@ -139,7 +148,9 @@ def test_a_graders_chdir_does_not_move_relative_report_paths(
     assert not (tmp_path / "elsewhere" / "out").exists()
 
 
-@pytest.mark.parametrize("grader", ["closes_stdout", "closes_stderr"])
+@pytest.mark.parametrize(
+    "grader", ["closes_stdout", "closes_stderr", "closes_sys_stdout", "closes_sys_stderr"]
+)
 def test_a_grader_closing_stdout_or_stderr_leaves_the_verdict_and_the_reports(
     gradekit: Run, write: Write, tmp_path: Path, grader: str
 ) -> None:
@@ -149,3 +160,5 @@ def test_a_grader_closing_stdout_or_stderr_leaves_the_verdict_and_the_reports(
     assert "Traceback" not in done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["passed"] == 3
     assert (tmp_path / "r.xml").read_text().rstrip().endswith("</testsuites>")
+    if grader.startswith("closes_sys_"):  # the descriptor is open: the output still shows
+        assert "3 passed" in done.stderr and "gradekit: exits passed" in done.stdout
