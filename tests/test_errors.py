@@ -10,6 +10,7 @@ from gradekit import (
     ConfigError,
     DuplicateKindError,
     ExecutorError,
+    ExitRefusedError,
     GradekitError,
     PluginLoadError,
     Problem,
@@ -22,6 +23,7 @@ ERRORS = [
     DuplicateKindError("acme.rouge", ["distribution 'a' (a:f)", "distribution 'b' (b:f)"]),
     PluginLoadError("acme.x", "'acme-x 1.0'", "acme_x:f", "ImportError: boom"),
     ExecutorError("cannot reach the Dask scheduler at tcp://h:1: OSError: refused; check it"),
+    ExitRefusedError(3),
 ]
 
 
@@ -40,6 +42,7 @@ def test_each_error_refines_a_builtin():
     assert isinstance(ERRORS[2], LookupError)
     assert isinstance(ERRORS[3], ImportError)
     assert isinstance(ERRORS[4], RuntimeError)
+    assert isinstance(ERRORS[5], SystemExit)  # the exit it stands for (and an Exception)
 
 
 def test_messages_say_what_to_do():
@@ -51,6 +54,7 @@ def test_messages_say_what_to_do():
     )
     assert str(ERRORS[2]).endswith("uninstall one of them or rename the kind in one package")
     assert str(ERRORS[3]).endswith("fix or reinstall that distribution, or uninstall it")
+    assert str(ERRORS[5]).endswith("return its result or raise an error instead")
 
 
 def test_problem_placed_in_a_file_reads_file_line_column_then_path():

@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "DuplicateKindError",
     "ExecutorError",
+    "ExitRefusedError",
     "GradekitError",
     "JudgeConnectionError",
     "JudgeError",
@@ -243,6 +244,24 @@ class ExecutorError(GradekitError, RuntimeError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class ExitRefusedError(GradekitError, SystemExit):
+    """A grader (or a thread it started) called `os._exit` during a run: refused, raised in
+    the caller instead, so the run goes on and writes its reports (that grade's error result).
+
+    A `SystemExit`, as the exit it stands for; `code` is the code the caller asked for.
+    """
+
+    def __init__(self, code: int) -> None:
+        self.exit_code = code
+        super().__init__(
+            f"os._exit({code}) was called while gradekit was grading: a grader cannot end "
+            "gradekit's process; return its result or raise an error instead"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class JudgeError(GradekitError, RuntimeError):

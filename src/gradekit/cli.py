@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from gradekit._exits import leave, refusing_exits, settle_streams
 from gradekit.cli_compare import add_compare_command
 from gradekit.cli_run import (
     EXIT_FAILED,
@@ -123,7 +124,24 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `gradekit` command with `argv` (default: the process's arguments)."""
+    """Run the `gradekit` command with `argv` (default: the process's arguments); the exit
+    code. As the process's own command (`argv` None) it exits at once, its output flushed,
+    when threads a grader started are still running (see `gradekit._exits.leave`)."""
+    with refusing_exits():  # until the end: an abandoned grader's thread may still call it
+        if argv is not None:
+            return _main(argv)
+        # The process's own command: nothing a grader left may hold its exit.
+        try:
+            code = _main(argv)
+        except SystemExit as stop:  # argparse's, or a run that could not go on
+            if not isinstance(stop.code, int):
+                raise
+            code = stop.code
+        settle_streams()
+        return leave(code)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     with stopping_on(signal.SIGINT, signal.SIGTERM, exit_on_second=True):

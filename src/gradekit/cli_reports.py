@@ -34,7 +34,7 @@ def write_all(
     from gradekit.report.writers import write_reports
     from gradekit.run.stream import CaseStream
 
-    watch = ReportsProgress().writing if show else None
+    watch = ReportsProgress(sys.stderr).writing if show else None  # stderr as it is now
     failures = []
     if isinstance(log, CaseStream):  # the JSON report's cases were written as they ended
         json_path = next((path for form, path in targets if form == "json"), None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -111,6 +112,15 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
         },
     ),
     (
+        ("--dask-timeout",),
+        {
+            "type": _positive_float,
+            "metavar": "S",
+            "help": "with --executor dask: end the run once the scheduler has had no worker for "
+            "S seconds (default 300); the results log keeps every finished case",
+        },
+    ),
+    (
         ("--timeout",),
         {
             "type": _positive_float,
@@ -207,6 +217,7 @@ def warn(suite: Suite, shown: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
     from gradekit._errors import ConfigError, WriteError
+    from gradekit._exits import CURRENT_STDERR
     from gradekit._scratch import sweep
     from gradekit.cli_paths import path_clash
     from gradekit.graders import _judge
@@ -236,7 +247,9 @@ def run(args: argparse.Namespace) -> int:
     if clash is not None:
         raise Invalid(f"gradekit: {clash}; nothing was graded")
     show = not args.quiet
-    progress = Progress(None if selection is not None else suite.case_count, enabled=show)
+    progress = Progress(
+        None if selection is not None else suite.case_count, enabled=show, stream=CURRENT_STDERR
+    )
     with contextlib.ExitStack() as stack:
         try:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
@@ -280,6 +293,7 @@ def _grade(
     """Run the suite as the arguments say; the report, and the results log's write failure."""
     from gradekit import run_suite
     from gradekit._errors import ConfigError, SelectionError, WriteError
+    from gradekit._exits import after_graders
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
@@ -287,7 +301,8 @@ def _grade(
         # needs no report object of the cases it only writes (see `Collection.encode`).
         log.on_resumed = advance
         log.on_recorded = progress.advance if progress.enabled else None
-    with progress:
+    folder = os.getcwd()  # where relative report paths lead, whatever a grader's os.chdir
+    with progress, after_graders(folder):
         try:
             final = run_suite(
                 suite,
@@ -323,8 +338,9 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
     """`local`, or a Dask executor connected for the run and closed after (exit 2 when its
     cluster cannot be used)."""
     if args.executor == "local":
-        if args.scheduler:
-            raise Invalid("gradekit: --scheduler needs --executor dask")
+        for flag, given in (("--scheduler", args.scheduler), ("--dask-timeout", args.dask_timeout)):
+            if given:
+                raise Invalid(f"gradekit: {flag} needs --executor dask")
         yield "local"
         return
     if args.judge_concurrency or args.cache_dir or args.no_cache:
@@ -333,10 +349,11 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
             "process and do not reach Dask workers; leave them out with --executor dask"
         )
     from gradekit._errors import ExecutorError
-    from gradekit.run.dask import DaskExecutor
+    from gradekit.run.dask import WORKER_TIMEOUT, DaskExecutor
 
+    waits = WORKER_TIMEOUT if args.dask_timeout is None else args.dask_timeout
     try:
-        executor = DaskExecutor(args.scheduler).connect()
+        executor = DaskExecutor(args.scheduler, worker_timeout=waits).connect()
     except ExecutorError as error:
         raise Invalid(f"gradekit: {error}") from error
     with executor:

@@ -1,7 +1,8 @@
 """The kit's test packs, built and installed for real, and ways to run code that sees them.
 
 `packs/acme-broken` registers kinds that each break one contract rule; `packs/acme-clean`
-registers kinds that keep every rule. Both are installed once per session with
+registers kinds that keep every rule; `packs/acme-exits` kinds that end the process checking
+them. All are installed once per session with
 `pip install --target` into a folder; the tests either put that folder on a child process's
 PYTHONPATH (pytest in a subprocess, the `gradekit` command) or on this process's `sys.path`
 (check_grader, with a fresh registry that lists their entry points).
@@ -24,7 +25,7 @@ from gradekit import Registry
 def pack_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder where acme-broken and acme-clean are really installed."""
     site = tmp_path_factory.mktemp("pack-site")
-    pip_install_target(site, PACKS / "acme-broken", PACKS / "acme-clean")
+    pip_install_target(site, PACKS / "acme-broken", PACKS / "acme-clean", PACKS / "acme-exits")
     return site
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from pack_support import pip_install_target
 
 
 def gradekit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -126,3 +128,56 @@ def test_a_kind_missing_inside_a_factory_gets_no_hint_about_examples() -> None:
     (violation,) = run_rule(creates.rule, creates.subject, contract_settings(None)).violations
     assert violation.message.startswith("the factory rejected the example config: UnknownKind")
     assert "examples" not in violation.message
+
+
+def test_a_kind_that_ends_its_process_is_a_violation_and_the_others_are_checked(
+    pack_env: dict[str, str],
+) -> None:
+    done = gradekit("check-pack", "acme-exits", env=pack_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "checking acme-exits 1.0: 3 kinds"
+    status = dict(re.findall(r"^  (\S+) +(.+)$", done.stdout, re.MULTILINE)[:3])
+    assert status == {
+        "acme.exits": "1 violation",
+        "acme.killed": "1 violation",
+        "acme.later": "ok (8 checks passed, 4 not applicable)",
+    }
+    # os._exit is refused in the kind's call: the rule that called it names it.
+    assert re.search(
+        r"^acme\.exits: \w+: .*ExitRefusedError: os\._exit\(0\) was called", done.stdout, re.M
+    ), done.stdout
+    assert (
+        "acme.killed: ends_the_process: the kind's check ended its process (killed by signal 9, "
+        "SIGKILL) before every rule was checked"
+    ) in done.stdout
+    assert lines[-1] == "acme-exits 1.0: 2 violations in 2 of 3 kinds"
+
+
+def test_a_pack_that_calls_os_exit_when_imported_is_reported_not_a_silent_exit_0(
+    tmp_path: Path,
+) -> None:
+    # Installed apart: anything listing the shared test site's kinds would import it.
+    project = tmp_path / "acme-imports"
+    (project / "acme_imports").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "acme-imports"\nversion = "1.0"\n'
+        '[tool.setuptools]\npackages = ["acme_imports"]\n'
+        '[project.entry-points."gradekit.graders"]\n'
+        '"acme.ends" = "acme_imports.ends:Ends"\n"acme.later" = "acme_imports:Later"\n'
+    )
+    (project / "acme_imports" / "__init__.py").write_text("class Later:\n    pass\n")
+    (project / "acme_imports" / "ends.py").write_text("import os\n\nos._exit(0)\n")
+    site = tmp_path / "site"
+    pip_install_target(site, project)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ["PYTHONPATH"]])}
+    done = gradekit("check-pack", "acme-imports", env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("checking acme-imports 1.0: 2 kinds\n  acme.ends   1 violation\n")
+    assert (
+        "acme.ends: resolves: the registry cannot resolve the kind: cannot load grader kind "
+        "'acme.ends' from distribution 'acme-imports 1.0' (entry point 'acme_imports.ends:Ends'): "
+        "ExitRefusedError: os._exit(0) was called while gradekit was grading"
+    ) in done.stdout
+    assert done.stdout.splitlines()[-1] == "acme-imports 1.0: 2 violations in 2 of 2 kinds"

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 from gradekit import _children
+from gradekit._exits import real_exit
 
 __all__ = ["RECORDING", "Interrupted", "first_signal", "stopping_on"]
 
@@ -77,7 +78,7 @@ def _handler(signum: int, frame: FrameType | None) -> None:
         _children.kill_all()
         with contextlib.suppress(OSError):
             os.write(2, b"gradekit: stopped at once (second interrupt)\n")
-        os._exit(128 + _state.first)
+        real_exit(128 + _state.first)
     if _state.first is None:
         _state.first = signum
     if _state.depth:

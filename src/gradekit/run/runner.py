@@ -18,6 +18,7 @@ import attrs
 
 from gradekit._coroutines import run_sync
 from gradekit._errors import WriteError
+from gradekit._exits import refusing_exits
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
@@ -56,8 +57,10 @@ def grade(
         set_context(context)
         return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
 
+    with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
+        records = run_sync(main)
     # Each result with the duration the runner measured, on a copy: the grader's is its own.
-    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in run_sync(main))
+    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in records)
 
 
 def run_suite(
@@ -115,7 +118,9 @@ def run_suite(
     docs/reports.md, "Many attempts and pass@k"); each must be a whole number >= 1.
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
-    the cases that finished and has `complete=False`.
+    the cases that finished and has `complete=False`. While the run grades, `os._exit` in
+    this process raises ExitRefusedError in its caller (a grader's error result) instead of
+    ending the process (docs/runner.md, "Failure isolation").
     """
     jobs = default_jobs() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
@@ -146,6 +151,7 @@ def run_suite(
         assert log is None or isinstance(log, (ResultsLog, CaseStream))
         stack.enter_context(stopping_on(signal.SIGINT, only_if_default=True))
         stack.callback(detach_stdin())  # graders never read gradekit's stdin; restored after
+        stack.enter_context(refusing_exits())  # a grader's os._exit is its error result
         tally = None if base is None or isinstance(log, ResultsLog) else base.tally()
         if isinstance(log, CaseStream):
             log.tally = tally  # each case counted, and streamed into the JSON report marked

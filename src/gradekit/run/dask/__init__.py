@@ -10,6 +10,6 @@ May import: the rest of `gradekit.run`, `gradekit.suite`, `gradekit.report`,
 `gradekit.registry` and the core modules; the worker calls the public `gradekit.run_suite`.
 """
 
-from gradekit.run.dask._executor import DaskExecutor
+from gradekit.run.dask._executor import WORKER_TIMEOUT, DaskExecutor
 
-__all__ = ["DaskExecutor"]
+__all__ = ["WORKER_TIMEOUT", "DaskExecutor"]

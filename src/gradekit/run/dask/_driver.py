@@ -10,7 +10,9 @@ is never held whole.
 A worker lost mid-batch: the scheduler runs the task again on another worker (up to its
 `allowed-failures`); a task is one batch and its result is taken once, when its future
 finishes, so no case is lost or counted twice. A batch whose workers all died is reported as
-errored cases that say so.
+errored cases that say so. A scheduler left with no worker at all (every one lost, none
+restarted) holds the batches forever: after the executor's `worker_timeout` without a worker
+the run ends with ExecutorError, the results log keeping every case handed over.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class DaskRun:
         self._stopping = False
         self._threads = 1
         self._threads_at = 0.0
+        self._alone_since: float | None = None  # when the scheduler was seen with no worker
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -165,6 +168,7 @@ class DaskRun:
                 try:
                     future = finished.get(timeout=0.25)
                 except queue.Empty:
+                    self._check_workers()
                     continue
                 if future in in_flight:  # each batch's result is taken once
                     self._take(future, in_flight.pop(future))
@@ -241,14 +245,33 @@ class DaskRun:
         with self._room:
             while self._pending >= window and not self._stopping:
                 self._room.wait(0.25)
+                self._check_workers()
 
     def _worker_threads(self) -> int:
-        """Threads of the cluster's workers (asked of the scheduler at most once a second)."""
+        """Threads of the cluster's workers (asked of the scheduler at most once a second);
+        at least 1, for the sizes made from it."""
         now = time.monotonic()
         if now - self._threads_at >= 1.0:
-            self._threads = max(1, sum(self._client.nthreads().values()))
+            threads = sum(self._client.nthreads().values())
+            self._threads = max(1, threads)
             self._threads_at = now
+            if threads:
+                self._alone_since = None
+            elif self._alone_since is None:
+                self._alone_since = now
         return self._threads
+
+    def _check_workers(self) -> None:
+        """Raise ExecutorError once the scheduler has had no worker for `worker_timeout`."""
+        self._worker_threads()
+        seconds = self._executor.worker_timeout
+        if self._alone_since is None or time.monotonic() - self._alone_since < seconds:
+            return
+        raise ExecutorError(
+            f"no Dask worker has been connected to the scheduler for {seconds:g} s "
+            "(--dask-timeout): every worker was lost; the results log keeps every finished "
+            "case: start workers and run again with --resume"
+        )
 
     def _slots(self) -> int:
         return 2 * self._worker_threads()

@@ -15,10 +15,13 @@ from gradekit.suite.model import Suite
 if TYPE_CHECKING:
     from gradekit.run.dask._driver import DaskRun
 
-__all__ = ["SCHEDULER_ENV", "DaskExecutor"]
+__all__ = ["SCHEDULER_ENV", "WORKER_TIMEOUT", "DaskExecutor"]
 
 SCHEDULER_ENV: Final = "GRADEKIT_DASK_SCHEDULER"
 """The environment variable naming the Dask scheduler when none is given."""
+
+WORKER_TIMEOUT: Final = 300.0
+"""Seconds a run waits while its scheduler has no worker before it ends (`--dask-timeout`)."""
 
 
 class DaskExecutor:
@@ -30,7 +33,10 @@ class DaskExecutor:
     `distributed.Client` of your own to use instead (a dask-kubernetes or dask-jobqueue
     cluster's); it is never closed here. `batch_size` is the number of cases sent to a worker
     at once (default: about four batches per worker thread, between 1 and 2048). `timeout` is
-    how long to wait for the scheduler, in seconds.
+    how long to wait for the scheduler, in seconds. `worker_timeout` is how long a run waits,
+    in seconds, while the scheduler has no worker at all (every one lost, none started) before
+    it ends with ExecutorError (default `WORKER_TIMEOUT`, 5 minutes); the results log keeps
+    every case that finished.
 
     As a context manager it connects on entry and closes on exit, serving every run inside;
     a run given an executor that is not connected connects it and closes it after.
@@ -45,6 +51,7 @@ class DaskExecutor:
         workers: int | None = None,
         batch_size: int | None = None,
         timeout: float = 10.0,
+        worker_timeout: float = WORKER_TIMEOUT,
     ) -> None:
         if scheduler is not None and (not isinstance(scheduler, str) or not scheduler):
             raise ValueError(
@@ -57,12 +64,18 @@ class DaskExecutor:
                 isinstance(value, bool) or not isinstance(value, int) or value < 1
             ):
                 raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        for label, seconds in (("timeout", timeout), ("worker_timeout", worker_timeout)):
+            if (
+                isinstance(seconds, bool)
+                or not isinstance(seconds, (int, float))
+                or not 0 < seconds < float("inf")
+            ):
+                raise ValueError(f"{label} must be a number of seconds > 0, got {seconds!r}")
         self.scheduler = scheduler
         self.workers = workers
         self.batch_size = batch_size
         self.timeout = float(timeout)
+        self.worker_timeout = float(worker_timeout)
         self._given = client
         self._client: Any = client
         self._cluster: Any = None

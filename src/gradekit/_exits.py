@@ -1,0 +1,202 @@
+"""Exits that tell the truth: user code cannot end gradekit's process while it grades, nor
+hold it open once the reports are written.
+
+`os._exit` ends a process at once, past every `try`, `finally` and report: a grader calling it
+made `gradekit run` exit 0 with no report. While `refusing_exits()` is in effect, `os._exit`
+(and `posix._exit`) is replaced: a call from the process that installed it raises
+`ExitRefusedError` in the caller (a grader's error result; a thread the grader started just
+ends), and is remembered for the command to tell. gradekit's own immediate exits call
+`real_exit`. A forked child (a process-isolated grader's worker, multiprocessing) exits for
+real: the process is not the one that installed the guard.
+
+What no guard can catch (docs/runner.md): `_exit` called from C (an extension, `ctypes`), a
+name bound before the guard (`from os import _exit` at import time of a module gradekit did
+not load yet), a signal that kills the process (SIGKILL, a segfault).
+
+`leave(code)` ends the command once its reports are written and flushed, without waiting for
+non-daemon threads a grader left running.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any, Final, NoReturn
+
+__all__ = [
+    "CURRENT_STDERR",
+    "after_graders",
+    "leave",
+    "owning_exits",
+    "real_exit",
+    "refused",
+    "refusing_exits",
+    "settle_streams",
+]
+
+_REAL_EXIT: Final = os._exit
+_lock = threading.Lock()
+_depth = 0
+_owner: int | None = None
+_refused: list[tuple[str, int]] = []
+
+
+def real_exit(code: int) -> NoReturn:
+    """`os._exit(code)`, also while `refusing_exits` is in effect: gradekit's own."""
+    _REAL_EXIT(code)
+
+
+def _refusing(code: int) -> NoReturn:
+    if os.getpid() != _owner or _depth == 0:  # a forked child's own exit; or no run is on
+        _REAL_EXIT(code)
+    with _lock:
+        _refused.append((threading.current_thread().name, code))
+    from gradekit._errors import ExitRefusedError
+
+    raise ExitRefusedError(code)
+
+
+def _set(function: Any) -> None:
+    os._exit = function
+    with contextlib.suppress(ImportError):
+        import posix
+
+        posix._exit = function
+
+
+@contextlib.contextmanager
+def refusing_exits() -> Iterator[None]:
+    """Refuse `os._exit` in this process until the block ends (blocks may overlap: the first
+    installs the guard, the last removes it)."""
+    global _depth, _owner  # noqa: PLW0603 - os._exit is process-wide
+    with _lock:
+        if _depth == 0:
+            _owner = os.getpid()
+            _set(_refusing)
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _set(_REAL_EXIT)
+
+
+@contextlib.contextmanager
+def owning_exits() -> Iterator[None]:
+    """In a forked child: refuse `os._exit` in this process (not in its parent's name) until
+    the block ends; the child then ends with `real_exit`."""
+    global _depth, _owner
+    with _lock:
+        saved = _depth, _owner
+        _depth, _owner = 1, os.getpid()
+        _set(_refusing)
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth, _owner = saved
+            if _depth == 0:
+                _set(_REAL_EXIT)
+
+
+def refused() -> list[tuple[str, int]]:
+    """Each `os._exit` refused so far: (the calling thread's name, the code asked for)."""
+    with _lock:
+        return list(_refused)
+
+
+def _lingering() -> list[threading.Thread]:
+    current = threading.current_thread()
+    return [t for t in threading.enumerate() if t is not current and not t.daemon and t.is_alive()]
+
+
+def leave(code: int) -> int:
+    """End the command with `code`. When threads that are not daemons are still running (a
+    grader started them), Python would wait for them at exit, forever for a thread that never
+    ends: say so, flush stdout and stderr, run the exit handlers and exit at once. Else return
+    `code`, for the usual exit."""
+    lingering = _lingering()
+    if not lingering:
+        return code
+    names = ", ".join(thread.name for thread in lingering[:5])
+    more = f" and {len(lingering) - 5} more" if len(lingering) > 5 else ""
+    count = len(lingering)
+    noun = "thread a grader started is" if count == 1 else "threads graders started are"
+    _say(
+        f"gradekit: {count} {noun} still running ({names}{more}); exiting without waiting "
+        "for them (make them daemons, or join them before the grader returns)"
+    )
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    real_exit(code)
+
+
+def settle_streams() -> None:
+    """Make stdout and stderr writable again when a grader closed them: a closed file
+    descriptor (`os.close(1)`) is reopened on /dev/null, so what cannot be shown is dropped
+    instead of raising (a traceback, exit 1 or 120 for a run whose cases passed) and no report
+    file opened later takes descriptor 1 or 2; a closed `sys.stdout` or `sys.stderr` object is
+    replaced by a new one on the same descriptor."""
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        stream = getattr(sys, name)
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            errors = "backslashreplace" if name == "stderr" else "strict"
+            again = open(os.dup(fd), "w", 1, encoding="utf-8", errors=errors)  # noqa: SIM115
+            setattr(sys, name, again)
+
+
+class _CurrentStderr:
+    """`sys.stderr` as it is at each use: a settled stream replaces one a grader closed."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stderr, name)
+
+
+CURRENT_STDERR: Final[Any] = _CurrentStderr()
+"""Whatever `sys.stderr` is when written to (for progress made before the graders ran)."""
+
+
+@contextlib.contextmanager
+def after_graders(folder: str) -> Iterator[None]:
+    """After the block (the grading of a command), undo what a grader did to the process that
+    would lose the reports or the summary: its `os.chdir` (relative report paths lead from
+    `folder` again), its closing of stdout or stderr; then tell each refused `os._exit`."""
+    try:
+        yield
+    finally:
+        settle_streams()
+        try:
+            moved = os.getcwd() != folder
+        except OSError:  # the folder a grader moved to was removed
+            moved = True
+        if moved:
+            os.chdir(folder)
+    for thread, code in refused():
+        _say(
+            f"gradekit: os._exit({code}) called in thread {thread!r} during the run was refused "
+            "(a grader cannot end the run)"
+        )
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(Exception):
+        print(line, file=sys.stderr, flush=True)
