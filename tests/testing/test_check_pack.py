@@ -171,7 +171,8 @@ def test_a_pack_that_calls_os_exit_when_imported_is_reported_not_a_silent_exit_0
     (project / "acme_imports" / "ends.py").write_text("import os\n\nos._exit(0)\n")
     site = tmp_path / "site"
     pip_install_target(site, project)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ["PYTHONPATH"]])}
+    paths = [str(site), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     done = gradekit("check-pack", "acme-imports", env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("checking acme-imports 1.0: 2 kinds\n  acme.ends   1 violation\n")
