@@ -1,0 +1,70 @@
+"""Every option that takes a pattern matched against what an agent produced cannot hang: a
+match that backtracks past its time limit is that grader's error result on that sample, naming
+the option and the limit, and the run goes on (issue 30: Python's `re` backtracked for an hour
+on `^(a+)+$`, holding the GIL, so neither the timeout nor SIGTERM could act)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import gradekit
+from gradekit import Sample, ToolCall
+
+# `regex` backtracks on this one (it sees through `(a+)+`): 2**40 ways to split 40 a's.
+BACKTRACKS = "^(a|a)*$"
+ALMOST = "a" * 40 + "b"
+
+
+def _limit(option: str) -> str:
+    return (
+        f"PatternTimeoutError: {option}: the pattern '{BACKTRACKS}' did not finish matching "
+        "within 2s of CPU time (it backtracks: nested repeats such as (a+)+ or (a|a)* take "
+        "exponential time on a text that almost matches); rewrite it without a repeat inside a "
+        "repeat that can match the same text"
+    )
+
+
+def test_a_behavior_argument_matcher_past_its_limit_is_an_error_result() -> None:
+    grader = gradekit.create(
+        "behavior",
+        config={"expected_calls": [{"name": "search", "arguments": {"q": {"regex": BACKTRACKS}}}]},
+    )
+    sample = Sample(output="", tool_calls=(ToolCall("search", {"q": ALMOST}),))
+    started = time.monotonic()
+    (result,) = gradekit.grade(sample, [grader])
+    assert result.error == _limit("expected_calls[0].arguments.q.regex")
+    assert time.monotonic() - started < 30  # 2 s of CPU; the machine may be shared
+
+
+def test_a_file_contains_pattern_past_its_limit_is_an_error_result(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text(ALMOST, encoding="utf-8")
+    grader = gradekit.create("file", config={"contains": {"*.txt": BACKTRACKS}})
+    (result,) = gradekit.grade(Sample(workspace=str(tmp_path)), [grader])
+    assert result.error == _limit("contains.*.txt")
+
+
+def test_a_program_output_pattern_past_its_limit_is_an_error_result() -> None:
+    command = [sys.executable, "-c", f"print({ALMOST!r})"]
+    config = {"command": command, "match": "regex", "expected_output": BACKTRACKS}
+    grader = gradekit.create("program", config={**config, "sandbox": "none"})
+    (result,) = gradekit.grade(Sample(output=""), [grader])
+    assert result.error == _limit("expected_output")
+
+
+def test_patterns_keep_re_syntax() -> None:
+    # Lookarounds, backreferences, named groups, inline flags and possessive repeats: what
+    # users write for `re` reads the same (google-re2, linear-time, refuses all of these).
+    cases = [
+        (r"(?<=\$)\d+(?!\d)", "cost $42", True),
+        (r"(?P<word>\w+) (?P=word)", "the the", True),
+        (r"(\w)\1", "abc", False),
+        (r"(?i)^yes$", "YES", True),
+        (r"(?s)a.b", "a\nb", True),
+        (r"(?x) \d+ \s cats  # a comment", "3 cats", True),
+        (r"a++b", "aaab", True),
+    ]
+    for pattern, output, passed in cases:
+        result = gradekit.create("regex", config={"pattern": pattern}).grade(Sample(output=output))
+        assert (pattern, result.passed, result.error) == (pattern, passed, None)
