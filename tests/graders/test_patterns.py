@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import gradekit
 from gradekit import Sample, ToolCall
 
@@ -68,3 +70,21 @@ def test_patterns_keep_re_syntax() -> None:
     for pattern, output, passed in cases:
         result = gradekit.create("regex", config={"pattern": pattern}).grade(Sample(output=output))
         assert (pattern, result.passed, result.error) == (pattern, passed, None)
+
+
+def test_a_glob_with_many_stars_matches_the_agents_file_names_at_once(tmp_path: Path) -> None:
+    # Five `*` in one segment against a 255-character name: hours of backtracking in `re`.
+    (tmp_path / ("_" * 255)).write_text("x", encoding="utf-8")
+    grader = gradekit.create("file", config={"required_files": ["*_*_*_*_*_*.py"]})
+    started = time.monotonic()
+    (result,) = gradekit.grade(Sample(workspace=str(tmp_path)), [grader])
+    assert (result.passed, result.error) == (False, None)
+    assert time.monotonic() - started < 10
+
+
+def test_a_glob_that_cannot_be_compiled_is_a_config_error_naming_its_option() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("file", config={"required_files": ["ok.py", "[z-a].py"]})
+    assert str(caught.value.problems[0]) == (
+        "$.required_files[1]: invalid glob '[z-a].py': bad character range at position 4"
+    )

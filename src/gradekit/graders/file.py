@@ -23,10 +23,11 @@ _SHOWN = 5  # file names listed in one check message
 
 def _globs(_: object, attribute: attrs.Attribute[Any], value: Iterable[str]) -> None:
     for index, pattern in enumerate(value):
+        field = attribute.name if attribute.name == "contains" else f"{attribute.name}[{index}]"
         problem = bad_glob(pattern)
         if problem is not None:
-            field = attribute.name if attribute.name == "contains" else f"{attribute.name}[{index}]"
             raise OptionError(field, problem)
+        Glob(pattern, option=field)  # an invalid class such as [z-a] is an OptionError here
 
 
 def _count(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
