@@ -88,3 +88,26 @@ def test_a_glob_that_cannot_be_compiled_is_a_config_error_naming_its_option() ->
     assert str(caught.value.problems[0]) == (
         "$.required_files[1]: invalid glob '[z-a].py': bad character range at position 4"
     )
+
+
+def test_a_json_schema_pattern_past_its_limit_is_an_error_result() -> None:
+    pytest.importorskip("jsonschema")
+    schema = {"type": "object", "properties": {"id": {"type": "string", "pattern": BACKTRACKS}}}
+    grader = gradekit.create("json", config={"schema": schema})
+    (result,) = gradekit.grade(Sample(output=f'{{"id": "{ALMOST}"}}'), [grader])
+    assert result.error == _limit("schema")
+
+
+def test_json_schema_property_patterns_match_the_agents_keys_under_the_limit() -> None:
+    pytest.importorskip("jsonschema")
+    schema = {"patternProperties": {BACKTRACKS: {"type": "integer"}}}
+    grader = gradekit.create("json", config={"schema": schema})
+    (result,) = gradekit.grade(Sample(output=f'{{"{ALMOST}": 1}}'), [grader])
+    assert result.error == _limit("schema")
+    closed = {"properties": {"a": {}}, "patternProperties": {"^x-": {}}}
+    grader = gradekit.create("json", config={"schema": {**closed, "additionalProperties": False}})
+    ok, extra = (grader.grade(Sample(output=text)) for text in ('{"a": 1, "x-b": 2}', '{"c": 1}'))
+    assert (ok.passed, extra.passed) == (True, False)
+    assert extra.message == (
+        "output does not match the schema at $: 'c' does not match any of the regexes: '^x-'"
+    )

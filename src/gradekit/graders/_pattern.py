@@ -1,15 +1,16 @@
 """Users' regular expressions, matched so that none can hang a run.
 
 Every option that takes a pattern matched against what an agent produced (`regex`'s
-`pattern`, `behavior`'s `{regex: ...}` argument matchers, `file`'s `contains`, `program`'s
-`match: regex`) is compiled here, with the `regex` package (a superset of `re`'s syntax) rather
-than `re`: `re` backtracks in C holding the GIL, with no time limit, so `^(a+)+$` against 34
-`a`s and a `b` ran for an hour, and neither the runner's timeout nor a signal handler could act
-meanwhile. `regex` matches with the GIL released (`concurrent=True`: the text is an immutable
-str), so the runner's timeout and signal handlers keep running, and stops a match at a time
-limit (`MATCH_SECONDS`), raising `PatternTimeoutError`: the grader's error result on that
-sample. `regex` counts that limit in the process's CPU time, so a match that other threads
-share the CPU with ends sooner, never later. bench/RESULTS.md has the engines compared.
+`pattern`, `behavior`'s `{regex: ...}` argument matchers, `file`'s `contains` and globs,
+`program`'s `match: regex`, the patterns of `json`'s `schema`) is compiled here, with the
+`regex` package (a superset of `re`'s syntax) rather than `re`: `re` backtracks in C holding
+the GIL, with no time limit, so `^(a+)+$` against 34 `a`s and a `b` ran for an hour, and
+neither the runner's timeout nor a signal handler could act meanwhile. `regex` matches with
+the GIL released (`concurrent=True`: the text is an immutable str), so the runner's timeout
+and signal handlers keep running, and stops a match at a time limit (`MATCH_SECONDS`), raising
+`PatternTimeoutError`: the grader's error result on that sample. `regex` counts that limit in
+the process's CPU time, so a match that other threads share the CPU with ends sooner, never
+later. bench/RESULTS.md has the engines compared.
 
 `regex` is imported when the first pattern is compiled: `import gradekit` does not pay for it.
 """
