@@ -16,6 +16,7 @@ from gradekit import (
     Problem,
     UnknownKindError,
 )
+from gradekit._errors import PatternTimeoutError
 
 ERRORS = [
     ConfigError("invalid grader entry", [Problem(("threshold",), "must be between 0 and 1")]),
@@ -24,6 +25,8 @@ ERRORS = [
     PluginLoadError("acme.x", "'acme-x 1.0'", "acme_x:f", "ImportError: boom"),
     ExecutorError("cannot reach the Dask scheduler at tcp://h:1: OSError: refused; check it"),
     ExitRefusedError(3),
+    # A process-isolated grader's error crosses back to the runner pickled.
+    PatternTimeoutError("contains.*.py", "^(a|a)*$", 2.0),
 ]
 
 
@@ -43,6 +46,7 @@ def test_each_error_refines_a_builtin():
     assert isinstance(ERRORS[3], ImportError)
     assert isinstance(ERRORS[4], RuntimeError)
     assert isinstance(ERRORS[5], SystemExit)  # the exit it stands for (and an Exception)
+    assert isinstance(ERRORS[6], TimeoutError)
 
 
 def test_messages_say_what_to_do():
@@ -55,6 +59,10 @@ def test_messages_say_what_to_do():
     assert str(ERRORS[2]).endswith("uninstall one of them or rename the kind in one package")
     assert str(ERRORS[3]).endswith("fix or reinstall that distribution, or uninstall it")
     assert str(ERRORS[5]).endswith("return its result or raise an error instead")
+    assert str(ERRORS[6]).startswith("contains.*.py: the pattern '^(a|a)*$' did not finish")
+    assert str(ERRORS[6]).endswith(
+        "rewrite it without a repeat inside a repeat that can match the same text"
+    )
 
 
 def test_problem_placed_in_a_file_reads_file_line_column_then_path():

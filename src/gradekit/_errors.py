@@ -25,6 +25,7 @@ __all__ = [
     "JudgeReplyError",
     "JudgeTimeoutError",
     "OptionError",
+    "PatternTimeoutError",
     "PluginLoadError",
     "Problem",
     "SandboxError",
@@ -295,3 +296,27 @@ class JudgeConnectionError(JudgeError, ConnectionError):
 
 class JudgeReplyError(JudgeError, ValueError):
     """The judge answered, but its reply holds no usable score (or no logprobs, when asked)."""
+
+
+class PatternTimeoutError(GradekitError, TimeoutError):
+    """A user's regular expression did not finish matching within its time limit (it
+    backtracks: nested repeats such as `(a+)+` against a text that almost matches). It becomes
+    the error result of the grader on that sample, never a fail.
+
+    `option` names the option that holds the pattern (`pattern`, `contains.src/*.py`,
+    `expected_calls[0].arguments.q.regex`), `pattern` is the pattern, `seconds` the limit.
+    """
+
+    def __init__(self, option: str, pattern: str, seconds: float) -> None:
+        self.option = option
+        self.pattern = pattern
+        self.seconds = seconds
+        super().__init__(
+            f"{option}: the pattern {pattern!r} did not finish matching within {seconds:g}s "
+            "of CPU time (it backtracks: nested repeats such as (a+)+ or (a|a)* take "
+            "exponential time on a text that almost matches); rewrite it without a repeat "
+            "inside a repeat that can match the same text"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])

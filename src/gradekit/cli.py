@@ -5,8 +5,8 @@ the writers of `gradekit.report`, and prints. Progress goes to stderr; the summa
 reports where they are asked. Exit codes (docs/cli.md): 0 every case passed (with gates given:
 every gate passed); 1 some case failed or errored (with gates: a gate failed; with `--baseline`:
 a case regressed); 2 the suite or the command line is invalid, nothing was graded; 3 a report
-or the results log could not be written (every other report was); 130 / 143 stopped by SIGINT
-(Ctrl-C) / SIGTERM: the reports are written and marked incomplete.
+or the results log could not be written (every other report was); 130 / 143 / 129 stopped by
+SIGINT (Ctrl-C) / SIGTERM / SIGHUP: the reports are written and marked incomplete.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
         "passed), 1 a case failed or errored (with gates: a gate failed; with --baseline: a "
         "case regressed, gates or not), 2 invalid suite or "
         "command line (nothing graded), 3 a report or the results log could not be written, "
-        "130 / 143 stopped by Ctrl-C / SIGTERM (reports written, marked incomplete).",
+        "130 / 143 / 129 stopped by Ctrl-C / SIGTERM / SIGHUP (reports written, marked "
+        "incomplete).",
     )
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -144,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    with stopping_on(signal.SIGINT, signal.SIGTERM, exit_on_second=True):
+    # SIGHUP: the terminal or the SSH session that started the run went away.
+    with stopping_on(signal.SIGINT, signal.SIGTERM, signal.SIGHUP, exit_on_second=True):
         try:
             return handler(args)
         except Invalid as invalid:

@@ -2,7 +2,7 @@
 
 Without a gate, a run exits 1 when any case failed or errored. With gates given, the gates
 decide instead: exit 0 when every gate given passes (even if some case failed), 1 when one
-fails, each failed gate named on stderr. Exit codes 2, 3, 130 and 143 keep their meaning.
+fails, each failed gate named on stderr. Exit codes 2, 3, 129, 130 and 143 keep their meaning.
 """
 
 from __future__ import annotations

@@ -132,3 +132,57 @@ def test_a_second_ctrl_c_during_the_shutdown_exits_at_once_and_quietly(
         assert process.returncode == 130
         assert err == "gradekit: stopped at once (second interrupt)\n"
         assert sorted(_names(tmp_path / "r.jsonl")) == [f"quick-{i}" for i in range(4)]
+
+
+SLEEPY = """
+import os, time
+
+def sleepy(ctx):
+    with open({pids!r}, "a") as out:
+        out.write(f"{{os.getpid()}}\\n")
+    time.sleep(120)
+    return True
+"""
+
+
+def test_sighup_to_the_whole_group_stops_the_run_like_sigterm(write: Write, tmp_path: Path) -> None:
+    # A closed terminal or SSH session sends SIGHUP to the run's whole process group: the
+    # process-isolated workers in it included. Python's default for SIGHUP ended the run at
+    # once, with no report.
+    pid_file = tmp_path / "pids"
+    write("graders.py", SLEEPY.format(pids=str(pid_file)))
+    sleepy = "graders: [{kind: code, grader: 'graders:sleepy', isolation: process}]"
+    write(
+        "suite.yaml",
+        f"name: hangup\nsandbox: none\ncases:\n{QUICK}\n"
+        f"  - {{name: sleepy-1, output: x, {sleepy}}}\n"
+        f"  - {{name: sleepy-2, output: x, {sleepy}}}\n",
+    )
+    process = start(
+        tmp_path,
+        "suite.yaml",
+        "-o",
+        "r.json",
+        "--junit",
+        "r.xml",
+        "--resume",
+        "r.jsonl",
+        "--jobs",
+        "4",
+        tmp=tmp_path / "tmp",
+    )
+    with killed_at_the_end(pid_file, process):
+        log = tmp_path / "r.jsonl"
+        wait_until(process, lambda: len(pids(pid_file)) == 2 and lines(log) == 4, "the sleeps")
+        os.killpg(process.pid, signal.SIGHUP)
+        started = time.monotonic()
+        _, err = process.communicate(timeout=30)
+        assert time.monotonic() - started < 10
+        assert process.returncode == 129, err  # 128 + SIGHUP
+        assert "Traceback" not in err and "Exception ignored" not in err, err
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert (report["complete"], report["passed"]) == (False, False)
+        assert [case["name"] for case in report["cases"]] == [f"quick-{i}" for i in range(4)]
+        assert sorted(_names(log)) == [f"quick-{i}" for i in range(4)]
+        assert (tmp_path / "r.xml").read_text().count("<testcase ") == 4
+        assert gone_within(pids(pid_file), 5) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,8 @@ def test_invalid_pattern_is_a_config_error_at_creation() -> None:
         gradekit.create("regex", config={"pattern": "(unclosed"})
     assert str(caught.value) == (
         "invalid options for kind 'regex'\n"
-        "$.pattern: invalid regular expression '(unclosed': missing ), unterminated subpattern "
-        "at position 0; fix the pattern (Python re syntax)"
+        "$.pattern: invalid regular expression '(unclosed': missing ) at position 9; fix the "
+        "pattern (Python re syntax)"
     )
     assert caught.value.problems[0].path == ("pattern",)
 
@@ -71,16 +72,16 @@ def test_inline_so_a_dataset_of_regex_cases_is_graded_in_batches() -> None:
 
 
 def test_a_pattern_backtracking_past_the_timeout_is_a_timeout_error(tmp_path: Path) -> None:
-    # (a+)+$ on 21 a's and a b backtracks in C for about half a second, holding the GIL: the
-    # watch cannot act meanwhile, the grade is timed out when it returns.
+    # (a|a)*$ on 40 a's and a b backtracks until its match time limit (2 s of CPU); the
+    # grader's timeout, shorter, holds first.
     suite = tmp_path / "suite.yaml"
     suite.write_text(
         "name: backtrack\n"
         "timeout: 0.1\n"
         "graders:\n"
-        "  - {kind: regex, pattern: '(a+)+$'}\n"
+        "  - {kind: regex, pattern: '^(a|a)*$'}\n"
         "cases:\n"
-        "  - {name: slow, output: aaaaaaaaaaaaaaaaaaaaab}\n"
+        f"  - {{name: slow, output: {'a' * 40}b}}\n"
         "  - {name: quick, output: aaa}\n",
         encoding="utf-8",
     )
@@ -89,3 +90,22 @@ def test_a_pattern_backtracking_past_the_timeout_is_a_timeout_error(tmp_path: Pa
     assert slow.outcome == "error"
     assert slow.turns[0].results[0].result.error == "TimeoutError: grader 'regex' exceeded 0.1s"
     assert quick.outcome == "pass"
+
+
+def test_the_issues_nested_repeat_is_graded_at_once() -> None:
+    # Python's re backtracked about an hour on this (issue 30), holding the GIL throughout.
+    started = time.perf_counter()
+    result = grade("a" * 34 + "b", pattern="^(a+)+$")
+    assert (result.passed, result.error) == (False, None)
+    assert time.perf_counter() - started < 1
+
+
+def test_a_match_past_its_time_limit_is_an_error_naming_the_option_and_the_limit() -> None:
+    result = grade("a" * 40 + "b", pattern="^(a|a)*$")
+    assert (result.passed, result.score) == (False, 0.0)
+    assert result.error == (
+        "PatternTimeoutError: pattern: the pattern '^(a|a)*$' did not finish matching within 2s "
+        "of CPU time (it backtracks: nested repeats such as (a+)+ or (a|a)* take exponential "
+        "time on a text that almost matches); rewrite it without a repeat inside a repeat that "
+        "can match the same text"
+    )

@@ -2,19 +2,20 @@
 
 A listed argument is a literal (numbers compare numerically, so `206588` equals `206588.0`;
 booleans only equal booleans; lists and maps compare deeply, element by element) or one of the
-matcher maps `{regex: p}` (full match), `{contains: x}` and `{numeric: n, tolerance: t}`.
+matcher maps `{regex: p}` (full match, under a time limit: `gradekit.graders._pattern`),
+`{contains: x}` and `{numeric: n, tolerance: t}`.
 A map whose keys are exactly those of a matcher is that matcher; any other map is a literal.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from gradekit._errors import OptionError
 from gradekit._types import as_text
+from gradekit.graders._pattern import Pattern
 
 __all__ = ["Matcher", "compile_matcher", "is_number"]
 
@@ -96,10 +97,7 @@ def _sequence(items: list[Matcher]) -> Matcher:
 def _regex(pattern: Any, where: str) -> Matcher:
     if not isinstance(pattern, str):
         raise OptionError(f"{where}.regex", f"expected a pattern string, got {_show(pattern)}")
-    try:
-        compiled = re.compile(pattern)
-    except re.error as error:
-        raise OptionError(f"{where}.regex", f"invalid regular expression: {error}") from None
+    compiled = Pattern(pattern, f"{where}.regex")
 
     def match(actual: Any) -> str | None:
         if (

@@ -2,7 +2,9 @@
 
 Globs are relative to the workspace, `/`-separated and case-sensitive: `*` and `?` match within
 one path segment, `[abc]` a character class, and a `**` segment any number of folders (zero
-included). A glob that is absolute or climbs out of the workspace is refused.
+included). A glob that is absolute or climbs out of the workspace is refused. Globs match the
+agent's file names with the time limit of every user pattern (`gradekit.graders._pattern`):
+`*_*_*_*.py` against a 255-character name backtracked for minutes in `re`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Final
 
 import attrs
 
+from gradekit._errors import OptionError
 from gradekit._types import Sample
+from gradekit.graders._pattern import INVALID, Pattern
 
 __all__ = ["HIDDEN_DIRS", "Glob", "WorkspaceFile", "bad_glob", "walk", "workspace_error"]
 
@@ -58,10 +62,15 @@ def _segment(segment: str) -> str:
 
 @attrs.frozen
 class Glob:
-    """A compiled workspace glob; `names` are the hidden folders it names explicitly."""
+    """A compiled workspace glob; `names` are the hidden folders it names explicitly.
+
+    `option` names the option that holds it, for its errors: a glob that cannot be compiled (a
+    class such as `[z-a]`) is an OptionError there, one that matches a name past the time
+    limit a PatternTimeoutError."""
 
     pattern: str
-    regex: re.Pattern[str] = attrs.field(init=False)
+    option: str = attrs.field(default="glob", kw_only=True, eq=False)
+    regex: Pattern = attrs.field(init=False)
     names: frozenset[str] = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -73,7 +82,12 @@ class Glob:
                 parts.append(".*" if last else "(?:[^/]+/)*")
             else:
                 parts.append(_segment(segment) + ("" if last else "/"))
-        object.__setattr__(self, "regex", re.compile("".join(parts)))
+        try:
+            regex = Pattern("".join(parts), f"{self.option} {self.pattern!r}")
+        except OptionError as error:
+            why = error.message.removeprefix(INVALID)
+            raise OptionError(self.option, f"invalid glob {self.pattern!r}: {why}") from None
+        object.__setattr__(self, "regex", regex)
         object.__setattr__(self, "names", frozenset(segments) & HIDDEN_DIRS)
 
     def matches(self, file: WorkspaceFile) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,6 +13,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import Glob, WorkspaceFile, bad_glob, walk, workspace_error
+from gradekit.graders._pattern import Pattern
 from gradekit.graders._sandbox.options import required_size
 
 __all__ = ["File"]
@@ -23,10 +23,11 @@ _SHOWN = 5  # file names listed in one check message
 
 def _globs(_: object, attribute: attrs.Attribute[Any], value: Iterable[str]) -> None:
     for index, pattern in enumerate(value):
+        field = attribute.name if attribute.name == "contains" else f"{attribute.name}[{index}]"
         problem = bad_glob(pattern)
         if problem is not None:
-            field = attribute.name if attribute.name == "contains" else f"{attribute.name}[{index}]"
             raise OptionError(field, problem)
+        Glob(pattern, option=field)  # an invalid class such as [z-a] is an OptionError here
 
 
 def _count(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
@@ -88,7 +89,7 @@ class File:
     )
     max_file_size: Any = attrs.field(kw_only=True, default=16 << 20, converter=_max_file_size)
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
-    _patterns: dict[str, re.Pattern[str]] = attrs.field(init=False, repr=False, eq=False)
+    _patterns: dict[str, Pattern] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, Glob] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -103,14 +104,10 @@ class File:
                 "a file grader with no constraint checks nothing; set at least one of "
                 "required_files, forbidden_files, min_files, max_files, contains"
             )
-        patterns = {}
-        for glob, regex in self.contains.items():
-            try:
-                patterns[glob] = re.compile(regex, re.MULTILINE)
-            except re.error as error:
-                raise OptionError(
-                    f"contains.{glob}", f"invalid regular expression: {error}"
-                ) from None
+        patterns = {
+            glob: Pattern(regex, f"contains.{glob}", multiline=True)
+            for glob, regex in self.contains.items()
+        }
         object.__setattr__(self, "_patterns", patterns)
         every = (*self.required_files, *self.forbidden_files, *self.contains)
         object.__setattr__(self, "_globs", {pattern: Glob(pattern) for pattern in every})
@@ -150,9 +147,7 @@ class File:
             self.kind, self.name, checks, threshold=self.threshold, details={"files": len(counted)}
         )
 
-    def _contains_check(
-        self, pattern: str, regex: re.Pattern[str], files: list[WorkspaceFile]
-    ) -> Check:
+    def _contains_check(self, pattern: str, regex: Pattern, files: list[WorkspaceFile]) -> Check:
         label = f"contains {pattern}"
         if not files:
             return Check(label, False, "no file matches")

@@ -1,7 +1,9 @@
 """The `json` kind: the output parses as JSON, optionally matches a schema and equals the expected.
 
 Schema validation uses the optional jsonschema library (`pip install 'gradekit[json]'`),
-imported only when a grader with a `schema` is created.
+imported only when a grader with a `schema` is created. The schema's patterns (`pattern`,
+`patternProperties`, and `additionalProperties` beside them) are matched under the time limit
+of every user pattern (`gradekit.graders._pattern`), not with jsonschema's `re`.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import OptionError, PatternTimeoutError
 from gradekit._frozen import thaw
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample, as_text
+from gradekit.graders._pattern import Pattern
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
 
 __all__ = ["Json"]
@@ -127,7 +130,69 @@ def _compile(schema: dict[str, Any]) -> Any:
             "schema",
             f"invalid JSON Schema at {error.json_path}: {error.message}; fix the schema",
         ) from None
-    return validator_class(schema)
+    return _with_patterns(jsonschema, validator_class)(schema)
+
+
+def _with_patterns(jsonschema: Any, validator_class: Any) -> Any:
+    """`validator_class` with the keywords that match patterns matching them by `Pattern`
+    (jsonschema's own use `re`, which can backtrack for hours: `gradekit.graders._pattern`).
+    The same checks and messages as jsonschema 4's."""
+    compiled: dict[str, Pattern] = {}
+
+    def search(pattern: str, text: str) -> bool:
+        found = compiled.get(pattern)
+        if found is None:
+            found = compiled[pattern] = Pattern(pattern, "schema")
+        return found.search(text) is not None
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not search(patrn, instance):
+            yield jsonschema.ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in patterns.items():
+            for key, value in instance.items():
+                if search(patrn, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=patrn)
+
+    def additional_properties(validator: Any, aP: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties", {})
+        patterns = list(schema.get("patternProperties", {}))
+        extras = {
+            key
+            for key in instance
+            if key not in properties and not any(search(patrn, key) for patrn in patterns)
+        }
+        if validator.is_type(aP, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], aP, path=extra)
+        elif not aP and extras:
+            if patterns:
+                verb = "does" if len(extras) == 1 else "do"
+                joined = ", ".join(repr(each) for each in sorted(extras))
+                listed = ", ".join(repr(each) for each in sorted(patterns))
+                yield jsonschema.ValidationError(
+                    f"{joined} {verb} not match any of the regexes: {listed}"
+                )
+            else:
+                names = sorted(extras, key=str)
+                were = "was" if len(names) == 1 else "were"
+                shown = ", ".join(repr(name) for name in names)
+                yield jsonschema.ValidationError(
+                    f"Additional properties are not allowed ({shown} {were} unexpected)"
+                )
+
+    keywords = {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }
+    present = {key: value for key, value in keywords.items() if key in validator_class.VALIDATORS}
+    return jsonschema.validators.extend(validator_class, present)
 
 
 @attrs.frozen
@@ -203,6 +268,8 @@ class Json:
                     passed_parts.append("equals the expected value")
         except RecursionError:
             return data_error("json", self.name, "the JSON value is nested too deeply to check")
+        except PatternTimeoutError as error:
+            return GradeResult.of_error("json", self.name, error)
         if failed_parts:
             return result("json", self.name, False, 0.0, "; ".join(failed_parts), details)
         if len(passed_parts) > 1:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import threading
 import time
@@ -17,6 +16,7 @@ from gradekit._frozen import thaw
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
+from gradekit.graders._pattern import Pattern
 from gradekit.graders._sandbox.options import SandboxOptions, tail
 from gradekit.graders._sandbox.process import ProcessResult
 
@@ -97,7 +97,7 @@ class Program(SandboxOptions):
     stdin: str | None = attrs.field(kw_only=True, default=None)
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _argv: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
-    _regex: re.Pattern[str] | None = attrs.field(init=False, repr=False, eq=False)
+    _regex: Pattern | None = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         command = command_argv(self.command, "command")
@@ -112,12 +112,7 @@ class Program(SandboxOptions):
         if self.match == "regex":
             if self.expected_output is None:
                 raise OptionError("match", "match: regex needs an expected_output pattern")
-            try:
-                regex = re.compile(self.expected_output, re.MULTILINE)
-            except re.error as error:
-                raise OptionError(
-                    "expected_output", f"invalid regular expression: {error}"
-                ) from None
+            regex = Pattern(self.expected_output, "expected_output", multiline=True)
         object.__setattr__(self, "_regex", regex)
 
     def _grade(self, sample: Sample, cancel: threading.Event | None) -> GradeResult:

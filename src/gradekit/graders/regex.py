@@ -1,16 +1,17 @@
-"""The `regex` kind: the output matches a regular expression (Python `re` syntax)."""
+"""The `regex` kind: the output matches a regular expression (Python `re` syntax, matched by
+the `regex` package under a time limit: see `gradekit.graders._pattern`)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import OptionError, PatternTimeoutError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
+from gradekit.graders._pattern import INVALID, Pattern
 from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
 
 __all__ = ["Regex"]
@@ -21,8 +22,9 @@ class Regex:
     """Passes when the pattern is found in the output (`full_match`: matches all of it).
 
     The pattern is compiled when the grader is created: an invalid pattern is a ConfigError
-    then, never an error in the middle of a run. Inline: graded in the runner's batches, which
-    time out a pattern that backtracks for long (even while it holds the GIL) like any grade.
+    then, never an error in the middle of a run. A match that backtracks past its time limit
+    (`gradekit.graders._pattern`) is a PatternTimeoutError, the grade's error result; the
+    match releases the GIL, so the runner's batches time it out at the grader's timeout too.
     """
 
     kind: ClassVar[str] = "regex"
@@ -36,17 +38,18 @@ class Regex:
     pattern: str = attrs.field(kw_only=True)
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
     full_match: bool = attrs.field(kw_only=True, default=False)
-    _match: Callable[[str], re.Match[str] | None] = attrs.field(init=False, repr=False, eq=False)
+    _match: Callable[[str], Any] = attrs.field(init=False, repr=False, eq=False)
     _groups: bool = attrs.field(init=False, repr=False, eq=False)
     _shown: str = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         try:
-            compiled = re.compile(self.pattern, re.IGNORECASE if self.case_insensitive else 0)
-        except re.error as error:
+            compiled = Pattern(self.pattern, "pattern", ignore_case=self.case_insensitive)
+        except OptionError as error:
+            why = error.message.removeprefix(INVALID)
             raise OptionError(
                 "pattern",
-                f"invalid regular expression {self.pattern!r}: {error}; fix the pattern "
+                f"invalid regular expression {self.pattern!r}: {why}; fix the pattern "
                 "(Python re syntax)",
             ) from None
         match = compiled.fullmatch if self.full_match else compiled.search
@@ -64,7 +67,10 @@ class Regex:
             output = text_of(output)
             if output is None:
                 return output_not_text("regex", self.name, sample.output)
-        match = self._match(output)
+        try:
+            match = self._match(output)
+        except PatternTimeoutError as error:
+            return GradeResult.of_error("regex", self.name, error)
         if match is None:
             if self.full_match:
                 message = f"output {quote(output)} does not fully match {self._shown}"

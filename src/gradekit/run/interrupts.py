@@ -1,4 +1,4 @@
-"""Signals that stop a run: Ctrl-C (SIGINT) and, for the command line, SIGTERM.
+"""Signals that stop a run: Ctrl-C (SIGINT) and, for the command line, SIGTERM and SIGHUP.
 
 While `stopping_on(...)` is in effect (main thread only), each of those signals raises
 `Interrupted` (a KeyboardInterrupt, so everything that stops cleanly on Ctrl-C stops cleanly on

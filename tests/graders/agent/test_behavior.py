@@ -244,7 +244,7 @@ def test_invalid_regex_is_a_config_error_at_creation() -> None:
     assert str(caught.value) == (
         "invalid options for kind 'behavior'\n"
         "$.expected_calls[0].arguments.q.regex: invalid regular expression: "
-        "missing ), unterminated subpattern at position 0"
+        "missing ) at position 9"
     )
 
 

@@ -164,8 +164,7 @@ def test_no_constraint_and_bad_regex_are_config_errors() -> None:
     with pytest.raises(ConfigError) as caught:
         gradekit.create("file", config={"contains": {"*.py": "(("}})
     assert str(caught.value.problems[0]) == (
-        "$.contains.*.py: invalid regular expression: missing ), unterminated subpattern "
-        "at position 1"
+        "$.contains.*.py: invalid regular expression: missing ) at position 2"
     )
 
 
