@@ -12,11 +12,11 @@ from gradekit import (
     ExecutorError,
     ExitRefusedError,
     GradekitError,
+    PatternTimeoutError,
     PluginLoadError,
     Problem,
     UnknownKindError,
 )
-from gradekit._errors import PatternTimeoutError
 
 ERRORS = [
     ConfigError("invalid grader entry", [Problem(("threshold",), "must be between 0 and 1")]),
