@@ -263,6 +263,20 @@ def test_a_log_line_holding_nan_is_refused_naming_it(
     assert not (tmp_path / "r.json").exists()
 
 
+def test_a_garbled_resumed_line_is_named_by_its_line(
+    gradekit: Run, write: Write, tmp_path: Path
+) -> None:
+    _suite(write, 3)
+    assert gradekit("run", "suite.yaml", "--resume", "log.jsonl", "-q").returncode == 0
+    log = tmp_path / "log.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    lines[1] = '{"name": "case-00001", "passed": true, "errored": false, "turns": 5}\n'
+    log.write_text("".join(lines))
+    done = gradekit("run", "suite.yaml", "--resume", "log.jsonl", "-o", "r.json")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("log.jsonl:2: not a finished case"), done.stderr
+
+
 # Duplicate case names, refused at load.
 
 

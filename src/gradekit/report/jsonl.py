@@ -371,7 +371,11 @@ class CaseLog:
 
     def read_at(self, offset: int) -> CaseReport:
         """The case whose line starts at `offset`."""
-        return _parse(self.line_at(offset), self.path, 0, self._loads)
+        line = self.line_at(offset)
+        try:
+            return _parse(line, self.path, 0, self._loads)
+        except ConfigError:  # named by its line, counted only now (offsets are what is kept)
+            return _parse(line, self.path, 1 + _newlines(self.path, offset), self._loads)
 
     def line_at(self, offset: int) -> bytes:
         """The line that starts at `offset`, with its newline (the case's JSON text)."""
