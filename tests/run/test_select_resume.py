@@ -132,9 +132,9 @@ def test_a_results_log_streams_the_run_back_without_holding_it(tmp_path):
 
 def test_a_log_held_open_cannot_be_opened_again_until_closed(tmp_path):
     path = tmp_path / "results.jsonl"
-    with ResultsLog(path):
-        with pytest.raises(gradekit.WriteError, match="another gradekit run is using it"):
-            gradekit.run_suite(suite_of(Recorder()), resume=path)
+    held = pytest.raises(gradekit.WriteError, match="another gradekit run is using it")
+    with ResultsLog(path), held:
+        gradekit.run_suite(suite_of(Recorder()), resume=path)
     assert gradekit.run_suite(suite_of(Recorder()), resume=path).summary.cases == 10
 
 

@@ -73,9 +73,9 @@ def _parsed(
     if loads is not None:
         # orjson refuses NaN, Infinity and nesting past 1,024 itself; what it refuses is read
         # again by the standard library, for its message (or a lone surrogate it accepts).
-        try:
+        try:  # noqa: SIM105 - a try costs less than a suppress() per line
             data = cast("Callable[[bytes], Any]", loads)(line)  # orjson reads bytes too
-        except ValueError:  # noqa: SIM105 - a try costs less than a suppress() per line
+        except ValueError:
             pass
     if data is _NOT_READ:
         try:
