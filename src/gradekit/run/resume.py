@@ -88,6 +88,8 @@ class ResultsLog:
         target(path)  # a regular file, or none yet (appends go through a symlink)
         try:
             self._log = CaseLog(path, durable=not self.scratch)
+        except WriteError:  # another run holds it: said already
+            raise
         except OSError as error:
             raise WriteError(
                 str(path), error.strerror or str(error), "check the path of the results log"
