@@ -74,12 +74,7 @@ def log_of(
     from gradekit.run.stream import CaseStream
 
     if args.resume:
-        log = stack.enter_context(ResultsLog(args.resume))
-        if not args.quiet:  # reading a large log before the run grades says so
-            from gradekit.report.progress import ReportsProgress
-
-            log.watch = ReportsProgress().reading
-        return log
+        return stack.enter_context(ResultsLog(args.resume))
     if targets or github:
         others = github or any(form != "json" for form, _ in targets)
         return stack.enter_context(CaseStream(args.output, spool=others))

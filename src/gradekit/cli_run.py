@@ -269,6 +269,14 @@ def _grade(
         # needs no report object of the cases it only writes (see `Collection.encode`).
         log.on_resumed = advance
         log.on_recorded = progress.advance if progress.enabled else None
+    if progress.enabled and not progress.live and args.resume:
+        # Reading a large log before the first case says so in lines (a live bar is drawn
+        # already: its clock shows the run is alive, and lines would tear it).
+        from gradekit.report.progress import ReportsProgress
+        from gradekit.run.resume import ResultsLog
+
+        if isinstance(log, ResultsLog):
+            log.watch = ReportsProgress().reading
     with progress:
         try:
             final = run_suite(
