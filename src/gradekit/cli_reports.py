@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gradekit._errors import WriteError
     from gradekit.report.model import SuiteReport
+    from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
     from gradekit.run.stream import CaseStream
 
@@ -66,6 +67,7 @@ def log_of(
     stack: contextlib.ExitStack,
     *,
     github: bool,
+    progress: Progress,
 ) -> ResultsLog | CaseStream | None:
     """The `--resume` log; else, when reports (or GitHub's annotations and step summary) are
     asked, the stream that writes the cases straight to them (spooled only when something
@@ -74,7 +76,14 @@ def log_of(
     from gradekit.run.stream import CaseStream
 
     if args.resume:
-        return stack.enter_context(ResultsLog(args.resume))
+        log = stack.enter_context(ResultsLog(args.resume))
+        if progress.enabled and not progress.live:
+            # Reading a large log before the first case says so in lines (a live bar's clock
+            # shows the run is alive, and lines would tear it).
+            from gradekit.report.progress import ReportsProgress
+
+            log.watch = ReportsProgress().reading
+        return log
     if targets or github:
         others = github or any(form != "json" for form, _ in targets)
         return stack.enter_context(CaseStream(args.output, spool=others))

@@ -255,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
                 probe(path)  # refused before anything is graded
             sweep()  # what killed runs left in the temp folder
-            log = log_of(args, targets, stack, github=github)
+            log = log_of(args, targets, stack, github=github, progress=progress)
         except WriteError as error:
             raise Invalid(f"gradekit: {error}; nothing was graded") from error
         executor = stack.enter_context(_executor(args))

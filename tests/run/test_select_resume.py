@@ -130,6 +130,14 @@ def test_a_results_log_streams_the_run_back_without_holding_it(tmp_path):
         assert names(log.failing()) == ["c1", "c6"]
 
 
+def test_a_log_held_open_cannot_be_opened_again_until_closed(tmp_path):
+    path = tmp_path / "results.jsonl"
+    held = pytest.raises(gradekit.WriteError, match="another gradekit run is using it")
+    with ResultsLog(path), held:
+        gradekit.run_suite(suite_of(Recorder()), resume=path)
+    assert gradekit.run_suite(suite_of(Recorder()), resume=path).summary.cases == 10
+
+
 def test_keep_cases_may_keep_only_some_in_suite_order_with_an_exact_summary():
     report = gradekit.run_suite(
         suite_of(Recorder(), count=40, failing=(30, 2, 17)),

@@ -64,7 +64,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
         ["not", "a", "case"],
         {"name": "typo", "graders": [{"kind": "exact", "ignore_cse": True}]},
         {"name": "kind", "turns": [{"input": "a", "graders": [{"kind": "nope"}]}]},
-        {"name": "first", "input": "clash"},
+        {"name": "fine", "input": "x"},
         {"name": "shape", "expectd": 1, "tool_calls": [{"name": 3}]},
         '{"name": "cut',
         {"name": "ok2"},
@@ -95,11 +95,7 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
             "package that provides it, or register it with gradekit.register(); "
             "`gradekit kinds` lists the known kinds",
         ),
-        (  # named by its line: the name is the YAML case's, whose results stay its own
-            "data.jsonl:6",
-            f"data.jsonl:6: duplicate case name 'first' (also at {path}:2:9); "
-            "give each case its own name",
-        ),
+        ("fine", None),
         (
             "shape",
             "data.jsonl:7: unknown key 'expectd' (did you mean 'expected'?); to keep it as "
@@ -114,6 +110,31 @@ def test_a_malformed_line_is_an_errored_case_and_the_rest_go_on(write, registry,
     ]
     assert all(case.turns == () for case in cases if case.error)
     assert cases[2].location == "data.jsonl:2"
+
+
+def test_a_line_repeating_a_case_name_is_an_error_at_load_naming_both(write, registry, tmp_path):
+    jsonl(
+        tmp_path / "data.jsonl",
+        {"name": "a"},
+        {"name": "first", "input": "clash"},
+        {"name": "b", "attempt": 0},
+        {"name": "b", "attempt": 1},
+        {"input": "unnamed"},
+        {"input": "a", "name": "a"},
+        {"name": "c"},
+        {"name": "c", "attempt": 0},
+    )
+    path = write("graders: [{kind: exact}]\ncases: [{name: first}]\ndataset: data.jsonl\n")
+    with pytest.raises(ConfigError) as raised:
+        load_suite(path, registry=registry)
+    hint = (
+        "give each case its own name (the lines of one case's attempts each give their 'attempt')"
+    )
+    assert str(raised.value).splitlines()[1:] == [
+        f"data.jsonl:2:1: duplicate case name 'first' (also at {path}:2:9); {hint}",
+        f"data.jsonl:6:1: duplicate case name 'a' (also at data.jsonl:1); {hint}",
+        f"data.jsonl:8:1: duplicate case name 'c' (also at data.jsonl:7); {hint}",
+    ]
 
 
 def test_invalid_utf8_line(write, registry, tmp_path):

@@ -3,24 +3,34 @@
 A run killed at any point leaves every finished case in the file, and at worst one partial
 last line (the kill landed mid-write). Opening the log again ignores and cuts that partial
 line, so its case is graded again; every complete line is a case that is never graded again.
+The cut is made only once every complete line has been read as a case and the partial one
+starts as a case's line does: a file that is not a log is never modified.
+
+One run at a time per log: a durable log holds an advisory lock (`flock`) on the file while it
+is open, and a second opening raises WriteError saying another run holds it. Lines are strict
+JSON (NaN and Infinity are refused, a UTF-8 BOM opening the file is skipped), nested within
+what the decoder can read, and at most `MAX_CASE_BYTES` long (`gradekit.report.inputs`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final, cast
 
 from gradekit._errors import ConfigError, WriteError
 from gradekit._utf8 import utf8
-from gradekit.report.json_text import json_text
+from gradekit.report.inputs import MAX_CASE_BYTES, open_regular, too_long
+from gradekit.report.json_text import json_text, line_reader
 from gradekit.report.model import CaseReport
 
-__all__ = ["CaseLog", "case_json", "read_case_forms", "read_cases"]
+__all__ = ["CaseLog", "case_json", "not_a_case", "read_case_forms", "read_cases"]
 
 
 def case_json(case: CaseReport) -> str:
@@ -29,29 +39,60 @@ def case_json(case: CaseReport) -> str:
     return json_text(case.to_dict())
 
 
-def _parse(line: bytes, path: Path, number: int) -> CaseReport:
-    return _case_of(_parsed(line, path, number), path, number)
+def _parse(
+    line: bytes, path: Path, number: int, loads: Callable[[str], Any] | None = None
+) -> CaseReport:
+    return _case_of(_parsed(line, path, number, loads), path, number)
 
 
 def _case_of(data: dict[str, Any], path: Path, number: int) -> CaseReport:
     try:
         return CaseReport.from_dict(data)
     except (ValueError, TypeError, KeyError) as error:
-        raise _not_a_case(path, number, error) from error
+        raise not_a_case(path, number, error) from error
 
 
-def _parsed(line: bytes, path: Path, number: int) -> dict[str, Any]:
-    try:
-        data: Any = json.loads(line)
-    except ValueError as error:
-        raise _not_a_case(path, number, error) from error
+_BOM: Final = b"\xef\xbb\xbf"
+_NOT_READ: Final = object()
+_LINE_START: Final = b'{"name":'
+"""How every line gradekit writes starts (`case_json`: the name is the first key)."""
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (a log gradekit writes never holds it)")
+
+
+_STRICT: Final = json.JSONDecoder(parse_constant=_constant)
+
+
+def _parsed(
+    line: bytes, path: Path, number: int, loads: Callable[[str], Any] | None = None
+) -> dict[str, Any]:
+    """The JSON object of a log's line, strict; `loads`: orjson's (`line_reader()`), if any."""
+    data: Any = _NOT_READ
+    if loads is not None:
+        # orjson refuses NaN, Infinity and nesting past 1,024 itself; what it refuses is read
+        # again by the standard library, for its message (or a lone surrogate it accepts).
+        try:  # noqa: SIM105 - a try costs less than a suppress() per line
+            data = cast("Callable[[bytes], Any]", loads)(line)  # orjson reads bytes too
+        except ValueError:
+            pass
+    if data is _NOT_READ:
+        try:
+            data = _STRICT.decode(line.decode("utf-8"))
+        except RecursionError:
+            deep = ValueError("nested too deep for a case (lists or objects inside each other)")
+            raise not_a_case(path, number, deep) from None
+        except ValueError as error:
+            raise not_a_case(path, number, error) from error
     if not isinstance(data, dict):
         wrong = TypeError(f"expected a JSON object, got {type(data).__name__}")
-        raise _not_a_case(path, number, wrong)
+        raise not_a_case(path, number, wrong)
     return data
 
 
-def _not_a_case(path: Path, number: int, error: Exception) -> ConfigError:
+def not_a_case(path: Path, number: int, error: Exception) -> ConfigError:
+    """The error of line `number` of the log at `path`, which is not a finished case."""
     return ConfigError(
         f"{path}:{number}: not a finished case ({type(error).__name__}: {error}); "
         "this file is not a gradekit results log, or was edited: delete the line (its "
@@ -75,13 +116,47 @@ def read_case_forms(path: str | os.PathLike[str]) -> Iterator[tuple[int, int, di
     as `read_cases` reads them, the forms not made into case reports."""
     file = Path(path)
     offset = 0
-    with open(file, "rb") as stream:
-        for number, line in enumerate(stream, start=1):
+    loads = line_reader()
+    with open_regular(file) as stream:
+        number = 0
+        while line := stream.readline(MAX_CASE_BYTES + 1):
+            number += 1
+            if len(line) > MAX_CASE_BYTES:
+                raise too_long(file, number)
             if not line.endswith(b"\n"):
                 return
-            if line.strip():
-                yield offset, number, _parsed(line, file, number)
+            start = offset
             offset += len(line)
+            if start == 0 and line.startswith(_BOM):  # an editor's mark, not the case's text
+                start, line = len(_BOM), line[len(_BOM) :]
+            if line.strip():
+                yield start, number, _parsed(line, file, number, loads)
+
+
+def _partial_line(path: Path, start: int) -> bytes:
+    """The partial last line of the log at `path`, from `start` (at most what tells it)."""
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        head = stream.read(len(_BOM) + len(_LINE_START))
+    return head.removeprefix(_BOM) if start == 0 else head
+
+
+def _a_cut_case(head: bytes) -> bool:
+    """Whether a partial last line starting with `head` is a case's line cut short."""
+    return head.startswith(_LINE_START) or _LINE_START.startswith(head)
+
+
+def _newlines(path: Path, end: int) -> int:
+    """How many newlines the first `end` bytes of `path` hold."""
+    count = 0
+    with open(path, "rb") as stream:
+        while end > 0:
+            chunk = stream.read(min(end, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            end -= len(chunk)
+    return count
 
 
 def _complete_length(path: Path) -> int:
@@ -157,21 +232,71 @@ class CaseLog:
         self.path = Path(path)
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            length = _complete_length(self.path)
-            if length != self.path.stat().st_size:
-                os.truncate(self.path, length)
         # Unbuffered: a line is in the file once `append` returns, and nothing of a line that
         # failed stays in a buffer to be written later.
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        self._end = os.fstat(self._fd).st_size
+        try:
+            if durable:
+                self._hold()
+            size = os.fstat(self._fd).st_size
+            # Up to the last newline: a partial line after it is cut once the file is known
+            # to be a log (`_settle`), never before.
+            self._end = _complete_length(self.path) if size else 0
+            self._settled = self._end == size
+            self._in: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed by close())
+        except BaseException:
+            os.close(self._fd)
+            raise
         self._broken: WriteError | None = None
-        self._in: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed by close())
         self._syncer = _Syncer(self._fd) if durable else None
+        self._loads = line_reader()
+
+    def _hold(self) -> None:
+        """Take the log's lock, or raise WriteError: another run holds it."""
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return  # a file system without locks: the run goes on unguarded, as before
+            raise WriteError(
+                str(self.path),
+                "another gradekit run is using it (it holds the log's lock)",
+                "wait for that run to end, or give this run another --resume file",
+                what="the results log",
+            ) from None
 
     def existing(self) -> Iterator[tuple[int, CaseReport]]:
-        """`(offset, case)` for every case already in the file when it was opened."""
-        return read_cases(self.path)
+        """`(offset, case)` for every case already in the file when it was opened; once
+        they are all read, a partial last line is cut."""
+        yield from read_cases(self.path)
+        self._settle(checked=True)
+
+    def existing_forms(self) -> Iterator[tuple[int, int, dict[str, Any]]]:
+        """`(offset, line number, JSON form)` of every case already in the file (as
+        `read_case_forms`); once they are all read, a partial last line is cut."""
+        yield from read_case_forms(self.path)
+        self._settle(checked=True)
+
+    def _settle(self, *, checked: bool) -> None:
+        """Cut the partial last line, once every complete line is known to be a case
+        (`checked`: they were just read) and the partial one starts as a case's line does;
+        ConfigError, the file untouched, when it does not."""
+        if self._settled:
+            return
+        if not checked:
+            for _ in read_case_forms(self.path):
+                pass
+        head = _partial_line(self.path, self._end)
+        if not _a_cut_case(head):
+            number = 1 + _newlines(self.path, self._end)
+            raise not_a_case(
+                self.path, number, ValueError("the last line is neither a case nor one cut short")
+            )
+        size = os.fstat(self._fd).st_size
+        if size - self._end > MAX_CASE_BYTES:
+            raise too_long(self.path, 1 + _newlines(self.path, self._end))
+        os.ftruncate(self._fd, self._end)
+        self._settled = True
 
     def append(self, case: CaseReport) -> int:
         """Write `case` as one line; return the offset where the line starts."""
@@ -197,6 +322,7 @@ class CaseLog:
         with self._lock:
             if self._broken is not None:
                 raise self._broken
+            self._settle(checked=False)
             start = self._end
             offsets = []
             offset = start
@@ -245,7 +371,11 @@ class CaseLog:
 
     def read_at(self, offset: int) -> CaseReport:
         """The case whose line starts at `offset`."""
-        return _parse(self.line_at(offset), self.path, 0)
+        line = self.line_at(offset)
+        try:
+            return _parse(line, self.path, 0, self._loads)
+        except ConfigError:  # named by its line, counted only now (offsets are what is kept)
+            return _parse(line, self.path, 1 + _newlines(self.path, offset), self._loads)
 
     def line_at(self, offset: int) -> bytes:
         """The line that starts at `offset`, with its newline (the case's JSON text)."""

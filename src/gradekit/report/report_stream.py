@@ -21,6 +21,7 @@ standard library. One value differs: orjson reads an integer past 64 bits as a f
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
 from gradekit._errors import ConfigError
+from gradekit.report.inputs import MAX_CASE_BYTES, open_regular
 from gradekit.report.json_text import line_reader
 
 __all__ = ["CHUNK", "JsonReport", "open_report"]
@@ -149,8 +151,12 @@ class JsonReport:
             except json.JSONDecodeError as error:
                 if self._ended:
                     self._fail(error.msg, error.pos)
+                if len(text) - at > MAX_CASE_BYTES:
+                    self._fail(f"a value longer than {MAX_CASE_BYTES >> 20} MiB")
                 self._more()
                 continue
+            except RecursionError:
+                self._fail("a value nested too deep (lists or objects inside each other)")
             # A number may go on in the next chunk ("10" of "10.5", "1" of "1e-3"): read on
             # until a character that cannot be part of it follows (or the file ends).
             if (
@@ -238,12 +244,8 @@ def open_report(
     with orjson where it is installed, an integer past 64 bits then read as a float (see the
     module's docstring)."""
     where = Path(path)
-    try:
-        file = open(where, encoding="utf-8-sig")  # noqa: SIM115 - closed below; a BOM is skipped
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read {where}: {error.strerror or error}; check the path"
-        ) from None
+    # Only a regular file (a FIFO, a device, a folder: ConfigError naming it); a BOM is skipped.
+    file = io.TextIOWrapper(open_regular(where), encoding="utf-8-sig")
     with file:
         try:
             report: JsonReport | None = JsonReport(

@@ -20,7 +20,7 @@ from pathlib import Path
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix
 
-__all__ = ["creation_error", "make_folder", "probe", "target", "temp_prefix"]
+__all__ = ["creation_error", "kind_of", "make_folder", "probe", "target", "temp_prefix"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -29,6 +29,15 @@ _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISSOCK, "a socket"),
 )
+
+
+def kind_of(mode: int) -> str:
+    """What a file of `st_mode` `mode` is, in words (`a FIFO (named pipe)`, `a folder`); `a
+    regular file` for one."""
+    for test, what in _KINDS:
+        if test(mode):
+            return what
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def temp_prefix(final: Path) -> str:

@@ -24,8 +24,9 @@ from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit._utf8 import utf8
 from gradekit.report.case_text import FinishedCase
-from gradekit.report.jsonl import CaseLog, case_json
+from gradekit.report.jsonl import CaseLog, case_json, not_a_case
 from gradekit.report.model import CaseReport
+from gradekit.report.reading import ReadWatch, key_of_data, outcome_of_data
 from gradekit.report.summary import SummaryBuilder
 from gradekit.report.target import target
 from gradekit.run.selection import Selection
@@ -35,6 +36,10 @@ __all__ = ["ResultsLog", "RunIndex"]
 
 _OUTCOMES: Final = {"pass": 1, "fail": 2, "error": 3}
 _PENDING: Final = 0
+
+
+def _no_tick() -> None:
+    """A read that shows no progress."""
 
 
 class ResultsLog:
@@ -48,7 +53,9 @@ class ResultsLog:
     as the run reaches it, from the thread that reads the suite's cases (keep it quick).
 
     Raises WriteError when `path` cannot hold a log (a folder, a device, a FIFO; a folder that
-    cannot be created).
+    cannot be created), or when another run has it open: one run at a time per log (it holds
+    the file's `flock` until `close()`). A file that is not a log raises ConfigError when a
+    run starts (`start`), and is left as it was.
     """
 
     def __init__(
@@ -61,6 +68,9 @@ class ResultsLog:
         self.on_recorded: Callable[[str], object] | None = None
         """Called with the outcome of each case the run appends, in the thread that appends
         it (the command's progress: it needs no report object)."""
+        self.watch: ReadWatch | None = None
+        """The progress of reading the cases already in the log, before the run grades
+        (`ReportsProgress.reading`); None: silent."""
         self.scratch = path is None
         if path is None:
             sweep()
@@ -78,6 +88,8 @@ class ResultsLog:
         target(path)  # a regular file, or none yet (appends go through a symlink)
         try:
             self._log = CaseLog(path, durable=not self.scratch)
+        except WriteError:  # another run holds it: said already
+            raise
         except OSError as error:
             raise WriteError(
                 str(path), error.strerror or str(error), "check the path of the results log"
@@ -156,9 +168,7 @@ class RunIndex:
         self._lock = threading.Lock()
         # Cases already in the log: (name, attempt) -> offset of its line (the first line of
         # that name and attempt index; None for a case of one attempt).
-        self._done: dict[tuple[str, int | None], int] = {}
-        for offset, case in self._log.existing():
-            self._done.setdefault((case.name, case.attempt), offset)
+        self._done: dict[tuple[str, int | None], int] = self._index(log)
         self.offsets = array("q")
         """Per case of the run, in suite order: the offset of its line, or -1 until it ends."""
         self.outcomes = bytearray()
@@ -172,6 +182,22 @@ class RunIndex:
         """Cases taken from the log instead of being graded again."""
         self.failure: WriteError | None = None
         """Set when a line could not be written: the run must stop."""
+
+    def _index(self, log: ResultsLog) -> dict[tuple[str, int | None], int]:
+        """Where each case already in the log is: only its name and attempt are read here
+        (each case resumed is read whole once, as the run reaches it)."""
+        done: dict[tuple[str, int | None], int] = {}
+        watch = log.watch
+        with contextlib.nullcontext(_no_tick) if watch is None else watch(str(log.path)) as tick:
+            for offset, number, data in self._log.existing_forms():
+                tick()
+                try:
+                    key = key_of_data(data)
+                    outcome_of_data(data)
+                except (KeyError, TypeError, AttributeError) as error:
+                    raise not_a_case(log.path, number, error) from None
+                done.setdefault(key, offset)
+        return done
 
     def suite(self) -> Suite:
         """The suite to run: the same, with only the cases still to grade."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -34,23 +35,81 @@ MAX_COUNTED_BYTES: Final = 1 << 30
 CACHE_SIZE: Final = 1024
 
 
-def survey(path: Path) -> tuple[int | None, bool]:
+def survey(
+    path: Path, label: str = "", taken: Mapping[str, str] | None = None
+) -> tuple[int | None, bool, list[tuple[int, str]]]:
     """(the number of non-blank lines of `path` or None when too costly, whether some line may
-    give `graders`): one pass over the bytes, no JSON parsed. A line that spells a key with an
-    escape (`\\u...`) may give graders too."""
+    give `graders`, the lines that repeat a case's name): one pass over the bytes. A line that
+    spells a key with an escape (`\\u...`) may give graders too.
+
+    A name is repeated when it is one of `taken` (the suite file's cases: name -> where), or
+    an earlier line's that gives no `attempt` (the attempts of one case share its name, each
+    line giving its `attempt`; their numbering is checked as the lines are read). Each is
+    (line number, message naming both places, `label:line`). A name is read from the line's
+    text when it opens the line plainly (`{"name": "...",` as JSON writers put it), else
+    from the parsed line; a line that does not parse is left to be an errored case."""
     try:
         if path.stat().st_size > MAX_COUNTED_BYTES:
-            return None, True
+            return None, True, []
         count = 0
         graded = False
+        names = _Names(label, taken or {})
         with path.open("rb") as file:
-            for line in file:
+            for number, line in enumerate(file, start=1):
                 if not line.isspace():
                     count += 1
                     graded = graded or b"graders" in line or b"\\u" in line
-        return count, graded
+                    names.add(line, number)
+        return count, graded, names.repeated
     except OSError:
-        return None, True
+        return None, True, []
+
+
+_PLAIN_NAME: Final = re.compile(rb'(?:\xef\xbb\xbf)?[ \t]*\{[ \t]*"name"[ \t]*:[ \t]*"([^"\\]+)"')
+"""A line opening with its name, free of escapes (the first key of the line's object)."""
+
+
+class _Names:
+    """The names of a dataset's lines as `survey` reads them, and those repeated."""
+
+    def __init__(self, label: str, taken: Mapping[str, str]) -> None:
+        self._label = label
+        self._taken = taken
+        self._first: dict[str, tuple[int, bool]] = {}  # name -> (first line, has attempts)
+        self.repeated: list[tuple[int, str]] = []
+
+    def add(self, line: bytes, number: int) -> None:
+        plain = _PLAIN_NAME.match(line)
+        if plain is not None and b'"attempt"' not in line:
+            try:
+                name = plain.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                return  # an errored case, named by its line
+            attempts = False
+        else:
+            try:
+                raw = parse_line(line)
+            except LineError:
+                return
+            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+                return  # named by its line: unique
+            name, attempts = case_name(raw, ""), "attempt" in raw
+            if not name:
+                return
+        also = self._taken.get(name)
+        first = self._first.get(name)
+        if also is None and first is not None and not first[1]:
+            also = f"{self._label}:{first[0]}"
+        if also is not None:
+            self.repeated.append(
+                (
+                    number,
+                    f"duplicate case name '{name}' (also at {also}); give each case its own "
+                    "name (the lines of one case's attempts each give their 'attempt')",
+                )
+            )
+        elif first is None:
+            self._first[name] = (number, attempts)
 
 
 def problem_text(problem: Problem) -> str:

@@ -47,6 +47,8 @@ TOP_LEVEL_KEYS: Final = (
     "sandbox",
     "tags",
 )
+MAX_REPEATED: Final = 20
+"""At most this many dataset lines repeating a case's name are listed (the rest counted)."""
 DEFAULT_TIMEOUT: Final = 60.0
 
 
@@ -171,7 +173,20 @@ class _Loader:
         dataset = self.dataset(data, builder, cases)
         count = None
         if dataset is not None:
-            count, graded = survey(dataset.path)
+            count, graded, repeated = survey(dataset.path, dataset.label, dataset.taken)
+            for number, message in repeated[:MAX_REPEATED]:
+                where = f"{dataset.label}:{number}:1"
+                self.problems.append(Problem((), message, where=where))
+            if len(repeated) > MAX_REPEATED:
+                more = len(repeated) - MAX_REPEATED
+                self.problems.append(
+                    Problem(
+                        (),
+                        f"{more} more line{'s' if more != 1 else ''} of '{dataset.label}' "
+                        "repeat a case's name",
+                        where=f"{dataset.label}:{repeated[MAX_REPEATED][0]}:1",
+                    )
+                )
             if count == 0 and not cases:
                 self.problems.append(
                     Problem(
