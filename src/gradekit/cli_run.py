@@ -17,8 +17,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
 from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
-from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
-from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
+from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of
+from gradekit.cli_gates import (
+    GATE_OPTIONS,
+    baseline_failures,
+    fail_on_of,
+    failed_gates,
+    gates_given,
+)
 from gradekit.cli_reports import log_of, print_summaries, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import whole_number
@@ -203,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         selection = selection_of(args)
         baseline = baseline_of(args)
+        fail_on_of(args)
     except ConfigError as error:
         raise Invalid(str(error)) from error
     github = github_wanted(args)
@@ -285,6 +292,7 @@ def _grade(
                 samples=not args.no_samples,
                 max_text=4096 if args.max_text is None else args.max_text,
                 k=args.k,
+                confidence=args.confidence,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
                 baseline=baseline,
@@ -355,8 +363,9 @@ def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Na
         return 128 + signum
     if failures:
         return EXIT_UNWRITTEN
-    regressed = regressions(final.baseline, sys.stderr)  # a regression fails even the gates
+    # Against a baseline, `--fail-on` (default: regressions) fails even when the gates pass.
+    broken = baseline_failures(final.baseline, fail_on_of(args), sys.stderr)
     if gates_given(args):  # the gates decide, not every case
         failed = failed_gates(args, final.summary, sys.stderr)
-        return EXIT_FAILED if failed or regressed else EXIT_PASSED
+        return EXIT_FAILED if failed or broken else EXIT_PASSED
     return EXIT_PASSED if final.passed else EXIT_FAILED

@@ -1,28 +1,17 @@
-"""Error bars and significance: the intervals every report shows and the paired test a
-comparison makes, closed-form, with the standard library alone.
-
-After Miller (2024), "Adding Error Bars to Evals" (arXiv 2411.00640):
-
-- `wilson_interval`: the Wilson score interval of a proportion (each case graded once);
-- `clustered_interval`: a mean ± z · clustered standard error, clusters being cases (several
-  attempts, or several results, per case): SE = sqrt(Σ_c (Σ_i (x_i - mean))²) / N, the
-  cluster-robust standard error without small-sample correction;
-- `mcnemar_exact_p`: the two-sided exact binomial test of regressed against fixed cases (each
-  case paired, graded once in each run);
-- `paired_t_p`: the two-sided paired t-test over per-case differences (several attempts, or
-  scores), its p-value from `regularized_beta` (Student's t distribution);
-- `PairedDifferences` accumulates per-case differences between two runs, and
-  `paired_statistics` turns them into the `statistics` of a comparison (`PairedStatistics`).
-
-Nothing here reads or writes reports: callers hand in counts and values.
+"""Error bars and significance, closed-form with the standard library alone, after Miller
+(2024), "Adding Error Bars to Evals" (arXiv 2411.00640): `wilson_interval` (a proportion, each
+case graded once); `clustered_interval` (a mean ± z · its cluster-robust standard error without
+small-sample correction, SE = sqrt(Σ_c (Σ_i (x_i - mean))²) / N, clusters being cases);
+`mcnemar_exact_p` (regressed against fixed cases, each graded once in each run);
+`paired_t_p` (per-case differences, from `regularized_beta`); `PairedDifferences` and
+`paired_statistics`, a comparison's `statistics` (`PairedStatistics`). Nothing here reads or
+writes reports: callers hand in counts and values.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
-from statistics import NormalDist
 from typing import Any, Final, Literal
 
 import attrs
@@ -84,6 +73,8 @@ def check_confidence(confidence: float) -> float:
 
 def z_value(confidence: float = DEFAULT_CONFIDENCE) -> float:
     """The two-sided normal quantile of `confidence`: 1.959964... for 0.95."""
+    from statistics import NormalDist  # imported when needed: it imports `random`, `decimal`
+
     return NormalDist().inv_cdf(1.0 - (1.0 - check_confidence(confidence)) / 2.0)
 
 
@@ -190,10 +181,8 @@ def student_t_two_sided_p(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with `df` degrees of freedom."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be > 0, got {df!r}")
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0
+    if math.isnan(t) or math.isinf(t):
+        return math.nan if math.isnan(t) else 0.0
     t2 = t * t
     # x = df / (df + t²) and 1 - x = t² / (df + t²), each without a subtraction.
     return min(1.0, _beta(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2)))
@@ -209,6 +198,8 @@ def mcnemar_exact_p(regressed: int, fixed: int) -> float:
     if 2 * k >= n:  # as many each way: nothing to tell them apart
         return 1.0
     if n <= _EXACT_BINOMIAL_UP_TO:
+        from fractions import Fraction
+
         term = total = 1
         for i in range(k):
             term = term * (n - i) // (i + 1)
@@ -292,7 +283,7 @@ class PairedDifferences:
 
 
 def _interval_data(interval: Interval | None) -> list[float] | None:
-    return None if interval is None else [interval[0], interval[1]]
+    return None if interval is None else list(interval)
 
 
 @attrs.frozen
@@ -334,7 +325,8 @@ class PairedStatistics:
     verdict: Verdict
     alpha: float = DEFAULT_ALPHA
     interval_level: float = DEFAULT_CONFIDENCE
-    graders: Mapping[str, GraderChange] = attrs.field(factory=dict)
+    graders: Mapping[str, GraderChange] | None = None
+    """None where the runs' scores are not known (`gradekit run --baseline`)."""
 
     def significant_regression(self, alpha: float) -> bool:
         """Whether the new run is worse with p < `alpha`."""
@@ -353,7 +345,11 @@ class PairedStatistics:
             "verdict": self.verdict,
             "alpha": self.alpha,
             "interval_level": self.interval_level,
-            "graders": {name: change.to_dict() for name, change in self.graders.items()},
+            **(
+                {}
+                if self.graders is None
+                else {"graders": {name: c.to_dict() for name, c in self.graders.items()}}
+            ),
         }
 
 
@@ -366,8 +362,9 @@ def paired_statistics(
 ) -> PairedStatistics:
     """The statistics of paired cases: `passes` holds each paired case's pass (1 or 0; with
     `attempts`, its mean pass over its attempts) in both runs; `graders`, each grader's
-    per-case mean score in both. The test is McNemar's exact test without attempts, the
-    paired t-test with them; the verdict is at alpha = 1 - `confidence`."""
+    per-case mean score in both (None: not known, left out of the JSON). The test is
+    McNemar's exact test without attempts, the paired t-test with them; the verdict is at
+    alpha = 1 - `confidence`."""
     confidence = check_confidence(confidence)
     alpha = 1.0 - confidence
     if attempts:
@@ -388,13 +385,15 @@ def paired_statistics(
         verdict=verdict_of(change, p_value, alpha),
         alpha=round(alpha, 12),
         interval_level=confidence,
-        graders={
+        graders=None
+        if graders is None
+        else {
             name: GraderChange(
                 paired=scores.n,
                 mean_score_change=scores.change(),
                 mean_score_change_interval=scores.interval(confidence),
                 p_value=scores.t_p_value(),
             )
-            for name, scores in sorted((graders or {}).items())
+            for name, scores in sorted(graders.items())
         },
     )
