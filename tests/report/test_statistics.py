@@ -254,3 +254,65 @@ def test_verdict_follows_mcnemar_and_its_direction(
         float(contingency.mcnemar([[180, regressed], [fixed, 0]], exact=True).pvalue), abs=1e-12
     )
     assert result.pass_rate_change == pytest.approx((fixed - regressed) / (regressed + fixed + 180))
+
+
+def _smallest_wilson_n(rate: float) -> int:
+    n = 1
+    while True:
+        interval = wilson_interval(rate * n, n)
+        assert interval is not None
+        if (interval[1] - interval[0]) / 2 <= 0.05:
+            return n
+        n += 1
+
+
+@pytest.mark.parametrize(
+    ("rate", "one_run", "independent"),
+    [(0.5, 381, 1565), (0.7, 320, 1377), (0.8, 245, 1094), (0.9, 141, 686), (0.95, 83, 435)],
+)
+def test_the_cases_needed_table_of_docs_reports(
+    rate: float, one_run: int, independent: int
+) -> None:
+    """docs/reports.md, "How many cases a suite needs": the first table."""
+    assert _smallest_wilson_n(rate) == one_run
+    z_alpha, z_beta = z_value(0.95), float(scipy_stats.norm.ppf(0.8))
+    p1, p2 = rate, rate - 0.05
+    mean = (p1 + p2) / 2
+    spread = z_alpha * math.sqrt(2 * mean * (1 - mean)) + z_beta * math.sqrt(
+        p1 * (1 - p1) + p2 * (1 - p2)
+    )
+    assert math.ceil((spread / 0.05) ** 2) == independent
+
+
+@pytest.mark.parametrize(
+    ("regressed", "fixed", "needed"),
+    [(0.05, 0.0, 120), (0.075, 0.025, 200), (0.10, 0.05, 280), (0.15, 0.10, 440)],
+)
+def test_the_paired_cases_needed_table_of_docs_reports(
+    regressed: float, fixed: float, needed: int
+) -> None:
+    """docs/reports.md: the smallest suite (whole cases regressed and fixed) where McNemar's
+    exact test finds the 5-point drop at p < 0.05."""
+
+    def whole(x: float) -> bool:
+        return abs(x - round(x)) < 1e-9
+
+    found = next(
+        n
+        for n in range(20, 2000, 20)
+        if whole(n * regressed)
+        and whole(n * fixed)
+        and mcnemar_exact_p(round(n * regressed), round(n * fixed)) < 0.05
+    )
+    assert found == needed
+
+
+@pytest.mark.parametrize(("attempts", "half_width"), [(1, 7.8), (5, 5.0), (20, 4.2)])
+def test_the_attempts_table_of_docs_reports(attempts: int, half_width: float) -> None:
+    """docs/reports.md, "Why attempts narrow the interval": 50 cases that always pass and 50
+    that pass 60% of the time, each tried `attempts` times; the expected clustered interval."""
+    # The expected Σ_c (S_c - n_c m)² / N², with S_c ~ Binomial(k, p_c) around k m = 0.8 k.
+    k, m = attempts, 0.8
+    spread = 50 * (k * 1.0 - k * m) ** 2 + 50 * ((k * 0.6 - k * m) ** 2 + k * 0.6 * 0.4)
+    se = math.sqrt(spread) / (100 * k)
+    assert round(100 * z_value() * se, 1) == half_width
