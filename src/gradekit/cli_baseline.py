@@ -2,8 +2,10 @@
 
 BASE is a JSON report (`gradekit run -o`) or a results log (`--resume`), read before anything
 is graded (one that cannot be read exits 2). Every report then marks each case `new`, `fixed`,
-`regressed` or `unchanged` (`gradekit.report.baseline`), and a case that regressed fails the
-run (exit 1) even when the gates `--min-pass-rate` / `--max-errors` pass.
+`regressed` or `unchanged` (`gradekit.report.baseline`) and gives the paired statistics, and a
+case that regressed fails the run (exit 1) even when the gates `--min-pass-rate` /
+`--max-errors` pass: the default rule of `--fail-on` (`gradekit.cli_gates`), which
+`--fail-on significant-regression` replaces.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ BASELINE_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
             "metavar": "BASE",
             "help": "compare with BASE, a JSON report or a --resume log of an earlier run: every "
             "report marks each case new, fixed, regressed or unchanged; exit 1 when a case "
-            "regressed, even if the gates pass",
+            "regressed, even if the gates pass (--fail-on chooses other rules)",
         },
     ),
 )

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Any
 
+from gradekit.cli_gates import CONFIDENCE_OPTION
 from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
 from gradekit.cli_values import fraction, output_path
 
@@ -38,9 +39,12 @@ def add_compare_command(commands: Any) -> None:
         "--fail-on",
         default="regressions",
         metavar="RULES",
-        help="what makes the exit code 1: regressions, new-errors, score-drop:N "
-        "(comma-separated; default regressions)",
+        help="what makes the exit code 1: regressions, new-errors, score-drop:N, "
+        "significant-regression[:ALPHA] (the paired test says the pass rate fell, p < ALPHA, "
+        "default 0.05); comma-separated; default regressions",
     )
+    flags, options = CONFIDENCE_OPTION
+    compare.add_argument(*flags, **options)
     compare.set_defaults(handler=_compare)
 
 
@@ -53,7 +57,11 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         rules = parse_fail_on(args.fail_on)
         comparison = compare(
-            args.base, args.new, tolerance=args.tolerance, watch=ReportsProgress().reading
+            args.base,
+            args.new,
+            tolerance=args.tolerance,
+            watch=ReportsProgress().reading,
+            confidence=args.confidence,
         )
     except ConfigError as error:
         raise Invalid(f"gradekit: {error}") from error

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
     from gradekit.run.stream import CaseStream
+    from gradekit.suite.model import Suite
 
 __all__ = ["log_of", "print_summaries", "write_all"]
 
@@ -59,6 +60,20 @@ def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, 
         print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
     print_summary(final, log.failing() if log is not None else iter(final.cases), sys.stdout)
     _judge.print_statistics(sys.stdout)
+
+
+def targets_of(args: argparse.Namespace, suite: Suite) -> tuple[list[tuple[str, str]], str | None]:
+    """The reports asked, `(form, path)` each, and what clashes among them, the `--resume` log
+    and the suite's own files (None when nothing does)."""
+    from gradekit.cli_paths import path_clash
+
+    wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
+    targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
+    flags = {"json": "-o", "junit": "--junit", "markdown": "--markdown", "html": "--html"}
+    outputs = [(flags[form], path) for form, path in targets]
+    outputs += [("--resume", args.resume)] if args.resume else []
+    inputs = [("the suite file", suite.path), ("the dataset", suite.dataset)]
+    return targets, path_clash(outputs, inputs)
 
 
 def log_of(

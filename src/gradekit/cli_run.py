@@ -18,9 +18,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
 from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
-from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of, regressions
-from gradekit.cli_gates import GATE_OPTIONS, failed_gates, gates_given
-from gradekit.cli_reports import log_of, print_summaries, write_all
+from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of
+from gradekit.cli_gates import (
+    GATE_OPTIONS,
+    baseline_failures,
+    fail_on_of,
+    failed_gates,
+    gates_given,
+)
+from gradekit.cli_reports import log_of, print_summaries, targets_of, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import output_path, whole_number
 from gradekit.report._escaped import escaped
@@ -219,7 +225,6 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError, WriteError
     from gradekit._exits import CURRENT_STDERR
     from gradekit._scratch import sweep
-    from gradekit.cli_paths import path_clash
     from gradekit.graders import _judge
     from gradekit.report.progress import Progress
     from gradekit.report.target import probe
@@ -232,18 +237,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         selection = selection_of(args)
         baseline = baseline_of(args)
+        fail_on_of(args)
     except ConfigError as error:
         raise Invalid(str(error)) from error
     github = github_wanted(args)
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
     _check_sandbox(args.sandbox)
-    wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
-    targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
-    flags = {"json": "-o", "junit": "--junit", "markdown": "--markdown", "html": "--html"}
-    outputs = [(flags[form], path) for form, path in targets]
-    inputs = [("the suite file", suite.path), ("the dataset", suite.dataset)]
-    clash = path_clash(outputs + ([("--resume", args.resume)] if args.resume else []), inputs)
+    targets, clash = targets_of(args, suite)
     if clash is not None:
         raise Invalid(f"gradekit: {clash}; nothing was graded")
     show = not args.quiet
@@ -318,6 +319,7 @@ def _grade(
                 samples=not args.no_samples,
                 max_text=4096 if args.max_text is None else args.max_text,
                 k=args.k,
+                confidence=args.confidence,
                 # The console lists the cases that did not pass: from the log when there is one.
                 keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
                 baseline=baseline,
@@ -390,8 +392,9 @@ def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Na
         return 128 + signum
     if failures:
         return EXIT_UNWRITTEN
-    regressed = regressions(final.baseline, sys.stderr)  # a regression fails even the gates
+    # Against a baseline, `--fail-on` (default: regressions) fails even when the gates pass.
+    broken = baseline_failures(final.baseline, fail_on_of(args), sys.stderr)
     if gates_given(args):  # the gates decide, not every case
         failed = failed_gates(args, final.summary, sys.stderr)
-        return EXIT_FAILED if failed or regressed else EXIT_PASSED
+        return EXIT_FAILED if failed or broken else EXIT_PASSED
     return EXIT_PASSED if final.passed else EXIT_FAILED

@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from cli_support import Run
 
 BEFORE = """
@@ -63,6 +64,22 @@ SUMMARY = {
     "unchanged": 2,
     "removed": 1,
     "still_failing": 1,
+    # The 5 cases in both runs, paired: 2 regressed, 1 fixed (McNemar: p = 2 * 4/8 = 1).
+    "statistics": {
+        "paired": 5,
+        "regressed": 2,
+        "fixed": 1,
+        "pass_rate_change": pytest.approx(-0.2, abs=1e-12),
+        "pass_rate_change_interval": [
+            pytest.approx(-0.9333513720565181, abs=1e-12),  # -0.2 ± z * sd / sqrt(5)
+            pytest.approx(0.533351372056518, abs=1e-12),
+        ],
+        "p_value": 1.0,
+        "test": "mcnemar-exact",
+        "verdict": "no significant change",
+        "alpha": 0.05,
+        "interval_level": 0.95,
+    },
 }
 
 

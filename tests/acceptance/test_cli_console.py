@@ -68,7 +68,7 @@ def test_one_line_summary_when_not_a_terminal(gradekit: Run, mixed_suite: Path) 
     done = gradekit("run", "suite.yaml")
     assert done.stderr.startswith(
         "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored "
-        "(50.0% pass rate; 66.7% of the graded cases) in "
+        "(50.0% pass rate, 95% CI 15.0-85.0; 66.7% of the graded cases) in "
     )
     assert done.stderr.count("\n") == 1
 
@@ -99,15 +99,16 @@ def test_plain_text_without_rich(mixed_suite: Path, tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[:3] == [
         "gradekit: mixed failed",
-        "cases  passed  failed  errored  pass rate  graded pass rate  duration",
-        "-----  ------  ------  -------  ---------  ----------------  --------",
+        "cases  passed  failed  errored  pass rate                 graded pass rate  duration",
+        "-----  ------  ------  -------  ------------------------  ----------------  --------",
     ]
     assert re.fullmatch(
-        r"    4       2       1        1      50\.0%             66\.7% +\d+ ms", lines[3]
+        r"    4       2       1        1  50\.0% \(95% CI 15\.0-85\.0\)             66\.7% +\d+ ms",
+        lines[3],
     ), lines[3]
     assert len(lines[3]) == len(lines[1])  # the duration aligned right, as a number
-    assert "numeric        1       1        0      50.0%       0.500" in lines
-    assert "explode        0       0        1       0.0%           -" in lines
+    assert "numeric        1       1        0      50.0%  0.500 (95% CI 0.095-0.905)" in lines
+    assert "explode        0       0        1       0.0%  -" in lines
 
 
 def test_tables_drawn_on_a_terminal_and_plain_on_a_pipe(

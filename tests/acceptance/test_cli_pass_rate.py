@@ -72,19 +72,21 @@ def test_console_shows_the_pass_rate_over_all_cases(reports: Path) -> None:
     # The rate over the graded cases sits beside it, labelled, never in its place.
     assert header.index("graded pass rate") > header.index("pass rate")
     assert row.index("100.0%") > row.index("25.0%")
-    assert "(25.0% pass rate; 100.0% of the graded cases)" in stderr
+    assert "(25.0% pass rate, 95% CI 4.6-69.9; 100.0% of the graded cases)" in stderr
 
 
 def test_markdown_shows_the_pass_rate_over_all_cases(reports: Path) -> None:
     text = (reports / "r.md").read_text()
-    assert "| 4 | 1 | 0 | 3 | 25.0% | 100.0% |" in text
+    assert "| 4 | 1 | 0 | 3 | 25.0% (95% CI 4.6-69.9) | 100.0% |" in text
     assert "Pass rate | Graded pass rate" in text
 
 
 def test_html_pass_rate_and_errored_scores_in_chromium(reports: Path) -> None:
     chromium()
     page = html.fromstring(dump_dom(file_url(reports / "r.html")))
-    assert page.get_element_by_id("pass-rate").text_content() == "25.0% pass rate"
+    assert page.get_element_by_id("pass-rate").text_content() == (
+        "25.0% pass rate (95% CI 4.6-69.9)"
+    )
     assert page.get_element_by_id("graded-pass-rate").text_content() == (
         "100.0% of the graded cases"
     )
@@ -116,11 +118,14 @@ def _many(write: Callable[[str, str], Path], passing: int, failing: int) -> None
     write("suite.yaml", "name: many\ndataset: cases.jsonl\ngraders: [{kind: equality}]\n")
 
 
-@pytest.mark.parametrize("counts", [(1999, 1, "99.9%"), (1, 1999, "0.1%")])
+@pytest.mark.parametrize("counts", [(1999, 1, "99.9%", "99.7-99.9"), (1, 1999, "0.1%", "0.1-0.3")])
 def test_a_rate_short_of_all_or_above_none_never_reads_as_all_or_none(
-    gradekit: Run, write: Callable[[str, str], Path], tmp_path: Path, counts: tuple[int, int, str]
+    gradekit: Run,
+    write: Callable[[str, str], Path],
+    tmp_path: Path,
+    counts: tuple[int, int, str, str],
 ) -> None:
-    passing, failing, shown = counts
+    passing, failing, shown, interval = counts
     # 1 case of 2,000 failing is 99.95% passed: not 100.0%, which reads as a passing run; 1 of
     # 2,000 passing is not 0.0%.
     _many(write, passing, failing)
@@ -128,18 +133,24 @@ def test_a_rate_short_of_all_or_above_none_never_reads_as_all_or_none(
     assert done.returncode == 1, done.stderr
     for text in (done.stdout, (tmp_path / "r.md").read_text(), (tmp_path / "r.html").read_text()):
         assert "100.0%" not in text and "0.0%" not in text.replace("100.0%", "")
-    assert f"({shown} pass rate)" in done.stderr + done.stdout
+    # Its interval's bounds too (Wilson: 99.991% is 99.9, 0.009% is 0.1).
+    assert f"({shown} pass rate, 95% CI {interval})" in done.stderr + done.stdout
     table = done.stdout.split("graders")[1]
     assert f" {shown} " in table  # the equality grader's rate
-    assert f"| 2000 | {passing} | {failing} | 0 | {shown} |" in (tmp_path / "r.md").read_text()
+    row = f"| 2000 | {passing} | {failing} | 0 | {shown} (95% CI {interval}) |"
+    assert row in (tmp_path / "r.md").read_text()
     page = html.fromstring((tmp_path / "r.html").read_text())
-    assert page.get_element_by_id("pass-rate").text_content() == f"{shown} pass rate"
+    assert page.get_element_by_id("pass-rate").text_content() == (
+        f"{shown} pass rate (95% CI {interval})"
+    )
 
     # Compared with a run that all passed: the change (-0.05 or -99.95 points) is neither 0.0
     # nor 100.0 points.
     write("cases.jsonl", json.dumps({"name": "p0", "output": "a", "expected": "a"}) + "\n")
     assert gradekit("run", "suite.yaml", "-q", "-o", "all.json").returncode == 0
     compared = gradekit("compare", "all.json", "r.json")
-    assert f"pass rate 100.0% -> {shown} (" in compared.stdout
-    assert "0.0 points" not in compared.stdout.replace("99.9 points", "")
-    assert ("(-0.1 points)" if failing == 1 else "(-99.9 points)") in compared.stdout
+    # The change of the rates, before the paired figures of the one case in both runs.
+    rates = compared.stdout.split(";")[0]
+    assert f"pass rate 100.0% -> {shown} (" in rates
+    assert "0.0 points" not in rates.replace("99.9 points", "")
+    assert ("(-0.1 points)" if failing == 1 else "(-99.9 points)") in rates

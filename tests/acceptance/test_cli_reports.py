@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_support import DATA, Run
 from lxml import etree
 
@@ -46,11 +47,32 @@ def test_json_report_has_the_design_fields(
         "failed": 1,
         "errored": 1,
         "pass_rate": 2 / 4,  # passed / all cases: the errored case is not a pass
+        # Wilson intervals (statsmodels' proportion_confint(method="wilson"), 6 digits)
+        "pass_rate_interval": [
+            pytest.approx(0.150039, abs=1e-6),
+            pytest.approx(0.849961, abs=1e-6),
+        ],
+        "interval_level": 0.95,
         "graders": {
-            "equality": {"passed": 2, "failed": 0, "errored": 0, "mean_score": 1.0},
-            "explode": {"passed": 0, "failed": 0, "errored": 1, "mean_score": None},
-            "numeric": {"passed": 1, "failed": 1, "errored": 0, "mean_score": 0.5},
-            "polite": {"passed": 0, "failed": 1, "errored": 0, "mean_score": 0.0},
+            "equality": {
+                **{"passed": 2, "failed": 0, "errored": 0, "mean_score": 1.0},
+                "mean_score_interval": [pytest.approx(0.34238, abs=1e-6), 1.0],
+            },
+            "explode": {
+                **{"passed": 0, "failed": 0, "errored": 1, "mean_score": None},
+                "mean_score_interval": None,
+            },
+            "numeric": {
+                **{"passed": 1, "failed": 1, "errored": 0, "mean_score": 0.5},
+                "mean_score_interval": [
+                    pytest.approx(0.094531, abs=1e-6),
+                    pytest.approx(0.905469, abs=1e-6),
+                ],
+            },
+            "polite": {
+                **{"passed": 0, "failed": 1, "errored": 0, "mean_score": 0.0},
+                "mean_score_interval": [0.0, pytest.approx(0.793451, abs=1e-6)],
+            },
         },
     }
     assert [case["name"] for case in report["cases"]] == ["good", "bad", "broken", "two-turns"]
@@ -146,8 +168,8 @@ def test_markdown_summary(gradekit: Run, mixed_suite: Path, tmp_path: Path) -> N
     _run_all(gradekit, tmp_path)
     text = (tmp_path / "out" / "r.md").read_text()
     assert text.startswith("## gradekit: mixed ❌ failed\n")
-    assert "| 4 | 2 | 1 | 1 | 50.0% | 66.7% |" in text
-    assert "| numeric | 1 | 1 | 0 | 50.0% | 0.500 |" in text
+    assert "| 4 | 2 | 1 | 1 | 50.0% (95% CI 15.0-85.0) | 66.7% |" in text
+    assert "| numeric | 1 | 1 | 0 | 50.0% | 0.500 (95% CI 0.095-0.905) |" in text
     assert text.endswith(
         "### Cases that did not pass\n\n"
         "<details><summary>❌ <b>bad</b>: failed</summary>\n\n"

@@ -133,6 +133,7 @@ def test_a_hung_inline_grader_in_a_run_that_only_counts_is_counted_once_with_the
         "failed": 0,
         "errored": 1,
         "mean_score": None,
+        "mean_score_interval": None,
     }
 
 

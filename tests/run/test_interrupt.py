@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from gradekit.report.statistics import wilson_interval
+
 HERE = Path(__file__).parent
 
 SCRIPT = """
@@ -97,10 +101,14 @@ def test_sigint_in_a_run_that_only_counts_keeps_an_exact_summary_of_what_finishe
         "failed": 0,
         "errored": 0,
         "mean_score": 1.0,
+        "mean_score_interval": pytest.approx(list(wilson_interval(cases, cases) or ()), abs=1e-12),
     }
     assert summary["graders"]["half"] == {
         "passed": 0,
         "failed": cases,
         "errored": 0,
         "mean_score": 0.5,
+        "mean_score_interval": pytest.approx(
+            list(wilson_interval(cases / 2, cases) or ()), abs=1e-12
+        ),
     }

@@ -8,7 +8,7 @@ __all__ = ["GraderCounts"]
 class GraderCounts:
     """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
 
-    __slots__ = ("errored", "failed", "passed", "score_sum")
+    __slots__ = ("errored", "failed", "passed", "score_squares", "score_sum")
 
     def __init__(self) -> None:
         self.passed = 0
@@ -16,3 +16,5 @@ class GraderCounts:
         self.errored = 0
         self.score_sum = 0.0
         """The sum of the scores of the results that are not errored."""
+        self.score_squares = 0.0
+        """The sum of their squares (for the interval of their mean)."""

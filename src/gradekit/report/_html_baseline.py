@@ -1,5 +1,6 @@
 """The HTML report's parts for a run compared with a baseline: the counts of each mark in the
-summary, each a link to the viewer filtered on it (`#baseline=regressed`)."""
+summary, each a link to the viewer filtered on it (`#baseline=regressed`), and the paired
+comparison's verdict line."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable
 from html import escape
 
 from gradekit.report.baseline import BaselineMarks
+from gradekit.report.baseline_views import statistics_line
 
 __all__ = ["baseline_counts"]
 
@@ -21,4 +23,8 @@ def baseline_counts(marks: BaselineMarks, link: Callable[[dict[str, str], str], 
         count = link({"baseline": mark}, str(marks.counts[mark]))
         parts.append(f'<div class="count mark-{mark}" id="count-{mark}">{count} {mark}</div>')
     parts.append(f'<div class="count" id="count-removed"><b>{marks.removed}</b> removed</div>')
-    return "".join(parts) + "</div>\n"
+    parts.append("</div>\n")
+    line = statistics_line(marks)
+    if line is not None:
+        parts.append(f'<p class="verdict" id="baseline-verdict">{escape(line)}</p>\n')
+    return "".join(parts)

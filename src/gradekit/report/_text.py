@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from gradekit.report._escaped import escaped
 from gradekit.report.model import CaseReport, ResultRecord, Summary
+from gradekit.report.statistics import PairedStatistics
 
 __all__ = [
     "advisory_errors",
     "duration",
     "failing_lines",
     "graded_rate",
+    "interval_text",
+    "level_text",
     "one_line",
     "percent",
     "points",
+    "rate_with_interval",
     "result_text",
+    "score_with_interval",
+    "verdict_line",
 ]
 
 
@@ -55,6 +61,77 @@ def points(change: float) -> str:
     """A change of rate in percentage points, signed, by the rule of `percent`: `-0.0005` as
     `-0.1`, `-0.9995` as `-99.9` (only no change is `+0.0`)."""
     return ("-" if change < 0 else "+") + _tenths(abs(change))
+
+
+def level_text(level: float) -> str:
+    """A confidence level for people: `0.95` as `95%`, `0.999` as `99.9%`."""
+    return f"{round(level * 100, 6):g}%"
+
+
+def interval_text(interval: tuple[float, float] | None, level: float) -> str:
+    """An interval of a rate in percent: `95% CI 76.1-86.7` (empty for None)."""
+    if interval is None:
+        return ""
+    return f"{level_text(level)} CI {_tenths(interval[0])}-{_tenths(interval[1])}"
+
+
+def rate_with_interval(
+    rate: float | None, interval: tuple[float, float] | None, level: float
+) -> str:
+    """A rate and its interval, as every report shows the pass rate: `82.0% (95% CI
+    76.1-86.7)`; the rate alone when it has no interval."""
+    shown = interval_text(interval, level)
+    return percent(rate) if not shown else f"{percent(rate)} ({shown})"
+
+
+def score_with_interval(
+    mean: float | None, interval: tuple[float, float] | None, level: float
+) -> str:
+    """A mean score and its interval: `0.500 (95% CI 0.095-0.905)`; `-` for no score."""
+    if mean is None:
+        return "-"
+    if interval is None:
+        return f"{mean:.3f}"
+    return f"{mean:.3f} ({level_text(level)} CI {interval[0]:.3f}-{interval[1]:.3f})"
+
+
+def _p_text(p_value: float) -> str:
+    return "p < 0.001" if p_value < 0.001 else f"p = {p_value:.2g}"
+
+
+def verdict_line(
+    base_rate: float | None,
+    new_rate: float | None,
+    statistics: PairedStatistics,
+    *,
+    all_paired: bool = True,
+) -> str:
+    """A comparison in one line, as the console, Markdown and HTML say it: `pass rate 80.0% ->
+    74.5%: -5.5 points (95% CI -9.8 to -1.2), 16 regressed / 5 fixed, McNemar p = 0.027:
+    worse`. The rates are over each run's cases, the change, its interval and the test over
+    the cases in both: when, `all_paired` False, some case is in one run only, the line gives
+    the change of the rates, then the paired figures `over the N cases in both runs`."""
+    head = f"pass rate {percent(base_rate)} -> {percent(new_rate)}"
+    s = statistics
+    if s.pass_rate_change is None:
+        return f"{head}: no case in both runs to compare"
+    if not all_paired:
+        if base_rate is not None and new_rate is not None:
+            head += f" ({points(new_rate - base_rate)} points)"
+        noun = "case" if s.paired == 1 else "cases"
+        head += f"; over the {s.paired} {noun} in both runs"
+    parts = [f"{points(s.pass_rate_change)} points"]
+    interval = s.pass_rate_change_interval
+    if interval is not None:
+        low, high = interval
+        parts[0] += f" ({level_text(s.interval_level)} CI {points(low)} to {points(high)})"
+    parts.append(f"{s.regressed} regressed / {s.fixed} fixed")
+    if s.p_value is None:
+        parts.append("too few paired cases for a test")
+    else:
+        test = "McNemar" if s.test == "mcnemar-exact" else "paired t"
+        parts.append(f"{test} {_p_text(s.p_value)}")
+    return f"{head}: {', '.join(parts)}: {s.verdict}"
 
 
 def graded_rate(summary: Summary) -> str | None:

@@ -7,6 +7,10 @@ for each group its attempts (passed, failed, errored) and, for each k up to its 
 attempts n, pass@k and pass^k (`gradekit.report.pass_at_k`), and the means over the groups
 with at least k attempts. An errored attempt is not a pass, and is counted apart.
 
+The means carry an interval (`mean_interval`): the mean over the groups ± z times the standard
+error of the groups' figures (each group one value: `gradekit.report.statistics`), for every
+k at which at least two groups are counted.
+
 Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)`), else
 `DEFAULT_KS` that are at most the largest n, and the largest n itself.
 """
@@ -19,8 +23,10 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from gradekit.report.pass_at_k import mean_over_tasks, pass_at_k, pass_hat_k
+from gradekit.report.statistics import DEFAULT_CONFIDENCE, clustered_interval
 
 if TYPE_CHECKING:
+    from gradekit._types import GradeResult
     from gradekit.report.model import CaseReport
 
 __all__ = [
@@ -114,6 +120,8 @@ class PassAtK:
     groups: tuple[GroupCounts, ...]
     ks: tuple[int, ...]
     notes: tuple[str, ...] = ()
+    interval_level: float = DEFAULT_CONFIDENCE
+    """The level of `mean_intervals`."""
 
     @classmethod
     def of(cls, groups: Iterable[GroupCounts], requested: Sequence[int] | None) -> PassAtK | None:
@@ -129,6 +137,21 @@ class PassAtK:
         """The mean pass@k and pass^k over the groups with at least k attempts, per k."""
         return mean_over_tasks(((g.attempts, g.passed) for g in self.groups), self.ks)
 
+    def mean_intervals(self) -> dict[str, list[float]]:
+        """The interval of each mean of `means` over at least two groups: the mean ± z times
+        the standard error of the groups' figures (one value per group), within [0, 1]."""
+        intervals: dict[str, list[float]] = {}
+        for k in self.ks:
+            counted = [g for g in self.groups if g.attempts >= k]
+            if len(counted) < 2:
+                continue
+            for key, figure in (("pass@", pass_at_k), ("pass^", pass_hat_k)):
+                values = ((figure(g.attempts, g.passed, k), 1) for g in counted)
+                interval = clustered_interval(values, self.interval_level)
+                if interval is not None:
+                    intervals[f"{key}{k}"] = [interval[0], interval[1]]
+        return intervals
+
     def counted(self, k: int) -> int:
         """How many groups have at least k attempts (the ones `means` averages at k)."""
         return sum(1 for group in self.groups if group.attempts >= k)
@@ -143,6 +166,7 @@ class PassAtK:
             "failed": sum(group.failed for group in self.groups),
             "errored": sum(group.errored for group in self.groups),
             "mean": self.means(),
+            "mean_interval": self.mean_intervals(),
             "groups_at_k": {str(k): self.counted(k) for k in self.ks},
             "notes": list(self.notes),
             "case_groups": [group.to_dict(self.ks) for group in self.groups],
@@ -156,6 +180,7 @@ class PassAtK:
             tuple(GroupCounts(g["name"], g["passed"], g["failed"], g["errored"]) for g in groups),
             tuple(data["k"]),
             tuple(data.get("notes", ())),
+            data.get("interval_level", DEFAULT_CONFIDENCE),
         )
 
 
@@ -163,16 +188,49 @@ class AttemptTally:
     """Counts attempts by case name as a run finishes them (cases of one attempt are not
     counted here); `result(ks)` is their `PassAtK`."""
 
-    __slots__ = ("_counts",)
+    __slots__ = ("_counts", "_scores")
 
     def __init__(self) -> None:
         # name -> [passed, failed, errored]
         self._counts: dict[str, list[int]] = {}
+        # name -> grader name -> [sum of scores, how many, sum of their squares]
+        self._scores: dict[str, dict[str, list[float]]] = {}
 
     def add(self, case: CaseReport) -> None:
         """Count `case` when it is one of several attempts."""
         if case.attempt is not None:
             self.count(case.name, case.passed, case.errored or case.error is not None)
+            for turn in case.turns:
+                self.score(case.name, [record.result for record in turn.results])
+
+    def score(self, name: str, results: Iterable[GradeResult]) -> None:
+        """Count the scores of `results` (one turn of an attempt of case `name`) under their
+        grader's name, errored ones left out: each grader's mean score is clustered by case."""
+        graders = self._scores.get(name)
+        if graders is None:
+            graders = self._scores[name] = {}
+        for result in results:
+            if result.error is None:
+                sums = graders.get(result.name)
+                if sums is None:
+                    sums = graders[result.name] = [0.0, 0.0, 0.0]
+                sums[0] += result.score
+                sums[1] += 1
+                sums[2] += result.score * result.score
+
+    def __len__(self) -> int:
+        """How many cases of several attempts were counted."""
+        return len(self._counts)
+
+    def clusters(self, grader: str) -> list[tuple[float, int, float]]:
+        """For each case of several attempts, `grader`'s (sum of scores, how many, sum of
+        squares) over its attempts."""
+        found = []
+        for graders in self._scores.values():
+            sums = graders.get(grader)
+            if sums is not None:
+                found.append((sums[0], int(sums[1]), sums[2]))
+        return found
 
     def count(self, name: str, passed: bool, errored: bool) -> None:
         """Count one attempt of case `name` by its verdict."""
@@ -188,11 +246,23 @@ class AttemptTally:
             counts[0] += passed
             counts[1] += failed
             counts[2] += errored
+        for name, graders in other._scores.items():
+            mine = self._scores.setdefault(name, {})
+            for grader, theirs in graders.items():
+                sums = mine.setdefault(grader, [0.0, 0.0, 0.0])
+                for i in range(3):
+                    sums[i] += theirs[i]
 
-    def result(self, ks: Sequence[int] | None = None) -> PassAtK | None:
-        """The pass@k of what was counted, at `ks` (None: the default)."""
+    def result(
+        self, ks: Sequence[int] | None = None, confidence: float = DEFAULT_CONFIDENCE
+    ) -> PassAtK | None:
+        """The pass@k of what was counted, at `ks` (None: the default), its intervals at
+        `confidence`."""
         groups = (GroupCounts(name, *counts) for name, counts in self._counts.items())
-        return PassAtK.of(groups, ks)
+        found = PassAtK.of(groups, ks)
+        if found is None or confidence == DEFAULT_CONFIDENCE:
+            return found
+        return attrs.evolve(found, interval_level=confidence)
 
 
 def pass_at_k_of(cases: Iterable[CaseReport], ks: Sequence[int] | None = None) -> PassAtK | None:

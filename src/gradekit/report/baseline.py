@@ -6,7 +6,9 @@ index, for one of several attempts), nothing more. `baseline.mark(case)` is how 
 new run compares with the case of the same name and attempt
 (the rule of `gradekit compare`: `compare.mark_of`). A `BaselineTally` counts the marks of a
 run's cases as they stream past; its `marks()` is the `BaselineMarks` a `SuiteReport` carries
-(`report.baseline`), which every report shows.
+(`report.baseline`), which every report shows, with the paired `statistics` of the cases in
+both runs (`gradekit.report.statistics`; by name, each case's pass or, with attempts, its mean
+pass over them; no per-grader figures: the baseline keeps outcomes, not scores).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ from gradekit.report.reading import (
     key_of_data,
     outcome_of_data,
     read_outcomes,
+)
+from gradekit.report.statistics import (
+    DEFAULT_CONFIDENCE,
+    PairedDifferences,
+    PairedStatistics,
+    paired_statistics,
 )
 
 __all__ = [
@@ -101,6 +109,12 @@ class BaselineMarks:
     removed: int = 0
     removed_names: tuple[str, ...] = ()
     still_failing: int = 0
+    statistics: PairedStatistics | None = None
+    """The paired statistics of the cases in both runs (None: not computed)."""
+    base_pass_rate: float | None = None
+    """The baseline's pass rate (passed / its cases); None when it has no case."""
+    new_pass_rate: float | None = None
+    """The run's pass rate over the cases counted; None when none was."""
 
     def mark(self, case: CaseReport) -> Mark:
         """The case's mark (see `Baseline.mark`)."""
@@ -118,6 +132,7 @@ class BaselineMarks:
             **{mark: self.counts[mark] for mark in ("new", "fixed", "regressed", "unchanged")},
             "removed": self.removed,
             "still_failing": self.still_failing,
+            **({} if self.statistics is None else {"statistics": self.statistics.to_dict()}),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -156,6 +171,9 @@ class BaselineTally:
         self._seen: set[CaseKey] = set()
         self._still_failing = 0
         self._arrivals = 0
+        # name -> [passed, attempts] of the run's cases, for the paired statistics
+        self._groups: dict[str, list[int]] = {}
+        self._attempts = False
 
     def add(self, case: CaseReport, position: int | None = None) -> Mark:
         """Count one case of the run; its mark. `position`: the case's place in the suite,
@@ -194,14 +212,44 @@ class BaselineTally:
             heapq.heappush(named, (-position, case_label(*key)))
         elif position < -named[0][0]:
             heapq.heapreplace(named, (-position, case_label(*key)))
+        group = self._groups.get(key[0])
+        if group is None:
+            group = self._groups[key[0]] = [0, 0]
+        group[0] += outcome == "pass"
+        group[1] += 1
+        self._attempts = self._attempts or key[1] is not None
         if key in self._baseline.outcomes:
             self._seen.add(key)
         if mark == "unchanged" and outcome != "pass":
             self._still_failing += 1
         return mark
 
-    def marks(self) -> BaselineMarks:
-        """The marks counted so far."""
+    def statistics(self, confidence: float = DEFAULT_CONFIDENCE) -> PairedStatistics:
+        """The paired statistics of the cases counted so far against the baseline's, by
+        name, at `confidence` (see `gradekit.report.statistics.paired_statistics`)."""
+        base: dict[str, list[int]] = {}
+        attempts = self._attempts
+        for (name, attempt), outcome in self._baseline.outcomes.items():
+            group = base.get(name)
+            if group is None:
+                group = base[name] = [0, 0]
+            group[0] += outcome == "pass"
+            group[1] += 1
+            attempts = attempts or attempt is not None
+        passes = PairedDifferences()
+        # By name, as `compare` adds them: the same figures whatever order the cases ended in.
+        for name, (passed, count) in sorted(self._groups.items()):
+            was = base.get(name)
+            if was is not None:
+                passes.add(was[0] / was[1], passed / count)
+        return paired_statistics(passes, attempts=attempts, confidence=confidence)
+
+    def marks(self, confidence: float = DEFAULT_CONFIDENCE) -> BaselineMarks:
+        """The marks counted so far, with their statistics at `confidence`."""
+        outcomes = self._baseline.outcomes
+        base_passed = sum(1 for outcome in outcomes.values() if outcome == "pass")
+        groups = self._groups.values()
+        counted = sum(g[1] for g in groups)
         removed = [case_label(*key) for key in self._baseline.outcomes if key not in self._seen]
         return BaselineMarks(
             baseline=self._baseline,
@@ -213,4 +261,7 @@ class BaselineTally:
             removed=len(removed),
             removed_names=tuple(removed[:MAX_NAMED]),
             still_failing=self._still_failing,
+            statistics=self.statistics(confidence),
+            base_pass_rate=base_passed / len(outcomes) if outcomes else None,
+            new_pass_rate=sum(g[0] for g in groups) / counted if counted else None,
         )

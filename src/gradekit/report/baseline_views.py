@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from gradekit.report._escaped import escaped
+from gradekit.report._text import verdict_line
 from gradekit.report.baseline import MAX_NAMED, BaselineMarks
 
-__all__ = ["counts_line", "markdown_section", "print_baseline"]
+__all__ = ["counts_line", "markdown_section", "print_baseline", "statistics_line"]
 
 _LISTED = (
     ("regressed", "passing in the baseline, not now"),
@@ -29,6 +30,17 @@ def counts_line(marks: BaselineMarks) -> str:
     )
 
 
+def statistics_line(marks: BaselineMarks) -> str | None:
+    """The paired comparison in one line (`gradekit.report._text.verdict_line`); None when
+    the marks carry no statistics."""
+    if marks.statistics is None:
+        return None
+    all_paired = not marks.counts["new"] and not marks.removed
+    return verdict_line(
+        marks.base_pass_rate, marks.new_pass_rate, marks.statistics, all_paired=all_paired
+    )
+
+
 def _groups(marks: BaselineMarks) -> Iterator[tuple[str, str, int, tuple[str, ...]]]:
     """(mark, what it means, count, the names kept) of each mark listed, then the same of
     the removed cases."""
@@ -42,6 +54,9 @@ def print_baseline(marks: BaselineMarks, stream: TextIO, *, limit: int = 20) -> 
     (the first `limit` of each)."""
     source = escaped(marks.baseline.source or "the baseline")
     stream.write(f"\ncompared with {source}: {counts_line(marks)}\n")
+    line = statistics_line(marks)
+    if line is not None:
+        stream.write(f"{line}\n")
     for mark, _, count, names in _groups(marks):
         if not count:
             continue
@@ -67,6 +82,9 @@ def markdown_section(
         f"{counts['unchanged']} | {marks.still_failing} | {marks.removed} |",
         "",
     ]
+    line = statistics_line(marks)
+    if line is not None:
+        lines += [f"**{line}**", ""]
     for mark, meaning, count, names in _groups(marks):
         if not count:
             continue

@@ -5,7 +5,9 @@ runs, each given as
 a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a `Comparison`:
 newly failing, newly erroring and newly passing cases, cases failing now that errored before,
 added and removed cases, the cases `unchanged` by `mark_of` (and how many of them are still
-failing), score changes per grader beyond a tolerance, and the pass-rate change.
+failing), score changes per grader beyond a tolerance, the pass-rate change, and the paired
+`statistics` of the cases in both runs (`gradekit.report.statistics`: the change with its
+interval, McNemar's exact test or the paired t-test, the verdict).
 `Comparison.failures(rules)` says which of the rules a CI gate cares about were broken
 (`gradekit compare` exits 1 on any).
 """
@@ -13,19 +15,30 @@ failing), score changes per grader beyond a tolerance, and the pass-rate change.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final, Literal
+from typing import Literal
 
 import attrs
 
-from gradekit._errors import ConfigError
 from gradekit.report.attempts import case_label
 from gradekit.report.case_scores import Seen, SeenReader, read_seen
 from gradekit.report.environment import KindChange, kind_changes
+from gradekit.report.fail_on import (
+    FAIL_ON_RULES,
+    FailOn,
+    parse_fail_on,
+    significant_regression,
+)
 from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: their old home)
     ReadWatch,
     Run,
     read_report,
     read_run,
+)
+from gradekit.report.statistics import (
+    DEFAULT_CONFIDENCE,
+    PairedDifferences,
+    PairedStatistics,
+    paired_statistics,
 )
 
 __all__ = [
@@ -38,6 +51,7 @@ __all__ = [
     "compare",
     "mark_of",
     "parse_fail_on",
+    "significant_regression",
 ]
 
 Outcome = Literal["pass", "fail", "error"]
@@ -56,49 +70,6 @@ def mark_of(was: Outcome | None, now: Outcome) -> Mark:
     if was == "pass":
         return "unchanged" if now == "pass" else "regressed"
     return "fixed" if now == "pass" else "unchanged"
-
-
-FAIL_ON_RULES: Final = ("regressions", "new-errors", "score-drop")
-"""What `--fail-on` may name: `regressions` (passing before, failing or erroring now),
-`new-errors` (erroring now, not before: new cases included), `score-drop:N` (a grader's score on
-a turn fell by more than N)."""
-
-
-@attrs.frozen
-class FailOn:
-    """The rules a comparison is judged by (see FAIL_ON_RULES)."""
-
-    regressions: bool = True
-    new_errors: bool = False
-    score_drop: float | None = None
-
-
-def parse_fail_on(text: str) -> FailOn:
-    """`regressions,new-errors,score-drop:0.1` to a FailOn; a ConfigError names a bad part."""
-    regressions = new_errors = False
-    score_drop: float | None = None
-    for part in (p.strip() for p in text.split(",")):
-        name, _, value = part.partition(":")
-        if name == "regressions" and not value:
-            regressions = True
-        elif name == "new-errors" and not value:
-            new_errors = True
-        elif name == "score-drop":
-            try:
-                score_drop = float(value)
-            except ValueError:
-                score_drop = -1.0
-            if not 0.0 <= score_drop < 1.0:
-                raise ConfigError(
-                    f"--fail-on score-drop takes a number from 0 to 1, got {value!r}; "
-                    "write score-drop:0.1"
-                )
-        else:
-            raise ConfigError(
-                f"--fail-on: unknown rule {part!r}; use regressions, new-errors and "
-                "score-drop:N, separated by commas"
-            )
-    return FailOn(regressions, new_errors, score_drop)
 
 
 @attrs.frozen
@@ -168,6 +139,9 @@ class Comparison:
     now_failing: tuple[CaseChange, ...] = ()
     """Erroring before, failing now: `unchanged` (still failing), listed so that every case
     whose outcome changed is in a list (a failure that now errors is in `new_errors`)."""
+    statistics: PairedStatistics | None = None
+    """The paired statistics of the cases (by name) in both runs: the pass-rate change with
+    its interval, the test's p-value and the verdict, and each grader's mean-score change."""
 
     @property
     def pass_rate_change(self) -> float | None:
@@ -188,6 +162,11 @@ class Comparison:
             drops = [c for c in self.score_changes if -c.delta > limit]
             if drops:
                 broken.append(f"{len(drops)} score(s) dropped by more than {limit:g}")
+        alpha = rules.significant_regression
+        if alpha is not None:
+            found = significant_regression(self.statistics, alpha)
+            if found:
+                broken.append(found)
         return broken
 
     def to_dict(self) -> dict[str, object]:
@@ -212,6 +191,7 @@ class Comparison:
                 {**_asdict(change), "delta": change.delta} for change in self.score_changes
             ],
             "kind_changes": [attrs.asdict(change) for change in self.kind_changes],
+            **({} if self.statistics is None else {"statistics": self.statistics.to_dict()}),
         }
 
 
@@ -246,10 +226,16 @@ def _paired(old: Seen, new: Seen) -> Iterable[tuple[tuple[int, str], float, floa
 
 
 def compare(
-    base: Run, new: Run, *, tolerance: float = 0.0, watch: ReadWatch | None = None
+    base: Run,
+    new: Run,
+    *,
+    tolerance: float = 0.0,
+    watch: ReadWatch | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> Comparison:
     """Compare two runs of a suite; score changes of at most `tolerance` are ignored.
-    `watch`: the progress of reading each file."""
+    `watch`: the progress of reading each file; `confidence`: the level of the statistics'
+    intervals (and 1 - `confidence`, the alpha of their verdict)."""
     layouts = SeenReader()  # one for both: their cases graded alike share a layout
     (before, base_environment), (after, new_environment) = (
         read_seen(base, watch, layouts),
@@ -302,4 +288,61 @@ def compare(
         kind_changes=tuple(kind_changes(base_environment, new_environment)),
         still_failing=still_failing,
         now_failing=tuple(now_failing),
+        statistics=_statistics(before, after, confidence),
     )
+
+
+class _Group:
+    """One case (by name) of a run: its passes and attempts, and each grader's scores."""
+
+    __slots__ = ("attempts", "passes", "scores")
+
+    def __init__(self) -> None:
+        self.passes = 0
+        self.attempts = 0
+        self.scores: dict[str, list[float]] = {}  # grader -> [sum, how many]
+
+    def add(self, case: Seen) -> None:
+        self.passes += case.outcome == "pass"
+        self.attempts += 1
+        for (_, grader), score in zip(case.layout, case.values, strict=True):
+            sums = self.scores.get(grader)
+            if sums is None:
+                sums = self.scores[grader] = [0.0, 0.0]
+            sums[0] += score
+            sums[1] += 1
+
+
+def _groups(cases: Mapping[_Key, Seen]) -> dict[str, _Group]:
+    groups: dict[str, _Group] = {}
+    for (name, _), case in cases.items():
+        group = groups.get(name)
+        if group is None:
+            group = groups[name] = _Group()
+        group.add(case)
+    return groups
+
+
+def _statistics(
+    before: Mapping[_Key, Seen], after: Mapping[_Key, Seen], confidence: float
+) -> PairedStatistics:
+    """The paired statistics of the cases both runs have, by name: each case's value is its
+    pass (1 or 0: failed and errored are both not a pass), or with attempts its mean pass
+    over them; each grader's, its mean score over the case's turns (and attempts)."""
+    old_groups = _groups(before)
+    passes = PairedDifferences()
+    graders: dict[str, PairedDifferences] = {}
+    for name, new in sorted(_groups(after).items()):  # by name: the same sums in any order
+        old = old_groups.get(name)
+        if old is None:
+            continue
+        passes.add(old.passes / old.attempts, new.passes / new.attempts)
+        for grader, (total, count) in new.scores.items():
+            was = old.scores.get(grader)
+            if was is not None:
+                differences = graders.get(grader)
+                if differences is None:
+                    differences = graders[grader] = PairedDifferences()
+                differences.add(was[0] / was[1], total / count)
+    attempts = any(attempt is not None for _, attempt in (*before, *after))
+    return paired_statistics(passes, attempts=attempts, graders=graders, confidence=confidence)

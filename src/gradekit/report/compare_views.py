@@ -10,9 +10,16 @@ from collections.abc import Iterable
 
 from gradekit.report._atomic import atomic_text
 from gradekit.report._escaped import escaped
-from gradekit.report._text import one_line, percent, points
+from gradekit.report._text import (
+    level_text,
+    one_line,
+    percent,
+    points,
+    verdict_line,
+)
 from gradekit.report.compare import CaseChange, Comparison
 from gradekit.report.markdown import code_span
+from gradekit.report.statistics import verdict_of
 
 __all__ = [
     "render_html",
@@ -41,6 +48,16 @@ def _outcome(value: str | None) -> str:
 
 
 def _rate_line(comparison: Comparison) -> str:
+    """The pass-rate change in one line: with the paired statistics, their verdict line."""
+    statistics = comparison.statistics
+    if statistics is not None:
+        all_paired = not comparison.added and not comparison.removed
+        return verdict_line(
+            comparison.base_pass_rate,
+            comparison.new_pass_rate,
+            statistics,
+            all_paired=all_paired,
+        )
     change = comparison.pass_rate_change
     delta = "" if change is None else f" ({points(change)} points)"
     return (
@@ -66,6 +83,27 @@ def _sections(comparison: Comparison) -> Iterable[tuple[str, tuple[CaseChange, .
             yield title, changes
 
 
+def _grader_changes(comparison: Comparison) -> list[tuple[str, str, str, str]]:
+    """Each grader scored in both runs: its name, mean-score change with its interval, p-value
+    of the paired t-test, and verdict at the statistics' alpha."""
+    statistics = comparison.statistics
+    if statistics is None:
+        return []
+    rows: list[tuple[str, str, str, str]] = []
+    level = level_text(statistics.interval_level)
+    for name, change in (statistics.graders or {}).items():
+        if change.mean_score_change is None:
+            continue
+        shown = f"{change.mean_score_change:+.3f}"
+        if change.mean_score_change_interval is not None:
+            low, high = change.mean_score_change_interval
+            shown += f" ({level} CI {low:+.3f} to {high:+.3f})"
+        p_value = "-" if change.p_value is None else f"{change.p_value:.2g}"
+        verdict = verdict_of(change.mean_score_change, change.p_value, statistics.alpha)
+        rows.append((name, shown, p_value, verdict))
+    return rows
+
+
 def render_text(comparison: Comparison) -> str:
     """The console view: the pass-rate change, the count of each mark, then each non-empty
     section."""
@@ -87,6 +125,13 @@ def render_text(comparison: Comparison) -> str:
         )
     if len(lines) == 2:
         lines.append("no case changed outcome")
+    graders = _grader_changes(comparison)
+    if graders:
+        lines.append("Mean score changes (paired t-test):")
+        lines.extend(
+            f"  {escaped(name)}: {shown}, p = {p_value}: {verdict}"
+            for name, shown, p_value, verdict in graders[:_SHOWN]
+        )
     if comparison.kind_changes:
         lines.append("note: kinds provided by another version (a score change may come from it):")
         lines.extend(f"  {escaped(change.text())}" for change in comparison.kind_changes)
@@ -133,6 +178,16 @@ def render_markdown(comparison: Comparison) -> str:
             f"| {_md(c.label)} | {c.turn} | {_md(c.grader)} | {c.base:.3g} | {c.new:.3g} |"
             for c in comparison.score_changes[:_SHOWN]
         ]
+    graders = _grader_changes(comparison)
+    if graders:
+        lines += [
+            "",
+            "### Mean score changes (paired t-test)",
+            "",
+            "| grader | change | p | verdict |",
+            "| --- | ---: | ---: | --- |",
+        ]
+        lines += [f"| {_md(name)} | {shown} | {p} | {v} |" for name, shown, p, v in graders]
     if comparison.kind_changes:
         lines += ["", "### Kinds provided by another version", ""]
         lines += [f"- {code_span(one_line(change.text()))}" for change in comparison.kind_changes]
@@ -169,6 +224,16 @@ def render_html(comparison: Comparison) -> str:
         parts.append(
             f"<h2>Score changes: {len(comparison.score_changes)}</h2><table><tr><th>case</th>"
             f"<th>turn</th><th>grader</th><th>before</th><th>now</th></tr>{rows}</table>"
+        )
+    graders = _grader_changes(comparison)
+    if graders:
+        rows = "".join(
+            f"<tr><td>{e(name)}</td><td>{e(shown)}</td><td>{p}</td><td>{e(v)}</td></tr>"
+            for name, shown, p, v in graders
+        )
+        parts.append(
+            "<h2>Mean score changes (paired t-test)</h2><table id='grader-changes'><tr>"
+            f"<th>grader</th><th>change</th><th>p</th><th>verdict</th></tr>{rows}</table>"
         )
     if comparison.kind_changes:
         items = "".join(f"<li>{e(change.text())}</li>" for change in comparison.kind_changes)

@@ -17,7 +17,15 @@ from typing import TextIO
 from gradekit.report import terminal
 from gradekit.report._escaped import escaped
 from gradekit.report._pass_at_k_text import summary_line
-from gradekit.report._text import duration, failing_lines, graded_rate, percent
+from gradekit.report._text import (
+    duration,
+    failing_lines,
+    graded_rate,
+    interval_text,
+    percent,
+    rate_with_interval,
+    score_with_interval,
+)
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.table import print_table
@@ -32,11 +40,13 @@ def one_line_summary(report: SuiteReport, *, colour: bool = False) -> str:
     state = "" if report.complete else " (interrupted)"
     graded = graded_rate(s)
     beside = "" if graded is None else f"; {graded} of the graded cases"
+    shown = interval_text(s.pass_rate_interval, s.interval_level)
+    ci = f", {shown}" if shown else ""
     failed = terminal.paint(f"{s.failed} failed", "fail", colour and s.failed > 0)
     errored = terminal.paint(f"{s.errored} errored", "error", colour and s.errored > 0)
     return (
         f"gradekit: {escaped(report.suite)}: {s.cases} cases: {s.passed} passed, {failed}, "
-        f"{errored} ({percent(s.pass_rate)} pass rate{beside}) in "
+        f"{errored} ({percent(s.pass_rate)} pass rate{ci}{beside}) in "
         f"{duration(report.duration_ms)}{state}"
     )
 
@@ -51,7 +61,9 @@ def _grader_rows(summary: Summary) -> list[list[str]]:
                 str(grader.failed),
                 str(grader.errored),
                 percent(grader.pass_rate),
-                "-" if grader.mean_score is None else f"{grader.mean_score:.3f}",
+                score_with_interval(
+                    grader.mean_score, grader.mean_score_interval, summary.interval_level
+                ),
             ]
         )
     return rows
@@ -72,7 +84,8 @@ def print_summary(
     s = report.summary
     verdict = "interrupted" if not report.complete else ("passed" if report.passed else "failed")
     headers = ["cases", "passed", "failed", "errored", "pass rate", "duration"]
-    row = [str(s.cases), str(s.passed), str(s.failed), str(s.errored), percent(s.pass_rate)]
+    rate = rate_with_interval(s.pass_rate, s.pass_rate_interval, s.interval_level)
+    row = [str(s.cases), str(s.passed), str(s.failed), str(s.errored), rate]
     graded = graded_rate(s)
     if graded is not None:
         headers.insert(5, "graded pass rate")

@@ -21,7 +21,13 @@ from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
-from gradekit.report._text import duration, graded_rate, percent
+from gradekit.report._text import (
+    duration,
+    graded_rate,
+    interval_text,
+    percent,
+    score_with_interval,
+)
 from gradekit.report.model import SuiteReport
 
 __all__ = ["write_html"]
@@ -62,8 +68,11 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
             f"{_link({'outcome': outcome}, str(value))} {label}</div>"
         )
     graded = graded_rate(summary)
+    interval = interval_text(summary.pass_rate_interval, summary.interval_level)
     out.write(
-        f'<div class="count" id="pass-rate"><b>{percent(summary.pass_rate)}</b> pass rate</div>'
+        f'<div class="count" id="pass-rate"><b>{percent(summary.pass_rate)}</b> pass rate'
+        + (f' <span class="ci">({interval})</span>' if interval else "")
+        + "</div>"
         + (
             f'<div class="count" id="graded-pass-rate"><b>{graded}</b> of the graded cases</div>'
             if graded is not None
@@ -85,7 +94,9 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
             total = grader.passed + grader.failed + grader.errored
             # Passed out of every result: errored results count against the rate.
             rate = percent(grader.passed / total if total else None)
-            mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
+            mean = score_with_interval(
+                grader.mean_score, grader.mean_score_interval, summary.interval_level
+            )
             failed = _link({"grader": name, "outcome": "fail"}, str(grader.failed))
             errored = _link({"grader": name, "outcome": "error"}, str(grader.errored))
             out.write(

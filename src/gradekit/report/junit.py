@@ -34,8 +34,16 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import advisory_errors, failing_lines, one_line, result_text
+from gradekit.report._text import (
+    advisory_errors,
+    failing_lines,
+    one_line,
+    rate_with_interval,
+    result_text,
+    score_with_interval,
+)
 from gradekit.report.attempts import case_label
+from gradekit.report.baseline_views import statistics_line
 from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]
@@ -233,13 +241,36 @@ def _properties(report: SuiteReport, changed: list[tuple[str, str]]) -> list[tup
     found = [] if report.complete else [("gradekit.complete", "false")]
     if report.environment is not None:
         found += report.environment.properties()
+    summary = report.summary
+    level = summary.interval_level
+    found.append(
+        (
+            "gradekit.pass_rate",
+            rate_with_interval(summary.pass_rate, summary.pass_rate_interval, level),
+        )
+    )
+    found += [
+        (
+            f"gradekit.grader.{name}.mean_score",
+            score_with_interval(grader.mean_score, grader.mean_score_interval, level),
+        )
+        for name, grader in summary.graders.items()
+        if grader.mean_score is not None
+    ]
     if report.summary.pass_at_k is not None:
         found += junit_properties(report.summary.pass_at_k)
     marks = report.baseline
     if marks is not None:
         found.append(("gradekit.baseline", marks.baseline.source))
         counts = marks.to_dict().items()
-        found += [(f"gradekit.baseline.{key}", str(n)) for key, n in counts if key != "report"]
+        found += [
+            (f"gradekit.baseline.{key}", str(n))
+            for key, n in counts
+            if key not in ("report", "statistics")
+        ]
+        line = statistics_line(marks)
+        if line is not None:
+            found.append(("gradekit.baseline.verdict", line))
         found += [(f"gradekit.baseline:{name}", mark) for name, mark in changed]
     return found
 

@@ -19,7 +19,15 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import duration, failing_lines, graded_rate, one_line, percent
+from gradekit.report._text import (
+    duration,
+    failing_lines,
+    graded_rate,
+    one_line,
+    percent,
+    rate_with_interval,
+    score_with_interval,
+)
 from gradekit.report.attempts import case_label
 from gradekit.report.model import SuiteReport
 
@@ -127,7 +135,8 @@ def _graders_table(report: SuiteReport) -> list[str]:
         total = grader.passed + grader.failed + grader.errored
         # Passed out of every result: errored results count against the rate.
         rate = grader.passed / total if total else None
-        mean = "-" if grader.mean_score is None else f"{grader.mean_score:.3f}"
+        level = report.summary.interval_level
+        mean = score_with_interval(grader.mean_score, grader.mean_score_interval, level)
         lines.append(
             f"| {_cell(name)} | {grader.passed} | {grader.failed} | {grader.errored} "
             f"| {percent(rate)} | {mean} |"
@@ -232,9 +241,11 @@ def _counts_table(report: SuiteReport) -> list[str]:
     graded = graded_rate(summary)
     extra = ("", "") if graded is None else (" Graded pass rate |", " ---: |")
     cells = "" if graded is None else f" {graded} |"
+    level = summary.interval_level
     return [
         f"| Cases | Passed | Failed | Errored | Pass rate |{extra[0]} Duration |",
         f"| ---: | ---: | ---: | ---: | ---: |{extra[1]} ---: |",
         f"| {summary.cases} | {summary.passed} | {summary.failed} | {summary.errored} "
-        f"| {percent(summary.pass_rate)} |{cells} {duration(report.duration_ms)} |",
+        f"| {rate_with_interval(summary.pass_rate, summary.pass_rate_interval, level)} "
+        f"|{cells} {duration(report.duration_ms)} |",
     ]

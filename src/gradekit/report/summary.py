@@ -1,9 +1,12 @@
 """A run's summary: the tri-state outcome of a case, the counts per grader and over the run
-(with pass@k of cases with several attempts), and the builder that counts them as cases end,
-so a run of millions of cases need not keep every case report to count them."""
+(with pass@k of cases with several attempts) with their intervals, and the builder that
+counts them as cases end, so a run of millions of cases need not keep every case report to
+count them."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -12,6 +15,13 @@ import attrs
 from gradekit._types import GradeResult
 from gradekit.report._counts import GraderCounts
 from gradekit.report.attempts import AttemptTally, PassAtK
+from gradekit.report.statistics import (
+    DEFAULT_CONFIDENCE,
+    check_confidence,
+    clustered_interval,
+    wilson_interval,
+    z_value,
+)
 
 if TYPE_CHECKING:
     from gradekit.report.model import CaseReport
@@ -30,20 +40,62 @@ def outcome_of(passed: bool, errored: bool) -> Outcome:
     return "pass" if passed else "fail"
 
 
+Interval = tuple[float, float]
+
+
 @attrs.frozen
 class GraderSummary:
-    """Counts for one grader name across the run; mean_score excludes errored results."""
+    """Counts for one grader name across the run; mean_score excludes errored results.
+
+    `mean_score_interval`: the interval of `mean_score` at the summary's `interval_level`:
+    the Wilson interval over the results (the sum of their scores out of their number) when
+    no case has several attempts; else the mean ± z times its standard error clustered by case
+    (the attempts of a case are one cluster). None without a scored result."""
 
     passed: int = 0
     failed: int = 0
     errored: int = 0
     mean_score: float | None = None
+    mean_score_interval: Interval | None = None
+    spread: float | None = attrs.field(default=None, repr=False, eq=False)
+    """Σ over clusters of (their scores' sum - their number * mean)², when clustered (None:
+    the Wilson interval): what the interval is recomputed from at another level."""
+
+    def at_level(self, confidence: float) -> GraderSummary:
+        """The same counts with `mean_score_interval` at `confidence`."""
+        return attrs.evolve(
+            self, mean_score_interval=_score_interval(self, self.spread, confidence)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: an item of the report's `summary.graders`."""
+        interval = self.mean_score_interval
+        return {
+            "passed": self.passed,
+            "failed": self.failed,
+            "errored": self.errored,
+            "mean_score": self.mean_score,
+            "mean_score_interval": None if interval is None else list(interval),
+        }
 
     @property
     def pass_rate(self) -> float | None:
         """Passed / every result of this grader (errored ones included); None when none."""
         total = self.passed + self.failed + self.errored
         return self.passed / total if total else None
+
+
+def _score_interval(
+    grader: GraderSummary, spread: float | None, confidence: float
+) -> Interval | None:
+    scored = grader.passed + grader.failed
+    mean = grader.mean_score
+    if not scored or mean is None:
+        return None
+    if spread is None:
+        return wilson_interval(mean * scored, scored, confidence)
+    half = z_value(confidence) * math.sqrt(max(spread, 0.0)) / scored
+    return (min(max(mean - half, 0.0), 1.0), min(max(mean + half, 0.0), 1.0))
 
 
 @attrs.frozen
@@ -65,14 +117,50 @@ class Summary:
     """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
     the command line after the run, from gradekit.graders._judge.statistics()."""
     pass_at_k: PassAtK | None = None
+    interval_level: float = DEFAULT_CONFIDENCE
+    """The level of every interval of the summary (`run_suite(confidence=...)`)."""
+
+    @property
+    def pass_rate_interval(self) -> Interval | None:
+        """The interval of `pass_rate` at `interval_level`: the Wilson interval over the cases
+        when each was graded once; with several attempts of a case, the mean over every
+        attempt ± z times the standard error clustered by case (`gradekit.report.statistics`).
+        None when there is no case."""
+        if not self.cases:
+            return None
+        attempts = self.pass_at_k
+        if attempts is None:
+            return wilson_interval(self.passed, self.cases, self.interval_level)
+        groups = attempts.groups
+        single = self.cases - sum(group.attempts for group in groups)
+        single_passed = self.passed - sum(group.passed for group in groups)
+        clusters = itertools.chain(
+            ((group.passed, group.attempts) for group in groups),
+            itertools.repeat((1, 1), single_passed),
+            itertools.repeat((0, 1), single - single_passed),
+        )
+        return clustered_interval(clusters, self.interval_level)
+
+    def at_level(self, confidence: float) -> Summary:
+        """The same summary with its intervals at `confidence` (0 to 1, exclusive)."""
+        confidence = check_confidence(confidence)
+        return attrs.evolve(
+            self,
+            graders={name: g.at_level(confidence) for name, g in self.graders.items()},
+            pass_at_k=None
+            if self.pass_at_k is None
+            else attrs.evolve(self.pass_at_k, interval_level=confidence),
+            interval_level=confidence,
+        )
 
     @classmethod
-    def of(cls, cases: Iterable[CaseReport]) -> Summary:
-        """Summarise case reports (advisory results count in the per-grader figures)."""
+    def of(cls, cases: Iterable[CaseReport], confidence: float = DEFAULT_CONFIDENCE) -> Summary:
+        """Summarise case reports (advisory results count in the per-grader figures), the
+        intervals at `confidence`."""
         builder = SummaryBuilder()
         for case in cases:
             builder.add(case)
-        return builder.build()
+        return builder.build(confidence=confidence)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of DESIGN.md's `summary`."""
@@ -82,7 +170,9 @@ class Summary:
             "failed": self.failed,
             "errored": self.errored,
             "pass_rate": self.pass_rate,
-            "graders": {name: attrs.asdict(g) for name, g in self.graders.items()},
+            "pass_rate_interval": _listed(self.pass_rate_interval),
+            "interval_level": self.interval_level,
+            "graders": {name: g.to_dict() for name, g in self.graders.items()},
             **({} if self.judge is None else {"judge": dict(self.judge)}),
             **({} if self.pass_at_k is None else {"pass_at_k": self.pass_at_k.to_dict()}),
         }
@@ -92,6 +182,10 @@ class Summary:
         """Passed / (passed + failed): the rate over the cases that were graded without error."""
         decided = self.passed + self.failed
         return self.passed / decided if decided else None
+
+
+def _listed(interval: Interval | None) -> list[float] | None:
+    return None if interval is None else [interval[0], interval[1]]
 
 
 class SummaryBuilder:
@@ -149,6 +243,7 @@ class SummaryBuilder:
             else:
                 counts.failed += times
             counts.score_sum += result.score * times
+            counts.score_squares += result.score * result.score * times
 
     def merge(self, other: SummaryBuilder) -> None:
         """Count every case `other` counted."""
@@ -163,22 +258,25 @@ class SummaryBuilder:
             counts.failed += theirs.failed
             counts.errored += theirs.errored
             counts.score_sum += theirs.score_sum
+            counts.score_squares += theirs.score_squares
 
-    def build(self, ks: Sequence[int] | None = None) -> Summary:
-        """The summary of every case added so far; pass@k at `ks` (None: the default)."""
+    def build(
+        self, ks: Sequence[int] | None = None, confidence: float = DEFAULT_CONFIDENCE
+    ) -> Summary:
+        """The summary of every case added so far; pass@k at `ks` (None: the default); the
+        intervals at `confidence`."""
         cases = {"pass": 0, "fail": 0, "error": 0}
         for errored in (False, True):
             for passed in (False, True):
                 cases[outcome_of(passed, errored)] += self._verdicts[errored][passed]
-        graders = {
-            name: GraderSummary(
-                c.passed,
-                c.failed,
-                c.errored,
-                c.score_sum / (c.passed + c.failed) if c.passed + c.failed else None,
-            )
-            for name, c in sorted(self._graders.items())
-        }
+        clustered = len(self.attempts) > 0
+        graders = {}
+        for name, c in sorted(self._graders.items()):
+            scored = c.passed + c.failed
+            mean = c.score_sum / scored if scored else None
+            spread = self._spread(name, c, mean) if clustered and mean is not None else None
+            grader = GraderSummary(c.passed, c.failed, c.errored, mean, None, spread)
+            graders[name] = grader.at_level(confidence)
         total = sum(cases.values())
         return Summary(
             cases=total,
@@ -187,5 +285,21 @@ class SummaryBuilder:
             errored=cases["error"],
             pass_rate=cases["pass"] / total if total else None,
             graders=graders,
-            pass_at_k=self.attempts.result(ks),
+            pass_at_k=self.attempts.result(ks, confidence),
+            interval_level=confidence,
         )
+
+    def _spread(self, name: str, counts: GraderCounts, mean: float) -> float:
+        """Σ over clusters of (sum - number * mean)² of grader `name`'s scores: each case of
+        several attempts one cluster, every other result one of its own."""
+        spread = 0.0
+        rest_sum, rest_n = counts.score_sum, counts.passed + counts.failed
+        rest_squares = counts.score_squares
+        for total, n, squares in self.attempts.clusters(name):
+            spread += (total - n * mean) ** 2
+            rest_sum -= total
+            rest_n -= n
+            rest_squares -= squares
+        if rest_n > 0:
+            spread += max(rest_squares - 2.0 * mean * rest_sum + rest_n * mean * mean, 0.0)
+        return spread

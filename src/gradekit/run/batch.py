@@ -253,6 +253,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                             record_parts.append(writer.record(known))
                     results.append(result)
                 decision = alike.decide(results, entries)
+                if case.attempt is not None:  # its graders' scores are clustered by case
+                    summary.attempts.score(case.name, results)
                 ran.append(decision)
                 if encode:
                     turn_parts.append(

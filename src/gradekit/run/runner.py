@@ -26,6 +26,7 @@ from gradekit.report.attempts import checked_ks
 from gradekit.report.baseline import Baseline
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
+from gradekit.report.statistics import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor
@@ -81,6 +82,7 @@ def run_suite(
     max_text: int = 4096,
     baseline: Run | Baseline | None = None,
     k: Sequence[int] | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> SuiteReport:
     """Grade every case of `suite` (or the selected ones) and return the report.
 
@@ -112,10 +114,13 @@ def run_suite(
     `baseline`: a run to compare with (the path of a JSON report or a results log, a
     `SuiteReport`, case reports, or a `Baseline`; an unreadable one raises ConfigError before
     anything is graded): `report.baseline` marks each case new, fixed, regressed or unchanged
-    against the baseline's case of the same name, and every report shows the marks.
+    against the baseline's case of the same name, and every report shows the marks and their
+    paired statistics (`report.baseline.statistics`).
     `k`: the k at which the summary gives pass@k and pass^k of cases with several attempts
     (default: 1, 5 and 10 up to the most attempts a case has, and that number; see
     docs/reports.md, "Many attempts and pass@k"); each must be a whole number >= 1.
+    `confidence`: the level of the summary's intervals (`pass_rate_interval`, each grader's
+    `mean_score_interval`, pass@k's; docs/reports.md, "Error bars and significance").
 
     The report's cases are in the suite's order. Ctrl-C stops the run: the report then holds
     the cases that finished and has `complete=False`. While the run grades, `os._exit` in
@@ -132,6 +137,7 @@ def run_suite(
     if isinstance(max_text, bool) or not isinstance(max_text, int) or max_text < 1:
         raise ValueError(f"max_text must be a whole number of bytes >= 1, got {max_text!r}")
     ks = checked_ks(k)
+    confidence = check_confidence(confidence)
     selection = as_selection(select)
     _check_sandbox(sandbox)
     base = None if baseline is None else Baseline.load(baseline)
@@ -162,9 +168,11 @@ def run_suite(
         )
         try:
             report = collection.run(executor, scheduler)
+            if confidence != DEFAULT_CONFIDENCE:
+                report = attrs.evolve(report, stored_summary=report.summary.at_level(confidence))
         except WriteError as error:
             if base is not None and error.report is not None:
-                marks = base.tally().add_all(error.report.cases).marks()
+                marks = base.tally().add_all(error.report.cases).marks(confidence)
                 error.report = attrs.evolve(error.report, baseline=marks)
             raise
         if base is None:
@@ -172,7 +180,7 @@ def run_suite(
         if tally is None:
             assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
-        return attrs.evolve(report, baseline=tally.marks())
+        return attrs.evolve(report, baseline=tally.marks(confidence))
 
 
 def _check_sandbox(sandbox: str | None) -> None:
