@@ -32,6 +32,7 @@ from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
 from gradekit.suite.tags import parse_tags
+from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
 
@@ -44,6 +45,7 @@ TOP_LEVEL_KEYS: Final = (
     "graders",
     "cases",
     "dataset",
+    "traces",
     "sandbox",
     "tags",
 )
@@ -155,7 +157,8 @@ class _Loader:
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
         failed = len(self.problems) > before
-        if not data.get("cases") and data.get("dataset") is None:  # none, `[]`, `dataset: ~`
+        traced = data.get("traces") is not None
+        if not data.get("cases") and data.get("dataset") is None and not traced:
             self.problems.append(
                 Problem(
                     ("cases",) if "cases" in data else (),
@@ -167,8 +170,10 @@ class _Loader:
         builder = CaseBuilder(
             suite_entries, self.make_entry, self.folder, self.strict, failed, suite_tags=tags
         )
-        cases = self.cases(data.get("cases"), builder)
+        templates: dict[str, Any] | None = {} if traced else None
+        cases = self.cases(data.get("cases"), builder, templates)
         dataset = self.dataset(data, builder, cases)
+        traces = self.traces(data, builder, cases, templates)
         count = None
         if dataset is not None:
             count, graded = survey(dataset.path)
@@ -198,6 +203,8 @@ class _Loader:
             yield from cases
             if dataset is not None:
                 yield from dataset.cases()
+            if traces is not None:
+                yield from traces.cases()
 
         return Suite(
             name=name,
@@ -207,7 +214,9 @@ class _Loader:
             path=self.source,
             timeout=timeout,
             sandbox=sandbox,
-            case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
+            case_count=None
+            if traced or (dataset is not None and count is None)
+            else len(cases) + (count or 0),
             warnings=warnings,
             dataset=None if dataset is None else str(dataset.path),
         )
@@ -272,8 +281,12 @@ class _Loader:
             return None
         return value
 
-    def cases(self, raw: Any, builder: CaseBuilder) -> tuple[Case, ...]:
-        """The YAML cases, every grader created; names must be unique."""
+    def cases(
+        self, raw: Any, builder: CaseBuilder, templates: dict[str, Any] | None = None
+    ) -> tuple[Case, ...]:
+        """The YAML cases, every grader created; names must be unique. With `templates`
+        (the suite has `traces:`), a case writing no turns of its own is checked and kept there
+        to take the trace of its name."""
         if raw is None:
             return ()
         if not isinstance(raw, list):
@@ -307,8 +320,39 @@ class _Loader:
                 warnings=self.peers,
             )
             self.problems.extend(problems)
-            cases.extend(built)
+            if templates is not None and isinstance(item, dict) and not (OWN_TURNS & item.keys()):
+                templates[name] = TraceCases.template(
+                    item, base, self.at(*self.located.where(base))
+                )
+            else:
+                cases.extend(built)
         return tuple(cases)
+
+    def traces(
+        self,
+        data: Mapping[str, Any],
+        builder: CaseBuilder,
+        cases: tuple[Case, ...],
+        templates: dict[str, Any] | None,
+    ) -> TraceCases | None:
+        """The `traces:` files, checked to exist; they are read only while running."""
+        if templates is None:
+            return None
+        source = parse_traces(data["traces"], self.folder, self.problems)
+        if source is None:
+            return None
+
+        def make_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
+            with suite_dir(self.folder):
+                return build_entry(raw, registry=self.registry, location=source.label)
+
+        return TraceCases(
+            source,
+            attrs.evolve(builder, make_entry=EntryCache(make_entry)),
+            builder,
+            templates,
+            {case.name: case.location or self.source for case in cases},
+        )
 
     def dataset(
         self, data: Mapping[str, Any], builder: CaseBuilder, cases: tuple[Case, ...]
