@@ -1,0 +1,119 @@
+"""`traces:` on damaged input: a bad line is an errored case naming file:line and the other
+traces go on; a trace with no conversation, a listed case no trace names, a late span, and a
+big file read in bounded memory. The files start from a real producer's output."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from gradekit import ConfigError
+from gradekit.suite.load import load_suite
+
+SUITE = """\
+traces: {traces}
+graders:
+  - kind: behavior
+    forbidden_tools: [delete_all]
+cases:
+  - name: first
+  - name: nobody
+"""
+
+
+def suite(tmp_path: Path, traces: str = "agent.jsonl") -> Path:
+    path = tmp_path / "suite.yaml"
+    path.write_text(SUITE.format(traces=traces), encoding="utf-8")
+    return path
+
+
+def lines_of(file: Path) -> list[str]:
+    return file.read_text(encoding="utf-8").splitlines()
+
+
+def test_a_damaged_line_is_an_errored_case_and_the_other_traces_go_on(traces_of, tmp_path):
+    good = lines_of(traces_of("openai-v2", "first", "second"))
+    (tmp_path / "agent.jsonl").write_text(
+        "\n".join([good[0], good[1][:200], "not json at all", '{"spans": []}', good[1]]) + "\n",
+        encoding="utf-8",
+    )
+    cases = {case.name: case for case in load_suite(suite(tmp_path)).cases()}
+    assert cases["first"].error is None and len(cases["first"].turns) == 2
+    assert cases["second"].error is None and len(cases["second"].turns) == 2
+    assert cases["agent.jsonl:2"].error.startswith("agent.jsonl:2: not a JSON line")
+    assert cases["agent.jsonl:3"].error.startswith("agent.jsonl:3: not a JSON line")
+    assert "no 'resourceSpans' or 'resourceLogs'" in cases["agent.jsonl:4"].error
+    assert cases["nobody"].error.startswith("no trace carried the name 'nobody'")
+    assert "gradekit.case" in cases["nobody"].error
+
+
+def test_a_trace_with_no_conversation_names_what_was_looked_for(traces_of, tmp_path):
+    request = json.loads(lines_of(traces_of("openai-v2", "first"))[0])
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                span["attributes"] = [
+                    a for a in span["attributes"] if not a["key"].endswith("messages")
+                ]
+    (tmp_path / "agent.jsonl").write_text(json.dumps(request) + "\n", encoding="utf-8")
+    (case,) = [case for case in load_suite(suite(tmp_path)).cases() if case.name == "first"]
+    assert case.error.startswith("agent.jsonl:1: trace ")
+    assert "no span holds a conversation; looked for gen_ai.input.messages" in case.error
+    assert "llm.input_messages" in case.error
+
+
+def test_a_span_arriving_after_its_trace_was_read_is_not_dropped(traces_of, tmp_path):
+    good = lines_of(traces_of("openai-v2", "first", "second"))
+    request = json.loads(good[0])
+    spans = request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    late = spans.pop(0)  # a model call, sent after the root span and far after
+    late_request = {"resourceSpans": [{"scopeSpans": [{"spans": [late]}]}]}
+    filler = [good[1]] * 70
+    text = [json.dumps(request), *filler, json.dumps(late_request)]
+    (tmp_path / "agent.jsonl").write_text("\n".join(text) + "\n", encoding="utf-8")
+    cases = [case for case in load_suite(suite(tmp_path)).cases()]
+    late_case = cases[-2]  # before the listed case no trace named
+    assert late_case.name == "agent.jsonl:72"
+    assert "came more than 64 lines after the trace's root span" in late_case.error
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("missing/*.jsonl", "no trace file matches 'missing/*.jsonl'"),
+        ("{path: 3}", "expected a path or glob of OTLP JSON files"),
+        ("{path: agent.jsonl, case_atribute: x}", "unknown key 'case_atribute'"),
+    ],
+)
+def test_bad_traces_key_is_a_load_error(tmp_path, value, message):
+    (tmp_path / "agent.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_suite(suite(tmp_path, value))
+    assert message in str(raised.value.problems[0])
+
+
+@pytest.mark.parametrize(
+    "runs", [2000, pytest.param(22000, marks=pytest.mark.slow, id="200MB")], ids=str
+)
+def test_a_big_trace_file_is_read_in_bounded_memory(traces_of, tmp_path, runs):
+    """Thousands of agent runs (18 MB; 200 MB under -m slow) read with a small peak."""
+    request = json.loads(lines_of(traces_of("openai-v2", "first"))[0])
+    template = json.dumps(request)
+    trace_id = request["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    path = tmp_path / "agent.jsonl"
+    with path.open("w", encoding="utf-8") as file:
+        for index in range(runs):
+            line = template.replace(trace_id, f"{index + 1:032x}")
+            file.write(line.replace('"first"', f'"run-{index}"') + "\n")
+    assert path.stat().st_size > runs * 9000
+    tracemalloc.start()
+    try:
+        count = sum(1 for case in load_suite(suite(tmp_path)).cases() if case.error is None)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == runs
+    assert peak < 20_000_000, peak
