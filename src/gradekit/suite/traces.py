@@ -272,15 +272,20 @@ def _reason(error: Exception) -> str:
 
 
 def _whole(handle: Any, path: str) -> Any:
-    """The file as one JSON request (an OTLP/HTTP body written over many lines), or None."""
+    """The file as one JSON request (an OTLP/HTTP body written over many lines), or None,
+    the file then read on from where it was."""
+    position = handle.tell()
     try:
         if os.path.getsize(path) > WHOLE_FILE_LIMIT:
             return None
         handle.seek(0)
         found = json.loads(handle.read())
     except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    return found if isinstance(found, dict) else None
+        found = None
+    if isinstance(found, dict):
+        return found
+    handle.seek(position)
+    return None
 
 
 def _request_problem(request: Any) -> str | None:

@@ -117,3 +117,15 @@ def test_a_big_trace_file_is_read_in_bounded_memory(traces_of, tmp_path, runs):
         tracemalloc.stop()
     assert count == runs
     assert peak < 20_000_000, peak
+
+
+def test_one_request_written_over_many_lines_is_read_whole(traces_of, tmp_path):
+    """An OTLP/HTTP JSON body saved as a file: one request, pretty-printed."""
+    request = json.loads(lines_of(traces_of("openai-v2", "first"))[0])
+    (tmp_path / "agent.jsonl").write_text(json.dumps(request, indent=2), encoding="utf-8")
+    cases = {case.name: case for case in load_suite(suite(tmp_path)).cases()}
+    assert cases["first"].error is None
+    assert [turn.sample.output for turn in cases["first"].turns] == [
+        "It is sunny in Paris.",
+        "It rains in Rome.",
+    ]
