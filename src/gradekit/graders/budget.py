@@ -134,7 +134,7 @@ class Budget:
             return float(
                 sum(len(turn.tool_calls) for turn in sample.history) + len(sample.tool_calls)
             )
-        metadata = sample.metadata or {}
+        metadata: Mapping[str, Any] = sample.metadata or {}
         trace = metadata.get("trace")
         sources = [trace, metadata] if isinstance(trace, Mapping) else [metadata]
         for source in sources:

@@ -116,6 +116,8 @@ class _Loader:
         self.folder = Path(os.path.abspath(source)).parent
         self.problems: list[Problem] = []
         self.names: list[str] = []
+        self.templates: dict[str, Any] = {}
+        """Under `traces:`, the listed cases waiting for their trace."""
 
     def make_entry(self, raw: Any, path: KeyPath) -> GraderEntry | None:
         """Create one grader entry of the YAML file (the suite folder is importable)."""
@@ -170,10 +172,9 @@ class _Loader:
         builder = CaseBuilder(
             suite_entries, self.make_entry, self.folder, self.strict, failed, suite_tags=tags
         )
-        templates: dict[str, Any] | None = {} if traced else None
-        cases = self.cases(data.get("cases"), builder, templates)
+        cases = self.cases(data.get("cases"), builder, traced)
         dataset = self.dataset(data, builder, cases)
-        traces = self.traces(data, builder, cases, templates)
+        traces = self.traces(data["traces"], builder, cases) if traced else None
         count = None
         if dataset is not None:
             count, graded = survey(dataset.path)
@@ -281,11 +282,9 @@ class _Loader:
             return None
         return value
 
-    def cases(
-        self, raw: Any, builder: CaseBuilder, templates: dict[str, Any] | None = None
-    ) -> tuple[Case, ...]:
-        """The YAML cases, every grader created; names must be unique. With `templates`
-        (the suite has `traces:`), a case writing no turns of its own is checked and kept there
+    def cases(self, raw: Any, builder: CaseBuilder, traced: bool = False) -> tuple[Case, ...]:
+        """The YAML cases, every grader created; names must be unique. With `traced`
+        (`traces:`), a case writing no turns of its own is checked and kept in `templates`,
         to take the trace of its name."""
         if raw is None:
             return ()
@@ -320,39 +319,22 @@ class _Loader:
                 warnings=self.peers,
             )
             self.problems.extend(problems)
-            if templates is not None and isinstance(item, dict) and not (OWN_TURNS & item.keys()):
-                templates[name] = TraceCases.template(
+            if traced and isinstance(item, dict) and not (OWN_TURNS & item.keys()):
+                self.templates[name] = TraceCases.template(
                     item, base, self.at(*self.located.where(base))
                 )
             else:
                 cases.extend(built)
         return tuple(cases)
 
-    def traces(
-        self,
-        data: Mapping[str, Any],
-        builder: CaseBuilder,
-        cases: tuple[Case, ...],
-        templates: dict[str, Any] | None,
-    ) -> TraceCases | None:
+    def traces(self, raw: Any, builder: CaseBuilder, cases: tuple[Case, ...]) -> TraceCases | None:
         """The `traces:` files, checked to exist; they are read only while running."""
-        if templates is None:
-            return None
-        source = parse_traces(data["traces"], self.folder, self.problems)
+        source = parse_traces(raw, self.folder, self.problems)
         if source is None:
             return None
-
-        def make_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
-            with suite_dir(self.folder):
-                return build_entry(raw, registry=self.registry, location=source.label)
-
-        return TraceCases(
-            source,
-            attrs.evolve(builder, make_entry=EntryCache(make_entry)),
-            builder,
-            templates,
-            {case.name: case.location or self.source for case in cases},
-        )
+        taken = {case.name: case.location or self.source for case in cases}
+        entries = self.file_builder(builder, source.label)
+        return TraceCases(source, entries, builder, self.templates, taken)
 
     def dataset(
         self, data: Mapping[str, Any], builder: CaseBuilder, cases: tuple[Case, ...]
@@ -377,13 +359,17 @@ class _Loader:
             )
             return None
         taken = {case.name: case.location or self.source for case in cases}
+        return Dataset(path, label, self.file_builder(builder, label), taken)
+
+    def file_builder(self, builder: CaseBuilder, label: str) -> CaseBuilder:
+        """`builder` for the cases of a file beside the suite: entries located at `label`,
+        each configuration created once."""
 
         def make_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
             with suite_dir(self.folder):
                 return build_entry(raw, registry=self.registry, location=label)
 
-        dataset_builder = attrs.evolve(builder, make_entry=EntryCache(make_entry))
-        return Dataset(path, label, dataset_builder, taken)
+        return attrs.evolve(builder, make_entry=EntryCache(make_entry))
 
     def place(self, problem: Problem) -> Problem:
         """Give a problem its `file:line:column`."""
