@@ -228,26 +228,14 @@ def _openinference(span: Span) -> list[dict[str, Any]]:
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):
                 raise DialectError(f"{where}.message has no role: {item!r:.80}")
             chat: dict[str, Any] = {"role": message["role"]}
+            calls = [
+                _oi_call(call, f"{where}.message.tool_calls")
+                for call in message.get("tool_calls") or []
+            ]
             content = message.get("content")
             if content is None and "contents" in message:
-                content = _oi_contents(message["contents"], f"{where}.message.contents")
+                content = _oi_contents(message["contents"], f"{where}.message.contents", calls)
             chat["content"] = content
-            calls = []
-            for call in message.get("tool_calls") or []:
-                inner = call.get("tool_call") if isinstance(call, dict) else None
-                if not isinstance(inner, dict):
-                    raise DialectError(f"{where}.message.tool_calls: not read: {call!r:.80}")
-                function = inner.get("function") or {}
-                calls.append(
-                    {
-                        "id": inner.get("id"),
-                        "type": "function",
-                        "function": {
-                            "name": function.get("name"),
-                            "arguments": function.get("arguments") or "{}",
-                        },
-                    }
-                )
             if calls:
                 chat["tool_calls"] = calls
             if "tool_call_id" in message:
@@ -256,7 +244,22 @@ def _openinference(span: Span) -> list[dict[str, Any]]:
     return messages
 
 
-def _oi_contents(contents: Any, where: str) -> str | None:
+def _oi_call(call: Any, where: str) -> dict[str, Any]:
+    """An OpenInference `tool_call` (under `tool_calls.K` or a `tool_use` content) as Chat's."""
+    inner = call.get("tool_call") if isinstance(call, dict) else None
+    if not isinstance(inner, dict):
+        raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
+    function = inner.get("function") or {}
+    return {
+        "id": inner.get("id"),
+        "type": "function",
+        "function": {"name": function.get("name"), "arguments": function.get("arguments") or "{}"},
+    }
+
+
+def _oi_contents(contents: Any, where: str, calls: list[dict[str, Any]]) -> str | None:
+    """The text of OpenInference `contents`; a `tool_use` content (the Anthropic
+    instrumentation writes each call there and under `tool_calls`) joins `calls` once."""
     texts = []
     for item in contents if isinstance(contents, list) else []:
         part = item.get("message_content") if isinstance(item, dict) else None
@@ -264,6 +267,10 @@ def _oi_contents(contents: Any, where: str) -> str | None:
             raise DialectError(f"{where}: not read: {item!r:.80}")
         if part.get("type") == "text":
             texts.append(str(part.get("text", "")))
+        elif part.get("type") == "tool_use":
+            call = _oi_call(item, where)
+            if all(known["id"] != call["id"] for known in calls):
+                calls.append(call)
         elif part.get("type") != "image":
             raise DialectError(f"{where}: a content gradekit does not read: {part!r:.80}")
     return "\n".join(texts) if texts else None

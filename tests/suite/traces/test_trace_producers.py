@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-INSTRUMENTATIONS = ("openai-v2", "openai-v2-events", "openinference", "openllmetry")
+INSTRUMENTATIONS = (
+    "openai-v2",
+    "openai-v2-events",
+    "openinference",
+    "openllmetry",
+    "anthropic-openinference",
+    "anthropic-openllmetry",
+)
 
 SUITE = """\
 name: traced
@@ -74,7 +81,7 @@ def test_every_turn_of_a_real_agent_run_is_graded(
     trace = listed["metadata"]["trace"]
     assert listed["metadata"]["owner"] == "weather-team"
     assert len(trace["id"]) == 32 and int(trace["id"], 16)
-    assert trace["model"] == "gpt-test"
+    assert trace["model"] == ("claude-test" if "anthropic" in instrumentation else "gpt-test")
     assert (trace["input_tokens"], trace["output_tokens"]) == (200, 40)
     assert trace["error_spans"] == 0
     assert trace["duration_ms"] > 0

@@ -17,10 +17,18 @@ import os
 import sys
 from typing import Any
 
-INSTRUMENTATIONS = ("openai-v2", "openai-v2-events", "openinference", "openllmetry")
+INSTRUMENTATIONS = (
+    "openai-v2",
+    "openai-v2-events",
+    "openinference",
+    "openllmetry",
+    "anthropic-openinference",
+    "anthropic-openllmetry",
+)
 """`openai-v2`: the official instrumentation with the latest GenAI conventions, content on the
-spans (`gen_ai.input.messages`); `openai-v2-events`: the same with its default conventions,
-content in log records (GenAI events); OpenInference; OpenLLMetry."""
+spans (`gen_ai.input.messages`); `openai-v2-events`: the same with content in log records
+(GenAI events); OpenInference's and OpenLLMetry's for the openai SDK; then theirs for the
+anthropic SDK."""
 
 TOOLS = [
     {
@@ -106,6 +114,17 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor as LLInstrumentor
 
         LLInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif name == "anthropic-openinference":
+        from openinference.instrumentation.anthropic import AnthropicInstrumentor
+
+        AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif name == "anthropic-openllmetry":
+        os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
+        from opentelemetry.instrumentation.anthropic import (
+            AnthropicInstrumentor as LLAnthropicInstrumentor,
+        )
+
+        LLAnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
     else:
         raise SystemExit(f"unknown instrumentation {name}; one of {INSTRUMENTATIONS}")
 
@@ -140,6 +159,79 @@ def agent(client: Any, tracer: Any, case: str) -> None:
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
 
+def _anthropic_replies(case: str) -> list[Any]:
+    """What the scripted server answers an Anthropic agent, in order, for one run."""
+    from judge_server import Answer
+
+    answers = []
+    for index, (_, city, text) in enumerate(CONVERSATION):
+        call = {
+            "type": "tool_use",
+            "id": f"toolu_{case}_{index}",
+            "name": "get_weather",
+            "input": {"city": city},
+        }
+        for content, stop in (([call], "tool_use"), ([{"type": "text", "text": text}], "end_turn")):
+            answers.append(
+                Answer(
+                    body={
+                        "id": f"msg_{case}_{len(answers)}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-test",
+                        "content": content,
+                        "stop_reason": stop,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 50, "output_tokens": 10},
+                    }
+                )
+            )
+    return answers
+
+
+def anthropic_agent(client: Any, tracer: Any, case: str) -> None:
+    """The same agent on the anthropic SDK: `tool_use` blocks answered by `tool_result`."""
+    tools = [
+        {
+            "name": "get_weather",
+            "description": "The weather in a city.",
+            "input_schema": TOOLS[0]["function"]["parameters"],
+        }
+    ]
+    with tracer.start_as_current_span("invoke_agent weather-bot") as root:
+        root.set_attribute("gradekit.case", case)
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        messages: list[dict[str, Any]] = []
+        for question, _, _ in CONVERSATION:
+            messages.append({"role": "user", "content": question})
+            while True:
+                reply = client.messages.create(
+                    model="claude-test",
+                    max_tokens=256,
+                    system="You answer questions about the weather.",
+                    messages=messages,
+                    tools=tools,
+                )
+                blocks = [block.model_dump(exclude_none=True) for block in reply.content]
+                messages.append({"role": "assistant", "content": blocks})
+                calls = [block for block in reply.content if block.type == "tool_use"]
+                if not calls:
+                    break
+                results = []
+                for call in calls:
+                    with tracer.start_as_current_span(f"execute_tool {call.name}") as span:
+                        span.set_attribute("gen_ai.operation.name", "execute_tool")
+                        span.set_attribute("gen_ai.tool.name", call.name)
+                        span.set_attribute("gen_ai.tool.call.id", call.id)
+                        span.set_attribute("gen_ai.tool.call.arguments", json.dumps(call.input))
+                        result = weather(**call.input)
+                        span.set_attribute("gen_ai.tool.call.result", result)
+                    results.append(
+                        {"type": "tool_result", "tool_use_id": call.id, "content": result}
+                    )
+                messages.append({"role": "user", "content": results})
+
+
 def main(argv: list[str]) -> None:
     """Run the agent once per case and write the OTLP JSON lines to the output file."""
     ids = "hex"
@@ -168,9 +260,16 @@ def main(argv: list[str]) -> None:
     lines: list[str] = []
     with JudgeServer() as server:
         for case in cases or ["weather"]:
-            server.script(*_replies(case))
-            client = OpenAI(base_url=server.openai_url, api_key="sk-test", max_retries=0)
-            agent(client, tracer, case)
+            if name.startswith("anthropic"):
+                from anthropic import Anthropic
+
+                server.script(*_anthropic_replies(case))
+                claude = Anthropic(base_url=server.url, api_key="sk-test", max_retries=0)
+                anthropic_agent(claude, tracer, case)
+            else:
+                server.script(*_replies(case))
+                client = OpenAI(base_url=server.openai_url, api_key="sk-test", max_retries=0)
+                agent(client, tracer, case)
             # The Collector's file exporter writes each batch it receives as one line of
             # compact JSON; here each agent run's spans are one batch, its log records another.
             lines.append(_line(MessageToJson(encode_spans(spans.get_finished_spans())), ids))
