@@ -11,6 +11,9 @@ Dialects read, on each model-call span:
   GenAI log record joined to it by span id, such as the
   `gen_ai.client.inference.operation.details` event), `gen_ai.system_instructions`; messages of
   `parts` (`text`, `tool_call`, `tool_call_response`); OpenLLMetry writes the same;
+- the older GenAI form: an event per message (`gen_ai.system.message`, `gen_ai.user.message`,
+  `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), as span events or log
+  records (OpenLLMetry with `use_attributes=False` writes these);
 - OpenInference: `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*`
   (`role`, `content` or `contents`, `tool_calls.K.tool_call.*`, `tool_call_id`).
 
@@ -23,31 +26,34 @@ message answers takes its result from the tool span that executed it (`execute_t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, Final
 
-from gradekit.suite.traces import Span, Trace
+from gradekit.suite.trace_openinference import OI_INPUT, OI_OUTPUT, openinference_messages
+from gradekit.suite.traces import DialectError, Span, Trace
 
-__all__ = ["LOOKED_FOR", "conversation", "figures"]
+__all__ = ["LOOKED_FOR", "DialectError", "conversation", "figures"]
 
 LOOKED_FOR: Final = (
     "gen_ai.input.messages / gen_ai.output.messages (OpenTelemetry GenAI conventions, on spans "
-    "or in log records joined by span id) or llm.input_messages.* / llm.output_messages.* "
-    "(OpenInference)"
+    "or in log records joined by span id), gen_ai.user.message / gen_ai.choice events (the "
+    "older GenAI form, span events or log records) or llm.input_messages.* / "
+    "llm.output_messages.* (OpenInference)"
 )
 INPUT: Final = "gen_ai.input.messages"
 OUTPUT: Final = "gen_ai.output.messages"
 SYSTEM: Final = "gen_ai.system_instructions"
-OI_INPUT: Final = "llm.input_messages."
-OI_OUTPUT: Final = "llm.output_messages."
 
+EVENT_ROLES: Final = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+    "gen_ai.choice": "choice",
+}
+"""The older GenAI form's message events (on spans, or log records), and each one's role."""
 _INPUT_TOKENS: Final = ("gen_ai.usage.input_tokens", "llm.token_count.prompt")
 _OUTPUT_TOKENS: Final = ("gen_ai.usage.output_tokens", "llm.token_count.completion")
 _MODEL: Final = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
-
-
-class DialectError(ValueError):
-    """Content a dialect holds in a form gradekit does not read (never dropped silently)."""
 
 
 def _content(span: Span, key: str) -> Any:
@@ -66,7 +72,19 @@ def _model_call(span: Span) -> bool:
     """A span holding a model call's messages in some dialect."""
     if _content(span, INPUT) is not None or _content(span, OUTPUT) is not None:
         return True
-    return any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in span.attributes)
+    if any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in span.attributes):
+        return True
+    return bool(_events(span))
+
+
+def _events(span: Span) -> list[tuple[str, dict[str, Any]]]:
+    """The span's GenAI message events, in order: span events, then log records."""
+    found = [(name, attributes) for name, attributes in span.events if name in EVENT_ROLES]
+    for record in span.logs:
+        if record.event in EVENT_ROLES:
+            body = record.body if isinstance(record.body, dict) else {}
+            found.append((record.event, {**record.attributes, **body}))
+    return found
 
 
 def _usage_span(span: Span) -> bool:
@@ -89,9 +107,11 @@ def conversation(trace: Trace) -> list[dict[str, Any]] | None:
     last = max(calls, key=lambda span: (span.end, span.start))
     try:
         if any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in last.attributes):
-            messages = _openinference(last)
-        else:
+            messages = openinference_messages(last)
+        elif _content(last, INPUT) is not None or _content(last, OUTPUT) is not None:
             messages = _genai(last)
+        else:
+            messages = _event_messages(_events(last))
     except DialectError as error:
         raise DialectError(f"span '{last.name}' ({last.span_id}): {error}") from None
     return _answered(messages, trace)
@@ -188,92 +208,59 @@ def _genai_message(message: Any, where: str) -> list[dict[str, Any]]:
     return found + results
 
 
-def _unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
-    """`prefix.0.message.role`-style attributes as a list of nested dicts."""
-    root: dict[str, Any] = {}
-    for key, value in attributes.items():
-        if not key.startswith(prefix):
-            continue
-        node = root
-        steps = key[len(prefix) :].split(".")
-        for step in steps[:-1]:
-            node = node.setdefault(step, {})
-            if not isinstance(node, dict):
-                raise DialectError(f"{key} is under a value: {value!r:.80}")
-        node[steps[-1]] = value
-    return [_listed(root[index]) for index in sorted(root, key=_index)]
-
-
-def _index(step: str) -> int:
-    if not step.isdigit():
-        raise DialectError(f"'{step}' where a message index was expected")
-    return int(step)
-
-
-def _listed(node: Any) -> Any:
-    """Dicts whose keys are all indices become lists."""
-    if not isinstance(node, dict):
-        return node
-    if node and all(key.isdigit() for key in node):
-        return [_listed(node[key]) for key in sorted(node, key=int)]
-    return {key: _listed(value) for key, value in node.items()}
-
-
-def _openinference(span: Span) -> list[dict[str, Any]]:
+def _event_messages(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The older GenAI form: one event per message (`gen_ai.user.message`, `gen_ai.choice`,
+    ...), its body (or attributes) holding `content`, `tool_calls` and, for a tool message,
+    `id`. A tool message without an id (OpenLLMetry writes none) answers the first call
+    before it that nothing answered yet."""
     messages: list[dict[str, Any]] = []
-    for prefix in (OI_INPUT, OI_OUTPUT):
-        for index, item in enumerate(_unflatten(span.attributes, prefix)):
-            where = f"{prefix}{index}"
-            message = item.get("message") if isinstance(item, dict) else None
-            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-                raise DialectError(f"{where}.message has no role: {item!r:.80}")
-            chat: dict[str, Any] = {"role": message["role"]}
-            calls = [
-                _oi_call(call, f"{where}.message.tool_calls")
-                for call in message.get("tool_calls") or []
-            ]
-            content = message.get("content")
-            if content is None and "contents" in message:
-                content = _oi_contents(message["contents"], f"{where}.message.contents", calls)
-            chat["content"] = content
-            if calls:
-                chat["tool_calls"] = calls
-            if "tool_call_id" in message:
-                chat["tool_call_id"] = message["tool_call_id"]
-            messages.append(chat)
+    pending: list[str] = []
+    for index, (name, body) in enumerate(events):
+        where = f"event {name} [{index}]"
+        role = EVENT_ROLES[name]
+        source = body
+        if role == "choice":
+            message = body.get("message")
+            source = {**(message if isinstance(message, dict) else {}), **body}
+            role = str(source.get("role") or "assistant")
+        content = source.get("content")
+        if isinstance(content, list):
+            content = _parts_text(content, where)
+        elif content is not None and not isinstance(content, str):
+            raise DialectError(f"{where}: content gradekit does not read: {content!r:.80}")
+        chat: dict[str, Any] = {"role": role, "content": content}
+        if role == "tool":
+            call_id = source.get("id") or source.get("tool_call_id")
+            if call_id is None and pending:
+                call_id = pending[0]
+            if call_id in pending:
+                pending.remove(call_id)
+            chat["tool_call_id"] = call_id
+        calls = source.get("tool_calls")
+        if calls:
+            if not isinstance(calls, list):
+                raise DialectError(f"{where}: tool_calls is not a list: {calls!r:.80}")
+            chat["tool_calls"] = [_event_call(call, where) for call in calls]
+            pending.extend(call["id"] for call in chat["tool_calls"] if call["id"])
+        messages.append(chat)
     return messages
 
 
-def _oi_call(call: Any, where: str) -> dict[str, Any]:
-    """An OpenInference `tool_call` (under `tool_calls.K` or a `tool_use` content) as Chat's."""
-    inner = call.get("tool_call") if isinstance(call, dict) else None
-    if not isinstance(inner, dict):
+def _event_call(call: Any, where: str) -> dict[str, Any]:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
         raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
-    function = inner.get("function") or {}
+    arguments = function.get("arguments")
     return {
-        "id": inner.get("id"),
+        "id": call.get("id"),
         "type": "function",
-        "function": {"name": function.get("name"), "arguments": function.get("arguments") or "{}"},
+        "function": {
+            "name": function.get("name"),
+            "arguments": arguments
+            if isinstance(arguments, str)
+            else json.dumps({} if arguments is None else arguments),
+        },
     }
-
-
-def _oi_contents(contents: Any, where: str, calls: list[dict[str, Any]]) -> str | None:
-    """The text of OpenInference `contents`; a `tool_use` content (the Anthropic
-    instrumentation writes each call there and under `tool_calls`) joins `calls` once."""
-    texts = []
-    for item in contents if isinstance(contents, list) else []:
-        part = item.get("message_content") if isinstance(item, dict) else None
-        if not isinstance(part, dict):
-            raise DialectError(f"{where}: not read: {item!r:.80}")
-        if part.get("type") == "text":
-            texts.append(str(part.get("text", "")))
-        elif part.get("type") == "tool_use":
-            call = _oi_call(item, where)
-            if all(known["id"] != call["id"] for known in calls):
-                calls.append(call)
-        elif part.get("type") != "image":
-            raise DialectError(f"{where}: a content gradekit does not read: {part!r:.80}")
-    return "\n".join(texts) if texts else None
 
 
 def _tool_results(trace: Trace) -> dict[str, Any]:

@@ -24,9 +24,12 @@ from typing import Any, Final
 
 import attrs
 
+from gradekit._errors import GradekitError
+
 __all__ = [
     "DEFAULT_CASE_ATTRIBUTE",
     "GRACE_LINES",
+    "DialectError",
     "LineProblem",
     "LogRecord",
     "Span",
@@ -249,6 +252,11 @@ class _Reader:
     def rest(self) -> Iterator[Trace]:
         for trace in list(self.open.values()):
             yield self.close(trace)
+
+
+class DialectError(GradekitError, ValueError):
+    """Content a trace holds in a form gradekit does not read (never dropped silently): the
+    trace becomes an errored case with this message."""
 
 
 class _Bad(ValueError):

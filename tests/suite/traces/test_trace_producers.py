@@ -16,6 +16,7 @@ INSTRUMENTATIONS = (
     "openai-v2-events",
     "openinference",
     "openllmetry",
+    "openllmetry-events",
     "anthropic-openinference",
     "anthropic-openllmetry",
 )

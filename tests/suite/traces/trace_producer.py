@@ -22,6 +22,7 @@ INSTRUMENTATIONS = (
     "openai-v2-events",
     "openinference",
     "openllmetry",
+    "openllmetry-events",
     "anthropic-openinference",
     "anthropic-openllmetry",
 )
@@ -109,11 +110,13 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         from openinference.instrumentation.openai import OpenAIInstrumentor as OIInstrumentor
 
         OIInstrumentor().instrument(tracer_provider=tracer_provider)
-    elif name == "openllmetry":
+    elif name in ("openllmetry", "openllmetry-events"):
         os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor as LLInstrumentor
 
-        LLInstrumentor().instrument(tracer_provider=tracer_provider)
+        LLInstrumentor(use_attributes=name == "openllmetry").instrument(
+            tracer_provider=tracer_provider, logger_provider=logger_provider
+        )
     elif name == "anthropic-openinference":
         from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
