@@ -10,7 +10,9 @@ Plain JSON, no protobuf: one line is read at a time and its spans are grouped by
 trace is open from its first span until its root span (a span with no parent) has been read
 and `GRACE_LINES` more lines after it (log records and late batches come after the root span);
 then it is handed out and forgotten. Memory grows with the open traces only, never with the
-file. A damaged line is handed out as a `LineProblem` naming `file:line`, and reading goes on.
+file. Files holding only log records (the Collector's logs pipeline writing a file of its own)
+are read first, and their records held until their spans come: memory then grows with them.
+A damaged line is handed out as a `LineProblem` naming `file:line`, and reading goes on.
 """
 
 from __future__ import annotations
@@ -120,12 +122,28 @@ class LineProblem:
 def read_traces(
     files: Iterable[tuple[str, str]], grace: int = GRACE_LINES
 ) -> Iterator[Trace | LineProblem]:
-    """Every trace of `files` ((path, label) pairs, read in order as one stream), each handed
-    out once complete, and every damaged line, in the order found."""
+    """Every trace of `files` ((path, label) pairs, read in order as one stream; files of log
+    records only first), each handed out once complete, and every damaged line, in the order
+    found."""
     reader = _Reader(grace)
-    for path, label in files:
+    listed = list(files)
+    # Log records written to files of their own wait for their spans: read those files first.
+    ordered = sorted(listed, key=lambda file: not _logs_only(file[0]))
+    for path, label in ordered:
         yield from reader.file(path, label)
     yield from reader.rest()
+
+
+def _logs_only(path: str) -> bool:
+    """Whether the file's first line is an ExportLogsServiceRequest with no spans."""
+    try:
+        with open(path, "rb") as file:
+            for line in file:
+                if not line.isspace():
+                    return b'"resourceLogs"' in line and b'"resourceSpans"' not in line
+    except OSError:
+        pass
+    return False
 
 
 class _Reader:

@@ -129,3 +129,26 @@ def test_one_request_written_over_many_lines_is_read_whole(traces_of, tmp_path):
         "It is sunny in Paris.",
         "It rains in Rome.",
     ]
+
+
+def test_log_records_in_a_file_of_their_own_join_their_spans(traces_of, tmp_path):
+    """The official instrumentation's content in log records, written by a logs pipeline to
+    its own file, named after the spans' file so that a glob lists it last."""
+    lines = lines_of(traces_of("openai-v2-events", "first"))
+    spans = [line for line in lines if '"resourceSpans"' in line]
+    logs = [line for line in lines if '"resourceLogs"' in line]
+    assert spans and logs
+    # Other runs after it, so that its trace is complete before the log file is reached.
+    trace_id = json.loads(spans[0])["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    for index in range(80):
+        other = spans[0].replace(trace_id, f"{index + 1:032x}")
+        spans.append(other.replace('"first"', f'"other-{index}"'))
+    (tmp_path / "a-spans.jsonl").write_text("\n".join(spans) + "\n", encoding="utf-8")
+    (tmp_path / "b-logs.jsonl").write_text("\n".join(logs) + "\n", encoding="utf-8")
+    cases = {case.name: case for case in load_suite(suite(tmp_path, '"*.jsonl"')).cases()}
+    assert cases["first"].error is None, cases["first"].error
+    assert [turn.sample.output for turn in cases["first"].turns] == [
+        "It is sunny in Paris.",
+        "It rains in Rome.",
+    ]
+    assert len(cases) == 82  # first, the 80 others (errored: no content), nobody
