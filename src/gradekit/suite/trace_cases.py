@@ -200,6 +200,19 @@ class TraceCases:
                 raw, name=name, base=template.base, location=template.location or where
             )
         if case is None:
-            message = "; ".join(problem_text(p) for p in problems)
-            return Case(name, (), location=where, error=f"{where}: trace {trace.id}: {message}")
+            base = () if template is None else template.base
+            # Named from the rebuilt conversation (`messages[4]`), not from the listed case.
+            message = "; ".join(
+                problem_text(attrs.evolve(p, path=p.path[len(base) :]))
+                if p.path[: len(base)] == base
+                else problem_text(p)
+                for p in problems
+            )
+            return Case(
+                name,
+                (),
+                location=where,
+                error=f"{where}: trace {trace.id}: {message} (in the conversation rebuilt from "
+                "the trace: see it with `gradekit traces`)",
+            )
         return case

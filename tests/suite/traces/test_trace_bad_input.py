@@ -152,3 +152,54 @@ def test_log_records_in_a_file_of_their_own_join_their_spans(traces_of, tmp_path
         "It rains in Rome.",
     ]
     assert len(cases) == 82  # first, the 80 others (errored: no content), nobody
+
+
+def _edited(traces_of, tmp_path, edit) -> dict:
+    """The real openai-v2 trace with `edit(span)` applied to each span, graded."""
+    request = json.loads(lines_of(traces_of("openai-v2", "first"))[0])
+    for span in request["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        edit(span)
+    (tmp_path / "agent.jsonl").write_text(json.dumps(request) + "\n", encoding="utf-8")
+    return {case.name: case for case in load_suite(suite(tmp_path)).cases()}
+
+
+def _messages_edit(old: str, new: str):
+    def edit(span: dict) -> None:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.input.messages":
+                value = attribute["value"]["stringValue"]
+                attribute["value"]["stringValue"] = value.replace(old, new)
+
+    return edit
+
+
+def test_an_id_in_neither_encoding_is_an_errored_line(traces_of, tmp_path):
+    cases = _edited(traces_of, tmp_path, lambda span: span.update(spanId="not-an-id"))
+    assert cases["agent.jsonl:1"].error == (
+        "agent.jsonl:1: spanId 'not-an-id' is not an id of 8 bytes in hex or base64; "
+        "write the spans as OTLP JSON"
+    )
+
+
+def test_a_part_of_an_unknown_type_is_an_errored_case_naming_it(traces_of, tmp_path):
+    cases = _edited(traces_of, tmp_path, _messages_edit('"type":"text"', '"type":"hologram"'))
+    error = cases["first"].error
+    assert error.startswith("agent.jsonl:1: trace ")
+    assert "span 'chat gpt-test'" in error
+    assert "gen_ai.input.messages[0].parts[0]: a part gradekit does not read: 'hologram'" in error
+
+
+def test_a_tool_result_with_no_call_is_an_errored_case(traces_of, tmp_path):
+    edit = _messages_edit(
+        '"id":"call_first_0","type":"tool_call_response"',
+        '"id":"call_x","type":"tool_call_response"',
+    )
+    cases = _edited(traces_of, tmp_path, edit)
+    error = cases["first"].error
+    assert error.startswith("agent.jsonl:1: trace "), error
+    assert ": messages[4].tool_call_id: no earlier assistant tool call has id 'call_x'" in error, (
+        error
+    )
+    assert error.endswith(
+        "(in the conversation rebuilt from the trace: see it with `gradekit traces`)"
+    )
