@@ -5,6 +5,7 @@ big file read in bounded memory. The files start from a real producer's output."
 from __future__ import annotations
 
 import json
+import shutil
 import tracemalloc
 from pathlib import Path
 
@@ -203,3 +204,18 @@ def test_a_tool_result_with_no_call_is_an_errored_case(traces_of, tmp_path):
     assert error.endswith(
         "(in the conversation rebuilt from the trace: see it with `gradekit traces`)"
     )
+
+
+@pytest.mark.parametrize(
+    ("attribute", "named"),
+    [("gen_ai.operation.name", "invoke_agent"), ("not.there", None)],
+)
+def test_case_attribute_names_the_cases(traces_of, tmp_path, attribute, named):
+    """The attribute asked for names each case; a trace without it is named by its id."""
+    shutil.copy(traces_of("openai-v2", "first"), tmp_path / "agent.jsonl")
+    value = f"{{path: agent.jsonl, case_attribute: {attribute}}}"
+    cases = [case for case in load_suite(suite(tmp_path, value)).cases() if case.error is None]
+    (case,) = cases
+    trace_id = case.turns[0].sample.metadata["trace"]["id"]
+    assert case.name == (named or trace_id)
+    assert len(trace_id) == 32
