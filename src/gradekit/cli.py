@@ -1,4 +1,4 @@
-"""The `gradekit` command: run, validate, compare, kinds, schema, check-pack, new-pack.
+"""The `gradekit` command: run, validate, compare, kinds, schema, check-pack, new-pack, traces.
 
 A thin layer over the Python API: it parses the arguments, calls `load_suite`, `run_suite` and
 the writers of `gradekit.report`, and prints. Progress goes to stderr; the summary to stdout;
@@ -33,6 +33,7 @@ from gradekit.cli_run import (
     warn,
 )
 from gradekit.cli_run import run as _run
+from gradekit.cli_traces import add_traces_command
 from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import first_signal, stopping_on
 
@@ -99,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     new_pack.add_argument("name", metavar="NAME", help="the pack's namespace, such as acme")
     new_pack.add_argument("--dest", default=".", metavar="DIR", help="where to write it")
     new_pack.set_defaults(handler=_new_pack)
+
+    add_traces_command(commands)
     return parser
 
 

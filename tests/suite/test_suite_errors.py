@@ -62,8 +62,8 @@ def test_every_problem_at_once_in_file_order(write, registry):
             "tool call key 'args'; a tool call has name, arguments, "
             "result, error, turn",
             "suite.yaml:18:1: unknown top-level key 'grader' (did you mean 'graders'?); a suite "
-            "has name, description, policy, threshold, timeout, graders, cases, dataset, sandbox, "
-            "tags",
+            "has name, description, policy, threshold, timeout, graders, cases, dataset, traces, "
+            "sandbox, tags",
         ]
     )
 

@@ -54,6 +54,15 @@ class TestRegex(GraderContract):
     )
 
 
+class TestBudget(GraderContract):
+    kind = "budget"
+    configs = (
+        {"max_total_tokens": 4000, "max_duration": 30},
+        {"max_tool_calls": 5, "max_error_spans": 0},
+        {"max_tool_calls": 0},
+    )
+
+
 class TestJson(GraderContract):
     kind = "json"
     configs = ({}, {"equals_expected": True}, {"schema": {"type": "object"}})

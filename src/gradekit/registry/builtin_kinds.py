@@ -39,4 +39,5 @@ BUILTIN_KINDS: Final[Mapping[str, str]] = {
     "build": "gradekit.graders.build:Build",
     "lint": "gradekit.graders.lint:Lint",
     "prompt": "gradekit.graders.prompt:Prompt",
+    "budget": "gradekit.graders.budget:Budget",
 }

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from html import escape
+from typing import Any
 
 from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
@@ -101,6 +102,9 @@ def _case_block(view: CaseView, mark: str) -> str:
         "",
         *(f"- {code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
     ]
+    trace = _trace_line(view.data)
+    if trace is not None:
+        parts.insert(2, f"- {code_span(_visible(trace))}")
     if len(reasons) > MAX_LINES:
         parts.append(f"- … and {len(reasons) - MAX_LINES} more")
     parts.append("")
@@ -113,6 +117,21 @@ def _case_block(view: CaseView, mark: str) -> str:
             parts += [f"{label}:", _code_block(text), ""]
     parts += ["</details>", ""]
     return "\n".join(parts)
+
+
+def _trace_line(data: Mapping[str, Any]) -> str | None:
+    """The figures of the trace a case was read from (`traces:`), None for other cases."""
+    metadata = data.get("metadata")
+    trace = metadata.get("trace") if isinstance(metadata, Mapping) else None
+    if not isinstance(trace, Mapping):
+        return None
+    duration = trace.get("duration_ms")
+    took = f"{duration:.0f} ms" if isinstance(duration, (int, float)) else "?"
+    return (
+        f"trace {trace.get('id')}: model {trace.get('model')}, tokens "
+        f"{trace.get('input_tokens')} in / {trace.get('output_tokens')} out, {took}, "
+        f"error spans {trace.get('error_spans')}"
+    )
 
 
 def _pass_at_k(report: SuiteReport) -> list[str]:

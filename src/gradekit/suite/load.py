@@ -32,6 +32,7 @@ from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
 from gradekit.suite.tags import parse_tags
+from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
 
@@ -44,6 +45,7 @@ TOP_LEVEL_KEYS: Final = (
     "graders",
     "cases",
     "dataset",
+    "traces",
     "sandbox",
     "tags",
 )
@@ -116,6 +118,8 @@ class _Loader:
         self.folder = Path(os.path.abspath(source)).parent
         self.problems: list[Problem] = []
         self.names: list[str] = []
+        self.templates: dict[str, Any] = {}
+        """Under `traces:`, the listed cases waiting for their trace."""
 
     def make_entry(self, raw: Any, path: KeyPath) -> GraderEntry | None:
         """Create one grader entry of the YAML file (the suite folder is importable)."""
@@ -157,7 +161,8 @@ class _Loader:
             data.get("graders"), ("graders",), self.make_entry, self.problems
         )
         failed = len(self.problems) > before
-        if not data.get("cases") and data.get("dataset") is None:  # none, `[]`, `dataset: ~`
+        traced = data.get("traces") is not None
+        if not data.get("cases") and data.get("dataset") is None and not traced:
             self.problems.append(
                 Problem(
                     ("cases",) if "cases" in data else (),
@@ -169,8 +174,9 @@ class _Loader:
         builder = CaseBuilder(
             suite_entries, self.make_entry, self.folder, self.strict, failed, suite_tags=tags
         )
-        cases = self.cases(data.get("cases"), builder)
+        cases = self.cases(data.get("cases"), builder, traced)
         dataset = self.dataset(data, builder, cases)
+        traces = self.traces(data["traces"], builder, cases) if traced else None
         count = None
         if dataset is not None:
             count, graded, repeated = survey(dataset.path, dataset.label, dataset.taken)
@@ -213,6 +219,8 @@ class _Loader:
             yield from cases
             if dataset is not None:
                 yield from dataset.cases()
+            if traces is not None:
+                yield from traces.cases()
 
         return Suite(
             name=name,
@@ -222,7 +230,9 @@ class _Loader:
             path=self.source,
             timeout=timeout,
             sandbox=sandbox,
-            case_count=None if dataset is not None and count is None else len(cases) + (count or 0),
+            case_count=None
+            if traced or (dataset is not None and count is None)
+            else len(cases) + (count or 0),
             warnings=warnings,
             dataset=None if dataset is None else str(dataset.path),
         )
@@ -287,8 +297,10 @@ class _Loader:
             return None
         return value
 
-    def cases(self, raw: Any, builder: CaseBuilder) -> tuple[Case, ...]:
-        """The YAML cases, every grader created; names must be unique."""
+    def cases(self, raw: Any, builder: CaseBuilder, traced: bool = False) -> tuple[Case, ...]:
+        """The YAML cases, every grader created; names must be unique. With `traced`
+        (`traces:`), a case writing no turns of its own is checked and kept in `templates`,
+        to take the trace of its name."""
         if raw is None:
             return ()
         if not isinstance(raw, list):
@@ -322,8 +334,22 @@ class _Loader:
                 warnings=self.peers,
             )
             self.problems.extend(problems)
-            cases.extend(built)
+            if traced and isinstance(item, dict) and not (OWN_TURNS & item.keys()):
+                self.templates[name] = TraceCases.template(
+                    item, base, self.at(*self.located.where(base))
+                )
+            else:
+                cases.extend(built)
         return tuple(cases)
+
+    def traces(self, raw: Any, builder: CaseBuilder, cases: tuple[Case, ...]) -> TraceCases | None:
+        """The `traces:` files, checked to exist; they are read only while running."""
+        source = parse_traces(raw, self.folder, self.problems)
+        if source is None:
+            return None
+        taken = {case.name: case.location or self.source for case in cases}
+        entries = self.file_builder(builder, source.label)
+        return TraceCases(source, entries, builder, self.templates, taken)
 
     def dataset(
         self, data: Mapping[str, Any], builder: CaseBuilder, cases: tuple[Case, ...]
@@ -348,13 +374,17 @@ class _Loader:
             )
             return None
         taken = {case.name: case.location or self.source for case in cases}
+        return Dataset(path, label, self.file_builder(builder, label), taken)
+
+    def file_builder(self, builder: CaseBuilder, label: str) -> CaseBuilder:
+        """`builder` for the cases of a file beside the suite: entries located at `label`,
+        each configuration created once."""
 
         def make_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
             with suite_dir(self.folder):
                 return build_entry(raw, registry=self.registry, location=label)
 
-        dataset_builder = attrs.evolve(builder, make_entry=EntryCache(make_entry))
-        return Dataset(path, label, dataset_builder, taken)
+        return attrs.evolve(builder, make_entry=EntryCache(make_entry))
 
     def place(self, problem: Problem) -> Problem:
         """Give a problem its `file:line:column`."""

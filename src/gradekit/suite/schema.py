@@ -333,11 +333,26 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
             "graders": {"type": "array", "items": _GRADER},
             "cases": {"type": "array", "items": {"$ref": "#/$defs/case"}},
             "dataset": {"type": "string", "description": "JSONL file of more cases."},
+            "traces": {
+                "description": "OTLP JSON trace files (path or glob): one case per trace.",
+                "oneOf": [
+                    {"type": "string"},
+                    {
+                        "type": "object",
+                        "required": ["path"],
+                        "properties": {
+                            "path": {"type": "string"},
+                            "case_attribute": {"type": "string"},
+                        },
+                        "additionalProperties": False,
+                    },
+                ],
+            },
             "sandbox": COMMON["sandbox"],
             "tags": {**_TAGS, "description": "Tags added to every case's."},
         },
         "additionalProperties": False,
-        "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}],
+        "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}, {"required": ["traces"]}],
         "$defs": {
             "grader": {"type": "object", "required": ["kind"], "oneOf": kinds},
             "policy": _policy(),

@@ -1,0 +1,329 @@
+"""A trace's conversation, rebuilt as an OpenAI Chat transcript from the dialects that real
+instrumentations write, and the trace's figures (`metadata.trace`).
+
+The transcript rules of `gradekit.suite.transcript` then make the turns: this module only
+rebuilds messages, it assembles no turn.
+
+Dialects read, on each model-call span:
+
+- the OpenTelemetry GenAI semantic conventions: `gen_ai.input.messages` and
+  `gen_ai.output.messages` (JSON text on the span, or structured values on the span or on a
+  GenAI log record joined to it by span id, such as the
+  `gen_ai.client.inference.operation.details` event), `gen_ai.system_instructions`; messages of
+  `parts` (`text`, `tool_call`, `tool_call_response`); OpenLLMetry writes the same;
+- the older GenAI form: an event per message (`gen_ai.system.message`, `gen_ai.user.message`,
+  `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), as span events or log
+  records (OpenLLMetry with `use_attributes=False` writes these);
+- OpenInference: `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*`
+  (`role`, `content` or `contents`, `tool_calls.K.tool_call.*`, `tool_call_id`).
+
+An agent sends the whole conversation so far on each model call, so the conversation is the
+input of the last model call (the one that ends last) followed by its output. A tool call no
+message answers takes its result from the tool span that executed it (`execute_tool` spans:
+`gen_ai.tool.call.id`, `gen_ai.tool.call.result`; OpenInference TOOL spans: `output.value`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from gradekit.suite.trace_openinference import OI_INPUT, OI_OUTPUT, openinference_messages
+from gradekit.suite.traces import DialectError, Span, Trace
+
+__all__ = ["LOOKED_FOR", "DialectError", "conversation", "figures"]
+
+LOOKED_FOR: Final = (
+    "gen_ai.input.messages / gen_ai.output.messages (OpenTelemetry GenAI conventions, on spans "
+    "or in log records joined by span id), gen_ai.user.message / gen_ai.choice events (the "
+    "older GenAI form, span events or log records) or llm.input_messages.* / "
+    "llm.output_messages.* (OpenInference)"
+)
+INPUT: Final = "gen_ai.input.messages"
+OUTPUT: Final = "gen_ai.output.messages"
+SYSTEM: Final = "gen_ai.system_instructions"
+
+EVENT_ROLES: Final = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+    "gen_ai.choice": "choice",
+}
+"""The older GenAI form's message events (on spans, or log records), and each one's role."""
+_INPUT_TOKENS: Final = ("gen_ai.usage.input_tokens", "llm.token_count.prompt")
+_OUTPUT_TOKENS: Final = ("gen_ai.usage.output_tokens", "llm.token_count.completion")
+_MODEL: Final = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+
+
+def _content(span: Span, key: str) -> Any:
+    """The value of `key` on the span, else on a log record joined to it."""
+    if key in span.attributes:
+        return span.attributes[key]
+    for record in span.logs:
+        if key in record.attributes:
+            return record.attributes[key]
+        if isinstance(record.body, dict) and key in record.body:
+            return record.body[key]
+    return None
+
+
+def _model_call(span: Span) -> bool:
+    """A span holding a model call's messages in some dialect."""
+    if _content(span, INPUT) is not None or _content(span, OUTPUT) is not None:
+        return True
+    if any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in span.attributes):
+        return True
+    return bool(_events(span))
+
+
+def _events(span: Span) -> list[tuple[str, dict[str, Any]]]:
+    """The span's GenAI message events, in order: span events, then log records."""
+    found = [(name, attributes) for name, attributes in span.events if name in EVENT_ROLES]
+    for record in span.logs:
+        if record.event in EVENT_ROLES:
+            body = record.body if isinstance(record.body, dict) else {}
+            found.append((record.event, {**record.attributes, **body}))
+    return found
+
+
+def _usage_span(span: Span) -> bool:
+    """A model-call span, for the figures (content captured or not)."""
+    attributes = span.attributes
+    return (
+        attributes.get("gen_ai.operation.name") in ("chat", "text_completion", "generate_content")
+        or attributes.get("openinference.span.kind") == "LLM"
+        or _model_call(span)
+    )
+
+
+def conversation(trace: Trace) -> list[dict[str, Any]] | None:
+    """The trace's conversation as OpenAI Chat messages, None when no span holds one.
+
+    Raises DialectError naming the span and key of content gradekit cannot read."""
+    calls = [span for span in trace.spans if _model_call(span)]
+    if not calls:
+        return None
+    last = max(calls, key=lambda span: (span.end, span.start))
+    try:
+        if any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in last.attributes):
+            messages = openinference_messages(last)
+        elif _content(last, INPUT) is not None or _content(last, OUTPUT) is not None:
+            messages = _genai(last)
+        else:
+            messages = _event_messages(_events(last))
+    except DialectError as error:
+        raise DialectError(f"span '{last.name}' ({last.span_id}): {error}") from None
+    return _answered(messages, trace)
+
+
+def _decoded(value: Any, key: str) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise DialectError(f"{key} is not JSON: {value[:80]!r}") from None
+    return value
+
+
+def _genai(span: Span) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    system = _decoded(_content(span, SYSTEM), SYSTEM)
+    if system is not None:
+        text = _parts_text(system if isinstance(system, list) else [system], SYSTEM)
+        messages.append({"role": "system", "content": text})
+    for key in (INPUT, OUTPUT):
+        found = _decoded(_content(span, key), key)
+        if found is None:
+            continue
+        if not isinstance(found, list):
+            raise DialectError(f"{key} is not a list of messages: {found!r:.80}")
+        for index, message in enumerate(found):
+            messages.extend(_genai_message(message, f"{key}[{index}]"))
+    return messages
+
+
+def _parts_text(parts: list[Any], where: str) -> str:
+    texts = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type") == "text":
+            texts.append(str(part.get("content", "")))
+        else:
+            raise DialectError(f"{where}: a part gradekit does not read: {part!r:.80}")
+    return "\n".join(texts)
+
+
+def _genai_message(message: Any, where: str) -> list[dict[str, Any]]:
+    """One GenAI message (`role`, `parts`) as Chat messages (a tool message per response)."""
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        raise DialectError(f"{where} is not a message with a role: {message!r:.80}")
+    role = message["role"]
+    parts = message.get("parts")
+    if parts is None and "content" in message:  # a message written the Chat way
+        return [{key: value for key, value in message.items() if key != "finish_reason"}]
+    if not isinstance(parts, list):
+        raise DialectError(f"{where} has no list of parts: {message!r:.80}")
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for index, part in enumerate(parts):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            texts.append(str(part.get("content", "")))
+        elif kind == "tool_call":
+            arguments = part.get("arguments")
+            calls.append(
+                {
+                    "id": part.get("id"),
+                    "type": "function",
+                    "function": {
+                        "name": part.get("name"),
+                        "arguments": arguments
+                        if isinstance(arguments, str)
+                        else json.dumps({} if arguments is None else arguments),
+                    },
+                }
+            )
+        elif kind == "tool_call_response":
+            response = part.get("response", part.get("result"))
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": part.get("id"),
+                    "content": response if isinstance(response, str) else json.dumps(response),
+                }
+            )
+        elif kind == "reasoning":
+            continue  # the model's own thinking: neither the output nor a tool call
+        else:
+            raise DialectError(f"{where}.parts[{index}]: a part gradekit does not read: {kind!r}")
+    found: list[dict[str, Any]] = []
+    if texts or calls or not results:
+        chat: dict[str, Any] = {"role": role, "content": "\n".join(texts) if texts else None}
+        if calls:
+            chat["tool_calls"] = calls
+        found.append(chat)
+    return found + results
+
+
+def _event_messages(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The older GenAI form: one event per message (`gen_ai.user.message`, `gen_ai.choice`,
+    ...), its body (or attributes) holding `content`, `tool_calls` and, for a tool message,
+    `id`. A tool message without an id (OpenLLMetry writes none) answers the first call
+    before it that nothing answered yet."""
+    messages: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for index, (name, body) in enumerate(events):
+        where = f"event {name} [{index}]"
+        role = EVENT_ROLES[name]
+        source = body
+        if role == "choice":
+            message = body.get("message")
+            source = {**(message if isinstance(message, dict) else {}), **body}
+            role = str(source.get("role") or "assistant")
+        content = source.get("content")
+        if isinstance(content, list):
+            content = _parts_text(content, where)
+        elif content is not None and not isinstance(content, str):
+            raise DialectError(f"{where}: content gradekit does not read: {content!r:.80}")
+        chat: dict[str, Any] = {"role": role, "content": content}
+        if role == "tool":
+            call_id = source.get("id") or source.get("tool_call_id")
+            if call_id is None and pending:
+                call_id = pending[0]
+            if call_id in pending:
+                pending.remove(call_id)
+            chat["tool_call_id"] = call_id
+        calls = source.get("tool_calls")
+        if calls:
+            if not isinstance(calls, list):
+                raise DialectError(f"{where}: tool_calls is not a list: {calls!r:.80}")
+            chat["tool_calls"] = [_event_call(call, where) for call in calls]
+            pending.extend(call["id"] for call in chat["tool_calls"] if call["id"])
+        messages.append(chat)
+    return messages
+
+
+def _event_call(call: Any, where: str) -> dict[str, Any]:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
+    arguments = function.get("arguments")
+    return {
+        "id": call.get("id"),
+        "type": "function",
+        "function": {
+            "name": function.get("name"),
+            "arguments": arguments
+            if isinstance(arguments, str)
+            else json.dumps({} if arguments is None else arguments),
+        },
+    }
+
+
+def _tool_results(trace: Trace) -> dict[str, Any]:
+    """Tool results by call id, from the spans that executed the tools."""
+    found: dict[str, Any] = {}
+    for span in trace.spans:
+        attributes = span.attributes
+        call_id = attributes.get("gen_ai.tool.call.id") or attributes.get("tool_call.id")
+        if not isinstance(call_id, str):
+            continue
+        if "gen_ai.tool.call.result" in attributes:
+            found[call_id] = attributes["gen_ai.tool.call.result"]
+        elif attributes.get("openinference.span.kind") == "TOOL" and "output.value" in attributes:
+            found[call_id] = attributes["output.value"]
+    return found
+
+
+def _answered(messages: list[dict[str, Any]], trace: Trace) -> list[dict[str, Any]]:
+    """`messages` with a tool message after each call no message answers, when a tool span
+    holds its result."""
+    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    results = _tool_results(trace)
+    found: list[dict[str, Any]] = []
+    for message in messages:
+        found.append(message)
+        for call in message.get("tool_calls") or []:
+            call_id = call.get("id") if isinstance(call, dict) else None
+            if call_id in answered or call_id not in results:
+                continue
+            result = results[call_id]
+            text = result if isinstance(result, str) else json.dumps(result)
+            found.append({"role": "tool", "tool_call_id": call_id, "content": text})
+    return found
+
+
+def figures(trace: Trace) -> dict[str, Any]:
+    """The trace's `metadata.trace`: id, model, input and output tokens (summed over the model
+    calls, null unless every call says), duration in ms (first start to last end) and the
+    number of spans whose status is ERROR."""
+    calls = sorted((span for span in trace.spans if _usage_span(span)), key=lambda s: s.end)
+    model = None
+    for span in calls:
+        for key in _MODEL:
+            if isinstance(span.attributes.get(key), str):
+                model = span.attributes[key]
+                break
+    timed = [span for span in trace.spans if span.start and span.end]
+    duration = (max(s.end for s in timed) - min(s.start for s in timed)) / 1e6 if timed else None
+    return {
+        "id": trace.id,
+        "model": model,
+        "input_tokens": _summed(calls, _INPUT_TOKENS),
+        "output_tokens": _summed(calls, _OUTPUT_TOKENS),
+        "duration_ms": duration,
+        "error_spans": sum(1 for span in trace.spans if span.error),
+    }
+
+
+def _summed(calls: list[Span], keys: tuple[str, ...]) -> int | None:
+    total = 0
+    for span in calls:
+        value = next((span.attributes[k] for k in keys if k in span.attributes), None)
+        if isinstance(value, bool) or not isinstance(value, int):
+            return None
+        total += value
+    return total if calls else None
