@@ -5,11 +5,18 @@ figures are checked."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+
+_MAKER = Path(__file__).resolve().parent / "data" / "make_openllmetry_indexed.py"
+_SPEC = importlib.util.spec_from_file_location("make_openllmetry_indexed", _MAKER)
+assert _SPEC and _SPEC.loader
+indexed = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(indexed)
 
 INSTRUMENTATIONS = (
     "openai-v2",
@@ -59,6 +66,26 @@ def test_every_turn_of_a_real_agent_run_is_graded(
 ):
     file = traces_of(instrumentation, "paris-and-rome", "stray", ids=ids)
     report = run_suite(gradekit, tmp_path, [file], '"*.jsonl"')
+    check_graded(report, "claude-test" if "anthropic" in instrumentation else "gpt-test")
+
+
+def test_openllmetry_indexed_attributes_are_graded(gradekit, tmp_path):
+    """OpenLLMetry before 0.60 (gen_ai.prompt.N.*, gen_ai.completion.N.*), as recorded by
+    data/make_openllmetry_indexed.py from the release itself."""
+    report = run_suite(gradekit, tmp_path, [indexed.OUT], '"*.jsonl"')
+    check_graded(report, "gpt-test")
+
+
+@pytest.mark.slow
+def test_openllmetry_indexed_attributes_from_the_live_release(gradekit, tmp_path):
+    """The same, the older release installed (into a folder of its own) and run now."""
+    file = indexed.produce(tmp_path / "live" / "indexed.jsonl", indexed.default_target())
+    report = run_suite(gradekit, tmp_path, [file], '"*.jsonl"')
+    check_graded(report, "gpt-test")
+
+
+def check_graded(report: dict, model: str) -> None:
+    """Both runs graded turn by turn: every input, output, tool call and verdict; the figures."""
     cases = {case["name"]: case for case in report["cases"]}
     assert set(cases) == {"paris-and-rome", "stray"}
 
@@ -82,7 +109,7 @@ def test_every_turn_of_a_real_agent_run_is_graded(
     trace = listed["metadata"]["trace"]
     assert listed["metadata"]["owner"] == "weather-team"
     assert len(trace["id"]) == 32 and int(trace["id"], 16)
-    assert trace["model"] == ("claude-test" if "anthropic" in instrumentation else "gpt-test")
+    assert trace["model"] == model
     assert (trace["input_tokens"], trace["output_tokens"]) == (200, 40)
     assert trace["error_spans"] == 0
     assert trace["duration_ms"] > 0

@@ -25,11 +25,13 @@ INSTRUMENTATIONS = (
     "openllmetry-events",
     "anthropic-openinference",
     "anthropic-openllmetry",
+    "openllmetry-indexed",
 )
 """`openai-v2`: the official instrumentation with the latest GenAI conventions, content on the
 spans (`gen_ai.input.messages`); `openai-v2-events`: the same with content in log records
 (GenAI events); OpenInference's and OpenLLMetry's for the openai SDK; then theirs for the
-anthropic SDK."""
+anthropic SDK; `openllmetry-indexed`: an older OpenLLMetry (before 0.60, installed apart: see
+`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes."""
 
 TOOLS = [
     {
@@ -117,6 +119,13 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         LLInstrumentor(use_attributes=name == "openllmetry").instrument(
             tracer_provider=tracer_provider, logger_provider=logger_provider
         )
+    elif name == "openllmetry-indexed":
+        # The releases before 0.60 take no use_attributes; their default writes the indexed
+        # gen_ai.prompt.N.* / gen_ai.completion.N.* span attributes.
+        os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor as OldInstrumentor
+
+        OldInstrumentor().instrument(tracer_provider=tracer_provider)
     elif name == "anthropic-openinference":
         from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
@@ -247,7 +256,7 @@ def main(argv: list[str]) -> None:
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk._logs import export as log_export
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -255,9 +264,13 @@ def main(argv: list[str]) -> None:
     spans = InMemorySpanExporter()
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logs = InMemoryLogRecordExporter()
+    # InMemoryLogExporter before opentelemetry-sdk 1.39 (the older producers run on 1.33).
+    memory = (
+        getattr(log_export, "InMemoryLogRecordExporter", None) or log_export.InMemoryLogExporter
+    )
+    logs = memory()
     logger_provider = LoggerProvider()
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    logger_provider.add_log_record_processor(log_export.SimpleLogRecordProcessor(logs))
     instrument(name, tracer_provider, logger_provider)
     tracer = tracer_provider.get_tracer("weather-bot")
     lines: list[str] = []
