@@ -84,6 +84,17 @@ def test_openllmetry_indexed_attributes_from_the_live_release(gradekit, tmp_path
     check_graded(report, "gpt-test")
 
 
+def test_a_run_is_named_by_its_conversation_id(gradekit, traces_of, tmp_path):
+    """No span carries gradekit.case: OpenInference writes each run's session as
+    gen_ai.conversation.id on its model-call spans, and that names the case."""
+    file = traces_of("openinference-session", "paris-and-rome", "stray")
+    spans = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+    assert "gradekit.case" not in json.dumps(spans)
+    assert '"gen_ai.conversation.id"' in json.dumps(spans)
+    report = run_suite(gradekit, tmp_path, [file], '"*.jsonl"')
+    check_graded(report, "gpt-test")
+
+
 def check_graded(report: dict, model: str) -> None:
     """Both runs graded turn by turn: every input, output, tool call and verdict; the figures."""
     cases = {case["name"]: case for case in report["cases"]}

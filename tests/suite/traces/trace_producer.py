@@ -26,12 +26,15 @@ INSTRUMENTATIONS = (
     "anthropic-openinference",
     "anthropic-openllmetry",
     "openllmetry-indexed",
+    "openinference-session",
 )
 """`openai-v2`: the official instrumentation with the latest GenAI conventions, content on the
 spans (`gen_ai.input.messages`); `openai-v2-events`: the same with content in log records
 (GenAI events); OpenInference's and OpenLLMetry's for the openai SDK; then theirs for the
 anthropic SDK; `openllmetry-indexed`: an older OpenLLMetry (before 0.60, installed apart: see
-`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes."""
+`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes;
+`openinference-session`: OpenInference's with its GenAI attributes on, each run in a session
+(`using_session(CASE)`, which it writes as `gen_ai.conversation.id`) and no `gradekit.case`."""
 
 TOOLS = [
     {
@@ -108,7 +111,9 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         OpenAIInstrumentor().instrument(
             tracer_provider=tracer_provider, logger_provider=logger_provider
         )
-    elif name == "openinference":
+    elif name in ("openinference", "openinference-session"):
+        if name == "openinference-session":
+            os.environ["OPENINFERENCE_ENABLE_GENAI_SEMCONV"] = "true"
         from openinference.instrumentation.openai import OpenAIInstrumentor as OIInstrumentor
 
         OIInstrumentor().instrument(tracer_provider=tracer_provider)
@@ -141,11 +146,13 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         raise SystemExit(f"unknown instrumentation {name}; one of {INSTRUMENTATIONS}")
 
 
-def agent(client: Any, tracer: Any, case: str) -> None:
+def agent(client: Any, tracer: Any, case: str | None) -> None:
     """The agent loop: each user message, then model calls until the model stops calling
-    tools; each tool runs in an `execute_tool` span as the GenAI conventions say."""
+    tools; each tool runs in an `execute_tool` span as the GenAI conventions say. The root
+    span carries `gradekit.case` unless `case` is None."""
     with tracer.start_as_current_span("invoke_agent weather-bot") as root:
-        root.set_attribute("gradekit.case", case)
+        if case is not None:
+            root.set_attribute("gradekit.case", case)
         root.set_attribute("gen_ai.operation.name", "invoke_agent")
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "You answer questions about the weather."}
@@ -285,7 +292,13 @@ def main(argv: list[str]) -> None:
             else:
                 server.script(*_replies(case))
                 client = OpenAI(base_url=server.openai_url, api_key="sk-test", max_retries=0)
-                agent(client, tracer, case)
+                if name == "openinference-session":
+                    from openinference.instrumentation import using_session
+
+                    with using_session(case):
+                        agent(client, tracer, None)
+                else:
+                    agent(client, tracer, case)
             # The Collector's file exporter writes each batch it receives as one line of
             # compact JSON; here each agent run's spans are one batch, its log records another.
             lines.append(_line(MessageToJson(encode_spans(spans.get_finished_spans())), ids))
