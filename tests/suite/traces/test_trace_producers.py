@@ -69,19 +69,21 @@ def test_every_turn_of_a_real_agent_run_is_graded(
     check_graded(report, "claude-test" if "anthropic" in instrumentation else "gpt-test")
 
 
-def test_openllmetry_indexed_attributes_are_graded(gradekit, tmp_path):
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_openllmetry_indexed_attributes_are_graded(gradekit, tmp_path, sdk):
     """OpenLLMetry before 0.60 (gen_ai.prompt.N.*, gen_ai.completion.N.*), as recorded by
-    data/make_openllmetry_indexed.py from the release itself."""
-    report = run_suite(gradekit, tmp_path, [indexed.OUT], '"*.jsonl"')
-    check_graded(report, "gpt-test")
+    data/make_openllmetry_indexed.py from its 0.47.5 releases."""
+    report = run_suite(gradekit, tmp_path, [indexed.RELEASES[sdk][1]], '"*.jsonl"')
+    check_graded(report, "claude-test" if sdk == "anthropic" else "gpt-test")
 
 
 @pytest.mark.slow
-def test_openllmetry_indexed_attributes_from_the_live_release(gradekit, tmp_path):
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+def test_openllmetry_indexed_attributes_from_the_live_release(gradekit, tmp_path, sdk):
     """The same, the older release installed (into a folder of its own) and run now."""
-    file = indexed.produce(tmp_path / "live" / "indexed.jsonl", indexed.default_target())
+    file = indexed.produce(sdk, tmp_path / "live" / "indexed.jsonl")
     report = run_suite(gradekit, tmp_path, [file], '"*.jsonl"')
-    check_graded(report, "gpt-test")
+    check_graded(report, "claude-test" if sdk == "anthropic" else "gpt-test")
 
 
 def test_a_run_is_named_by_its_conversation_id(gradekit, traces_of, tmp_path):

@@ -26,13 +26,15 @@ INSTRUMENTATIONS = (
     "anthropic-openinference",
     "anthropic-openllmetry",
     "openllmetry-indexed",
+    "anthropic-openllmetry-indexed",
     "openinference-session",
 )
 """`openai-v2`: the official instrumentation with the latest GenAI conventions, content on the
 spans (`gen_ai.input.messages`); `openai-v2-events`: the same with content in log records
 (GenAI events); OpenInference's and OpenLLMetry's for the openai SDK; then theirs for the
 anthropic SDK; `openllmetry-indexed`: an older OpenLLMetry (before 0.60, installed apart: see
-`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes;
+`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes, and
+`anthropic-openllmetry-indexed` the same for the anthropic SDK;
 `openinference-session`: OpenInference's with its GenAI attributes on, each run in a session
 (`using_session(CASE)`, which it writes as `gen_ai.conversation.id`) and no `gradekit.case`."""
 
@@ -135,7 +137,7 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
         AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
-    elif name == "anthropic-openllmetry":
+    elif name in ("anthropic-openllmetry", "anthropic-openllmetry-indexed"):
         os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
         from opentelemetry.instrumentation.anthropic import (
             AnthropicInstrumentor as LLAnthropicInstrumentor,
