@@ -14,6 +14,8 @@ Dialects read, on each model-call span:
 - the older GenAI form: an event per message (`gen_ai.system.message`, `gen_ai.user.message`,
   `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), as span events or log
   records (OpenLLMetry with `use_attributes=False` writes these);
+- OpenLLMetry's indexed attributes (before its 0.60): `gen_ai.prompt.N.*` and
+  `gen_ai.completion.N.*` (`role`, `content`, `tool_call_id`, `tool_calls.K.*`);
 - OpenInference: `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*`
   (`role`, `content` or `contents`, `tool_calls.K.tool_call.*`, `tool_call_id`).
 
@@ -29,6 +31,7 @@ import json
 from typing import Any, Final
 
 from gradekit.suite.trace_openinference import OI_INPUT, OI_OUTPUT, openinference_messages
+from gradekit.suite.trace_openllmetry import indexed_messages, is_indexed
 from gradekit.suite.traces import DialectError, Span, Trace
 
 __all__ = ["LOOKED_FOR", "DialectError", "conversation", "figures"]
@@ -36,8 +39,8 @@ __all__ = ["LOOKED_FOR", "DialectError", "conversation", "figures"]
 LOOKED_FOR: Final = (
     "gen_ai.input.messages / gen_ai.output.messages (OpenTelemetry GenAI conventions, on spans "
     "or in log records joined by span id), gen_ai.user.message / gen_ai.choice events (the "
-    "older GenAI form, span events or log records) or llm.input_messages.* / "
-    "llm.output_messages.* (OpenInference)"
+    "older GenAI form, span events or log records), gen_ai.prompt.N.* / gen_ai.completion.N.* "
+    "(OpenLLMetry before 0.60) or llm.input_messages.* / llm.output_messages.* (OpenInference)"
 )
 INPUT: Final = "gen_ai.input.messages"
 OUTPUT: Final = "gen_ai.output.messages"
@@ -51,8 +54,16 @@ EVENT_ROLES: Final = {
     "gen_ai.choice": "choice",
 }
 """The older GenAI form's message events (on spans, or log records), and each one's role."""
-_INPUT_TOKENS: Final = ("gen_ai.usage.input_tokens", "llm.token_count.prompt")
-_OUTPUT_TOKENS: Final = ("gen_ai.usage.output_tokens", "llm.token_count.completion")
+_INPUT_TOKENS: Final = (
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.prompt_tokens",  # the older GenAI name (OpenLLMetry before 0.60)
+    "llm.token_count.prompt",
+)
+_OUTPUT_TOKENS: Final = (
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.token_count.completion",
+)
 _MODEL: Final = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
 
 
@@ -74,7 +85,7 @@ def _model_call(span: Span) -> bool:
         return True
     if any(key.startswith((OI_INPUT, OI_OUTPUT)) for key in span.attributes):
         return True
-    return bool(_events(span))
+    return is_indexed(span.attributes) or bool(_events(span))
 
 
 def _events(span: Span) -> list[tuple[str, dict[str, Any]]]:
@@ -93,6 +104,7 @@ def _usage_span(span: Span) -> bool:
     return (
         attributes.get("gen_ai.operation.name") in ("chat", "text_completion", "generate_content")
         or attributes.get("openinference.span.kind") == "LLM"
+        or attributes.get("llm.request.type") in ("chat", "completion")
         or _model_call(span)
     )
 
@@ -110,6 +122,8 @@ def conversation(trace: Trace) -> list[dict[str, Any]] | None:
             messages = openinference_messages(last)
         elif _content(last, INPUT) is not None or _content(last, OUTPUT) is not None:
             messages = _genai(last)
+        elif is_indexed(last.attributes):
+            messages = indexed_messages(last)
         else:
             messages = _event_messages(_events(last))
     except DialectError as error:

@@ -8,14 +8,15 @@ from typing import Any, Final
 
 from gradekit.suite.traces import DialectError, Span
 
-__all__ = ["OI_INPUT", "OI_OUTPUT", "openinference_messages"]
+__all__ = ["OI_INPUT", "OI_OUTPUT", "openinference_messages", "unflatten"]
 
 OI_INPUT: Final = "llm.input_messages."
 OI_OUTPUT: Final = "llm.output_messages."
 
 
-def _unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
-    """`prefix.0.message.role`-style attributes as a list of nested dicts."""
+def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
+    """`prefix.0.message.role`-style attributes as a list of nested dicts (lists where all
+    keys of a level are indices)."""
     root: dict[str, Any] = {}
     for key, value in attributes.items():
         if not key.startswith(prefix):
@@ -49,7 +50,7 @@ def openinference_messages(span: Span) -> list[dict[str, Any]]:
     """The span's OpenInference messages (input, then output) as Chat messages."""
     messages: list[dict[str, Any]] = []
     for prefix in (OI_INPUT, OI_OUTPUT):
-        for index, item in enumerate(_unflatten(span.attributes, prefix)):
+        for index, item in enumerate(unflatten(span.attributes, prefix)):
             where = f"{prefix}{index}"
             message = item.get("message") if isinstance(item, dict) else None
             if not isinstance(message, dict) or not isinstance(message.get("role"), str):

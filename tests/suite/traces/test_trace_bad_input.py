@@ -219,3 +219,23 @@ def test_case_attribute_names_the_cases(traces_of, tmp_path, attribute, named):
     trace_id = case.turns[0].sample.metadata["trace"]["id"]
     assert case.name == (named or trace_id)
     assert len(trace_id) == 32
+
+
+def test_an_indexed_part_of_an_unknown_type_is_an_errored_case_naming_it(tmp_path):
+    """OpenLLMetry's indexed content (a list of blocks as JSON text) holding a block gradekit
+    does not read: the case says where, never grading the conversation without it."""
+    recorded = Path(__file__).resolve().parent / "data" / "anthropic-openllmetry-0.47.5.jsonl"
+    lines = lines_of(recorded)
+    request = json.loads(lines[0])
+    for scope in request["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            for attribute in span["attributes"]:
+                if attribute["key"] == "gen_ai.prompt.3.content":
+                    value = attribute["value"]["stringValue"]
+                    attribute["value"]["stringValue"] = value.replace("tool_result", "hologram")
+    (tmp_path / "agent.jsonl").write_text(json.dumps(request) + "\n", encoding="utf-8")
+    cases = {case.name: case for case in load_suite(suite(tmp_path)).cases()}
+    error = cases["paris-and-rome"].error
+    assert error.startswith("agent.jsonl:1: trace "), error
+    assert "span 'anthropic.chat'" in error
+    assert "gen_ai.prompt.3.content[0]: a part gradekit does not read: 'hologram'" in error

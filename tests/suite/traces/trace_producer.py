@@ -25,11 +25,18 @@ INSTRUMENTATIONS = (
     "openllmetry-events",
     "anthropic-openinference",
     "anthropic-openllmetry",
+    "openllmetry-indexed",
+    "anthropic-openllmetry-indexed",
+    "openinference-session",
 )
 """`openai-v2`: the official instrumentation with the latest GenAI conventions, content on the
 spans (`gen_ai.input.messages`); `openai-v2-events`: the same with content in log records
 (GenAI events); OpenInference's and OpenLLMetry's for the openai SDK; then theirs for the
-anthropic SDK."""
+anthropic SDK; `openllmetry-indexed`: an older OpenLLMetry (before 0.60, installed apart: see
+`data/make_openllmetry_indexed.py`) writing its indexed `gen_ai.prompt.N.*` attributes, and
+`anthropic-openllmetry-indexed` the same for the anthropic SDK;
+`openinference-session`: OpenInference's with its GenAI attributes on, each run in a session
+(`using_session(CASE)`, which it writes as `gen_ai.conversation.id`) and no `gradekit.case`."""
 
 TOOLS = [
     {
@@ -106,7 +113,9 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         OpenAIInstrumentor().instrument(
             tracer_provider=tracer_provider, logger_provider=logger_provider
         )
-    elif name == "openinference":
+    elif name in ("openinference", "openinference-session"):
+        if name == "openinference-session":
+            os.environ["OPENINFERENCE_ENABLE_GENAI_SEMCONV"] = "true"
         from openinference.instrumentation.openai import OpenAIInstrumentor as OIInstrumentor
 
         OIInstrumentor().instrument(tracer_provider=tracer_provider)
@@ -117,11 +126,18 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         LLInstrumentor(use_attributes=name == "openllmetry").instrument(
             tracer_provider=tracer_provider, logger_provider=logger_provider
         )
+    elif name == "openllmetry-indexed":
+        # The releases before 0.60 take no use_attributes; their default writes the indexed
+        # gen_ai.prompt.N.* / gen_ai.completion.N.* span attributes.
+        os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor as OldInstrumentor
+
+        OldInstrumentor().instrument(tracer_provider=tracer_provider)
     elif name == "anthropic-openinference":
         from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
         AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
-    elif name == "anthropic-openllmetry":
+    elif name in ("anthropic-openllmetry", "anthropic-openllmetry-indexed"):
         os.environ["TRACELOOP_TRACE_CONTENT"] = "true"
         from opentelemetry.instrumentation.anthropic import (
             AnthropicInstrumentor as LLAnthropicInstrumentor,
@@ -132,11 +148,13 @@ def instrument(name: str, tracer_provider: Any, logger_provider: Any) -> None:
         raise SystemExit(f"unknown instrumentation {name}; one of {INSTRUMENTATIONS}")
 
 
-def agent(client: Any, tracer: Any, case: str) -> None:
+def agent(client: Any, tracer: Any, case: str | None) -> None:
     """The agent loop: each user message, then model calls until the model stops calling
-    tools; each tool runs in an `execute_tool` span as the GenAI conventions say."""
+    tools; each tool runs in an `execute_tool` span as the GenAI conventions say. The root
+    span carries `gradekit.case` unless `case` is None."""
     with tracer.start_as_current_span("invoke_agent weather-bot") as root:
-        root.set_attribute("gradekit.case", case)
+        if case is not None:
+            root.set_attribute("gradekit.case", case)
         root.set_attribute("gen_ai.operation.name", "invoke_agent")
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "You answer questions about the weather."}
@@ -247,7 +265,7 @@ def main(argv: list[str]) -> None:
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk._logs import export as log_export
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -255,9 +273,13 @@ def main(argv: list[str]) -> None:
     spans = InMemorySpanExporter()
     tracer_provider = TracerProvider()
     tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logs = InMemoryLogRecordExporter()
+    # InMemoryLogExporter before opentelemetry-sdk 1.39 (the older producers run on 1.33).
+    memory = (
+        getattr(log_export, "InMemoryLogRecordExporter", None) or log_export.InMemoryLogExporter
+    )
+    logs = memory()
     logger_provider = LoggerProvider()
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    logger_provider.add_log_record_processor(log_export.SimpleLogRecordProcessor(logs))
     instrument(name, tracer_provider, logger_provider)
     tracer = tracer_provider.get_tracer("weather-bot")
     lines: list[str] = []
@@ -272,7 +294,13 @@ def main(argv: list[str]) -> None:
             else:
                 server.script(*_replies(case))
                 client = OpenAI(base_url=server.openai_url, api_key="sk-test", max_retries=0)
-                agent(client, tracer, case)
+                if name == "openinference-session":
+                    from openinference.instrumentation import using_session
+
+                    with using_session(case):
+                        agent(client, tracer, None)
+                else:
+                    agent(client, tracer, case)
             # The Collector's file exporter writes each batch it receives as one line of
             # compact JSON; here each agent run's spans are one batch, its log records another.
             lines.append(_line(MessageToJson(encode_spans(spans.get_finished_spans())), ids))

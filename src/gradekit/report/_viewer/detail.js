@@ -160,6 +160,21 @@
     return Object.prototype.hasOwnProperty.call(groups, name) ? groups[name] : null;
   };
 
+  /* The line of the trace a case was read from (`traces:`, its metadata.trace), as the
+     Markdown report's block starts with it; null for other cases. */
+  function traceLine(metadata) {
+    var trace = metadata && typeof metadata === "object" ? metadata.trace : null;
+    if (!trace || typeof trace !== "object" || Array.isArray(trace)) { return null; }
+    function known(value) { return value === null || value === undefined ? "?" : String(value); }
+    var ms = trace.duration_ms;
+    var failed = typeof trace.error_spans === "number" && trace.error_spans > 0;
+    return el("p", { "class": "trace-line" + (failed ? " failed" : ""), id: "case-trace",
+      text: GK.visible("trace " + known(trace.id) + ": model " + known(trace.model) +
+        ", tokens " + known(trace.input_tokens) + " in / " + known(trace.output_tokens) +
+        " out, " + (typeof ms === "number" ? Math.round(ms) + " ms" : "?") +
+        ", error spans " + known(trace.error_spans)) });
+  }
+
   /* The detail of one case; `outcome` comes from the index (the report's own verdict). */
   GK.renderCase = function (data, outcome) {
     var turns = Array.isArray(data.turns) ? data.turns : [];
@@ -175,7 +190,7 @@
     var attempt = typeof data.attempt === "number" ? data.attempt : null;
     var title = attempt === null ? data.name : data.name + " [attempt " + attempt + "]";
     var article = el("article", { "class": "case " + outcome, id: "case-detail", "data-name": data.name },
-      el("h2", { text: GK.visible(title) }), facts);
+      el("h2", { text: GK.visible(title) }), facts, traceLine(data.metadata));
     var group = attempt === null ? null : GK.passAtK(data.name);
     if (group) {
       article.appendChild(el("p", { "class": "pass-at-k", id: "case-pass-at-k",
