@@ -50,7 +50,7 @@ def test_run_all_passed_exits_0(gradekit: Run, write: Write) -> None:
     done = gradekit("run", "suite.yaml")
     assert done.returncode == 0, done.stderr
     assert done.stderr == (
-        "gradekit: ok: 1 cases: 1 passed, 0 failed, 0 errored (100.0% pass rate) in "
+        "gradekit: ok: 1 cases: 1 passed, 0 failed, 0 errored (100.0% pass rate, 95% CI 20.7-100.0) in "
         + done.stderr.split(" in ")[1]
     )
 
@@ -60,7 +60,7 @@ def test_run_failed_and_errored_exits_1_and_lists_why(gradekit: Run, mixed_suite
     assert done.returncode == 1
     assert done.stderr.startswith(
         "gradekit: mixed: 4 cases: 2 passed, 1 failed, 1 errored "
-        "(50.0% pass rate; 66.7% of the graded cases) in "
+        "(50.0% pass rate, 95% CI 15.0-85.0; 66.7% of the graded cases) in "
     )
     tail = done.stdout.split("cases that did not pass (2):\n")[1]
     assert tail == (
@@ -70,14 +70,14 @@ def test_run_failed_and_errored_exits_1_and_lists_why(gradekit: Run, mixed_suite
         "         turn 0: explode error: ValueError: no luck\n"
     )
     # The per-grader table (plain text on a pipe): name, passed, failed, errored, pass rate,
-    # mean score.
+    # mean score (its interval beside it, when there is one).
     lines = done.stdout.splitlines()
     first = lines.index(next(line for line in lines if line.startswith("grader "))) + 2
     rows = {}
     for line in lines[first:]:
         if not line.strip():
             break
-        name, *cells = line.split()
+        name, *cells = line.split("(95% CI")[0].split()
         rows[name] = cells
     assert rows["numeric"] == ["1", "1", "0", "50.0%", "0.500"]
     assert rows["explode"] == ["0", "0", "1", "0.0%", "-"]  # an error is not a pass

@@ -125,13 +125,18 @@ def _trace_line(data: Mapping[str, Any]) -> str | None:
     trace = metadata.get("trace") if isinstance(metadata, Mapping) else None
     if not isinstance(trace, Mapping):
         return None
+    figure = {key: "?" if trace.get(key) is None else trace[key] for key in _TRACE_FIGURES}
     duration = trace.get("duration_ms")
     took = f"{duration:.0f} ms" if isinstance(duration, (int, float)) else "?"
     return (
-        f"trace {trace.get('id')}: model {trace.get('model')}, tokens "
-        f"{trace.get('input_tokens')} in / {trace.get('output_tokens')} out, {took}, "
-        f"error spans {trace.get('error_spans')}"
+        f"trace {figure['id']}: model {figure['model']}, tokens "
+        f"{figure['input_tokens']} in / {figure['output_tokens']} out, {took}, "
+        f"error spans {figure['error_spans']}"
     )
+
+
+_TRACE_FIGURES = ("id", "model", "input_tokens", "output_tokens", "error_spans")
+"""The figures of a trace line; one the spans do not give shows as `?`, as in the HTML."""
 
 
 def _pass_at_k(report: SuiteReport) -> list[str]:

@@ -211,12 +211,13 @@ def mcnemar_exact_p(regressed: int, fixed: int) -> float:
 
 def paired_t_p(n: int, mean: float, sd: float) -> float | None:
     """The two-sided paired t-test's p-value of `n` per-case differences of mean `mean` and
-    standard deviation `sd` (ddof 1). None under 2 differences; with no spread, 1.0 when the
-    mean is 0 (no case changed) and 0.0 otherwise (every case changed alike)."""
+    standard deviation `sd` (ddof 1). None under 2 differences; with no spread (none beyond
+    rounding, 1e-12), 1.0 when the mean is 0 (no case changed), else 0.0 (all changed alike)."""
     if n < 2:
         return None
-    if sd == 0.0:
-        return 1.0 if mean == 0.0 else 0.0
+    # Scores lie in [0, 1]: a spread this small is float rounding (0.9999999999999999 vs 1.0).
+    if sd <= 1e-12:
+        return 1.0 if abs(mean) <= 1e-12 else 0.0
     return student_t_two_sided_p(mean / (sd / math.sqrt(n)), n - 1)
 
 

@@ -18,11 +18,9 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import ConfigError, Problem
-from gradekit._hints import did_you_mean
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
-from gradekit._peers import PeerWarnings, peer_field
-from gradekit._seconds import seconds_problem, yaml_seconds
+from gradekit._peers import PeerWarnings
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.suite.attempts import build_with_attempts
@@ -32,26 +30,19 @@ from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
 from gradekit.suite.tags import parse_tags
+from gradekit.suite.top_keys import (
+    TOP_LEVEL_KEYS,
+    check_keys,
+    sandbox_key,
+    text_key,
+    timeout_key,
+)
 from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
 __all__ = ["TOP_LEVEL_KEYS", "load_suite"]
 
-TOP_LEVEL_KEYS: Final = (
-    "name",
-    "description",
-    "policy",
-    "threshold",
-    "timeout",
-    "graders",
-    "cases",
-    "dataset",
-    "traces",
-    "sandbox",
-    "tags",
-)
 MAX_REPEATED: Final = 20
 """At most this many dataset lines repeating a case's name are listed (the rest counted)."""
-DEFAULT_TIMEOUT: Final = 60.0
 
 
 def load_suite(
@@ -150,11 +141,12 @@ class _Loader:
                 )
             )
             raise self.error()
-        self.check_keys(data)
-        name = self.text(data, "name", Path(self.source).stem) or Path(self.source).stem
-        self.text(data, "description", None)
-        timeout = self.timeout(data)
-        sandbox = self.sandbox(data)
+        check_keys(data, self.problems)
+        stem = Path(self.source).stem
+        name = text_key(data, "name", stem, self.problems) or stem
+        text_key(data, "description", None, self.problems)
+        timeout = timeout_key(data, self.problems)
+        sandbox = sandbox_key(data, self.problems)
         policy = parse_policy(data, self.problems, ()) or Policy()
         before = len(self.problems)
         suite_entries = build_entries(
@@ -255,47 +247,6 @@ class _Loader:
                 key, f"{self.at(*self.located.where(peer.path, key=True))}: {peer.message}{also}"
             )
         return found
-
-    def check_keys(self, data: Mapping[str, Any]) -> None:
-        """Unknown top-level keys are errors (with a did-you-mean)."""
-        for key in data:
-            if key in TOP_LEVEL_KEYS:
-                continue
-            hint = did_you_mean(str(key), TOP_LEVEL_KEYS)
-            peer = peer_field(key)
-            suffix = f" ({hint})" if hint else f" (did you mean '{peer}'?)" if peer else ""
-            message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(
-                TOP_LEVEL_KEYS
-            )
-            self.problems.append(Problem((key,), message, key=True))
-
-    def text(self, data: Mapping[str, Any], key: str, default: str | None) -> str | None:
-        """A string-valued top-level key."""
-        value = data.get(key, default)
-        if value is not None and not isinstance(value, str):
-            self.problems.append(Problem((key,), f"expected a string, got {describe(value)}"))
-            return default
-        return value
-
-    def timeout(self, data: Mapping[str, Any]) -> float:
-        """The suite's default grader timeout in seconds."""
-        value = yaml_seconds(data.get("timeout", DEFAULT_TIMEOUT))
-        problem = seconds_problem(value)
-        if problem is not None:
-            self.problems.append(Problem(("timeout",), problem))
-            return DEFAULT_TIMEOUT
-        return float(value)
-
-    def sandbox(self, data: Mapping[str, Any]) -> str | None:
-        """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
-        from gradekit.sandbox.mode import check_mode, requested_problem
-
-        value = data.get("sandbox")
-        problem = check_mode(value) or requested_problem(value)
-        if problem is not None:
-            self.problems.append(Problem(("sandbox",), problem))
-            return None
-        return value
 
     def cases(self, raw: Any, builder: CaseBuilder, traced: bool = False) -> tuple[Case, ...]:
         """The YAML cases, every grader created; names must be unique. With `traced`
