@@ -465,3 +465,14 @@ def test_the_html_pages_show_the_interval_and_the_verdict(
     assert browser.evaluate(f"{text}(document.querySelector('p'))") == verdict
     changes = browser.evaluate(f"{text}(document.getElementById('grader-changes'))")
     assert changes.startswith("grader change p verdict equality -0.015")
+
+
+def test_the_help_names_fail_on_in_the_exit_codes(gradekit: Run) -> None:
+    done = gradekit("--help")
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "0 every case passed (with gates: --min-pass-rate, --max-errors, --fail-on:" in said
+    assert (
+        "with --baseline and no --fail-on: a case regressed, gates or not; "
+        "compare: a regression, or what its --fail-on names)" in said
+    )
