@@ -4,6 +4,9 @@ turn (results that did not error).
 Read from a file straight from the cases' JSON forms, one at a time (`CaseForms`): no case
 report is built and neither file is held whole, so two runs of a million cases compare in
 memory for their scores alone. From report objects, the same is read from the objects.
+
+`paired_case_statistics(before, after)` is the paired statistics of two runs so read: what
+`gradekit compare` and `gradekit run --baseline` both give, by the one function.
 """
 
 from __future__ import annotations
@@ -24,8 +27,24 @@ from gradekit.report.reading import (
     not_a_report,
     outcome_of_data,
 )
+from gradekit.report.statistics import (
+    DEFAULT_CONFIDENCE,
+    PairedDifferences,
+    PairedStatistics,
+    paired_statistics,
+)
 
-__all__ = ["Layout", "Scores", "Seen", "SeenReader", "read_seen"]
+__all__ = [
+    "Layout",
+    "Scores",
+    "Seen",
+    "SeenReader",
+    "case_scores",
+    "data_scores",
+    "iter_seen",
+    "paired_case_statistics",
+    "read_seen",
+]
 
 Scores = dict[tuple[int, str], float]
 """A case's scores by (turn index, grader name), of the results that did not error."""
@@ -79,24 +98,43 @@ def read_seen(
     the progress of reading a file; `layouts`: the reader whose layouts the cases share (one
     for both runs of a comparison, so that their cases graded alike share theirs)."""
     seen: dict[CaseKey, Seen] = {}
+    environment: list[Environment | None] = [None]
+    for key, case in iter_seen(run, watch, layouts, environment):
+        seen[key] = case
+    return seen, environment[0]
+
+
+def iter_seen(
+    run: Run,
+    watch: ReadWatch | None = None,
+    layouts: SeenReader | None = None,
+    environment: list[Environment | None] | None = None,
+) -> Iterator[tuple[CaseKey, Seen]]:
+    """Each case of `run` as `read_seen` reads it, `((name, attempt), Seen)`, in the run's
+    order (a case held twice comes twice). Once the cases are read, `environment[0]` (when
+    given) is the run's environment."""
     reader = layouts or SeenReader()
     if isinstance(run, (str, os.PathLike)):
         forms = CaseForms(run, watch)
         for data in forms:
             try:
-                seen[key_of_data(data)] = reader.seen(outcome_of_data(data), _data_scores(data))
+                yield key_of_data(data), reader.seen(outcome_of_data(data), data_scores(data))
             except (KeyError, TypeError, AttributeError, ValueError) as error:
                 raise not_a_report(forms.path, error) from None
-        return seen, environment_of(forms.head)
+        if environment is not None:
+            environment[0] = environment_of(forms.head)
+        return
     cases: Iterable[CaseReport] = run.cases if isinstance(run, SuiteReport) else run
     for case in cases:
         key = (case.name, case.attempt)
-        seen[key] = reader.seen(case.outcome, _case_scores(case))  # type: ignore[arg-type]
-    return seen, run.environment if isinstance(run, SuiteReport) else None
+        yield key, reader.seen(case.outcome, case_scores(case))  # type: ignore[arg-type]
+    if environment is not None and isinstance(run, SuiteReport):
+        environment[0] = run.environment
 
 
-def _case_scores(case: CaseReport) -> Iterator[tuple[int, str, float]]:
-    """A case report's scores, of the results that did not error."""
+def case_scores(case: CaseReport) -> Iterator[tuple[int, str, float]]:
+    """A case report's scores as (turn index, grader name, score), of the results that did
+    not error."""
     for turn in case.turns:
         for record in turn.results:
             result = record.result
@@ -104,10 +142,74 @@ def _case_scores(case: CaseReport) -> Iterator[tuple[int, str, float]]:
                 yield turn.index, result.name, result.score
 
 
-def _data_scores(data: Mapping[str, Any]) -> Iterator[tuple[int, str, float]]:
-    """The scores of a case's JSON form, as `_case_scores` reads them of its report."""
+def data_scores(data: Mapping[str, Any]) -> Iterator[tuple[int, str, float]]:
+    """The scores of a case's JSON form, as `case_scores` reads them of its report."""
     for turn in data.get("turns", ()):
         index = int(turn["index"])
         for result in turn.get("results", ()):
             if result.get("error") is None:
                 yield index, str(result["name"]), float(result["score"])
+
+
+class _Group:
+    """One case (by name) of a run: its passes and attempts, and each grader's scores."""
+
+    __slots__ = ("attempts", "passes", "scores")
+
+    def __init__(self) -> None:
+        self.passes = 0
+        self.attempts = 0
+        self.scores: dict[str, list[float]] = {}  # grader -> [sum, how many]
+
+    def add(self, case: Seen) -> None:
+        self.passes += case.outcome == "pass"
+        self.attempts += 1
+        for (_, grader), score in zip(case.layout, case.values, strict=True):
+            sums = self.scores.get(grader)
+            if sums is None:
+                sums = self.scores[grader] = [0.0, 0.0]
+            sums[0] += score
+            sums[1] += 1
+
+
+def _in_order(key: CaseKey) -> tuple[str, int]:
+    return key[0], -1 if key[1] is None else key[1]
+
+
+def _groups(cases: Mapping[CaseKey, Seen]) -> dict[str, _Group]:
+    groups: dict[str, _Group] = {}
+    # By name and attempt: the same sums whatever order the cases ended (or were read) in.
+    for key in sorted(cases, key=_in_order):
+        group = groups.get(key[0])
+        if group is None:
+            group = groups[key[0]] = _Group()
+        group.add(cases[key])
+    return groups
+
+
+def paired_case_statistics(
+    before: Mapping[CaseKey, Seen],
+    after: Mapping[CaseKey, Seen],
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PairedStatistics:
+    """The paired statistics of the cases both runs have, by name: each case's value is its
+    pass (1 or 0: failed and errored are both not a pass), or with attempts its mean pass
+    over them; each grader's, its mean score over the case's turns (and attempts) of the
+    results that did not error. The same figures whatever the order of either mapping."""
+    old_groups = _groups(before)
+    passes = PairedDifferences()
+    graders: dict[str, PairedDifferences] = {}
+    for name, new in sorted(_groups(after).items()):
+        old = old_groups.get(name)
+        if old is None:
+            continue
+        passes.add(old.passes / old.attempts, new.passes / new.attempts)
+        for grader, (total, count) in new.scores.items():
+            was = old.scores.get(grader)
+            if was is not None:
+                differences = graders.get(grader)
+                if differences is None:
+                    differences = graders[grader] = PairedDifferences()
+                differences.add(was[0] / was[1], total / count)
+    attempts = any(attempt is not None for _, attempt in (*before, *after))
+    return paired_statistics(passes, attempts=attempts, graders=graders, confidence=confidence)
