@@ -569,3 +569,36 @@ def test_run_baseline_gives_compares_per_grader_statistics(
     half = scipy_stats.norm.ppf(0.975) * (now - was).std(ddof=1) / math.sqrt(len(merged))
     middle = float((now - was).mean())
     assert_close(partial["mean_score_change_interval"], [middle - half, middle + half])
+
+
+def test_console_markdown_and_html_show_the_pass_at_k_intervals(
+    tmp_path: Path, write: Write, gradekit: Run, browser: Browser
+) -> None:
+    write("s.yaml", ATTEMPTS_SUITE)
+    done = gradekit(
+        "run", "s.yaml", "-o", "r.json", "--markdown", "r.md", "--html", "r.html",
+        "--confidence", "0.9",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    pass_at_k = json.loads((tmp_path / "r.json").read_text())["summary"]["pass_at_k"]
+    # pass@1 and pass^1 over the 4 groups of several attempts; pass@5 over 1 group: none.
+    assert set(pass_at_k["mean_interval"]) == {"pass@1", "pass^1"}
+    low, high = pass_at_k["mean_interval"]["pass@1"]
+    mean = pass_at_k["mean"]["pass@1"]
+    assert_close(
+        [low, high], clustered({str(i): [r] for i, r in enumerate([0.75, 1 / 3, 1, 0.5])}, 0.9)
+    )
+    one = f"{mean * 100:.1f}% (90% CI {low * 100:.1f}-{high * 100:.1f})"
+    assert one == "64.6% (90% CI 43.8-85.4)"
+    five = f"pass@5 {pass_at_k['mean']['pass@5'] * 100:.1f}% pass^5"
+    line = next(x for x in done.stdout.splitlines() if x.startswith("pass@k over 4 cases"))
+    assert f": pass@1 {one} pass^1 {one} | {five} 100.0% (1 of the cases)" in line
+    markdown = (tmp_path / "r.md").read_text()
+    assert f"| 1 | {one} | {one} | 4 |" in markdown
+    assert "| 5 | 100.0% | 100.0% | 1 |" in markdown
+    browser.open(file_url(tmp_path / "r.html"))
+    text = "(e => e.innerText.replace(/\\s+/g, ' ').trim())"
+    shown = browser.evaluate(f"{text}(document.getElementById('pass-at-k-line'))")
+    assert f": pass@1 {one} pass^1 {one} | " in shown
+    table = browser.evaluate(f"{text}(document.getElementById('pass-at-k'))")
+    assert f"1 {one} {one} 4 5 100.0% 100.0% 1" in table

@@ -156,35 +156,51 @@ class _Group:
 
     __slots__ = ("attempts", "passes", "scores")
 
-    def __init__(self) -> None:
+    def __init__(self, cases: Iterable[Seen]) -> None:
         self.passes = 0
         self.attempts = 0
         self.scores: dict[str, list[float]] = {}  # grader -> [sum, how many]
-
-    def add(self, case: Seen) -> None:
-        self.passes += case.outcome == "pass"
-        self.attempts += 1
-        for (_, grader), score in zip(case.layout, case.values, strict=True):
-            sums = self.scores.get(grader)
-            if sums is None:
-                sums = self.scores[grader] = [0.0, 0.0]
-            sums[0] += score
-            sums[1] += 1
+        for case in cases:
+            self.passes += case.outcome == "pass"
+            self.attempts += 1
+            for (_, grader), score in zip(case.layout, case.values, strict=True):
+                sums = self.scores.get(grader)
+                if sums is None:
+                    sums = self.scores[grader] = [0.0, 0.0]
+                sums[0] += score
+                sums[1] += 1
 
 
 def _in_order(key: CaseKey) -> tuple[str, int]:
     return key[0], -1 if key[1] is None else key[1]
 
 
-def _groups(cases: Mapping[CaseKey, Seen]) -> dict[str, _Group]:
-    groups: dict[str, _Group] = {}
-    # By name and attempt: the same sums whatever order the cases ended (or were read) in.
+def _by_name(cases: Mapping[CaseKey, Seen]) -> Iterator[tuple[str, list[Seen]]]:
+    """Each name of `cases` with its cases, by name and attempt: the same sums whatever order
+    the cases ended (or were read) in."""
+    name: str | None = None
+    group: list[Seen] = []
     for key in sorted(cases, key=_in_order):
-        group = groups.get(key[0])
-        if group is None:
-            group = groups[key[0]] = _Group()
-        group.add(cases[key])
-    return groups
+        if key[0] != name:
+            if name is not None:
+                yield name, group
+            name, group = key[0], []
+        group.append(cases[key])
+    if name is not None:
+        yield name, group
+
+
+def _paired_groups(
+    before: Mapping[CaseKey, Seen], after: Mapping[CaseKey, Seen]
+) -> Iterator[tuple[list[Seen], list[Seen]]]:
+    """The cases of each name both runs have (before's, after's), by name."""
+    old = _by_name(before)
+    found = next(old, None)
+    for name, new in _by_name(after):
+        while found is not None and found[0] < name:
+            found = next(old, None)
+        if found is not None and found[0] == name:
+            yield found[1], new
 
 
 def paired_case_statistics(
@@ -196,20 +212,33 @@ def paired_case_statistics(
     pass (1 or 0: failed and errored are both not a pass), or with attempts its mean pass
     over them; each grader's, its mean score over the case's turns (and attempts) of the
     results that did not error. The same figures whatever the order of either mapping."""
-    old_groups = _groups(before)
     passes = PairedDifferences()
     graders: dict[str, PairedDifferences] = {}
-    for name, new in sorted(_groups(after).items()):
-        old = old_groups.get(name)
-        if old is None:
-            continue
-        passes.add(old.passes / old.attempts, new.passes / new.attempts)
-        for grader, (total, count) in new.scores.items():
-            was = old.scores.get(grader)
-            if was is not None:
+    plain: dict[int, bool] = {}  # by layout: each grader in it once
+    for olds, news in _paired_groups(before, after):
+        if len(olds) == 1 and len(news) == 1 and olds[0].layout is news[0].layout:
+            # One case graded alike in both runs (the usual): its scores pair by position.
+            old, new = olds[0], news[0]
+            layout = new.layout
+            once = plain.get(id(layout))
+            if once is None:
+                once = plain[id(layout)] = len({g for _, g in layout}) == len(layout)
+            if once:
+                passes.add(float(old.outcome == "pass"), float(new.outcome == "pass"))
+                for (_, grader), was, now in zip(layout, old.values, new.values, strict=True):
+                    differences = graders.get(grader)
+                    if differences is None:
+                        differences = graders[grader] = PairedDifferences()
+                    differences.add(was, now)
+                continue
+        old_group, new_group = _Group(olds), _Group(news)
+        passes.add(old_group.passes / old_group.attempts, new_group.passes / new_group.attempts)
+        for grader, (total, count) in new_group.scores.items():
+            was_sums = old_group.scores.get(grader)
+            if was_sums is not None:
                 differences = graders.get(grader)
                 if differences is None:
                     differences = graders[grader] = PairedDifferences()
-                differences.add(was[0] / was[1], total / count)
-    attempts = any(attempt is not None for _, attempt in (*before, *after))
+                differences.add(was_sums[0] / was_sums[1], total / count)
+    attempts = any(key[1] is not None for key in before) or any(key[1] is not None for key in after)
     return paired_statistics(passes, attempts=attempts, graders=graders, confidence=confidence)
