@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport
@@ -67,12 +67,17 @@ class Seen(NamedTuple):
         return dict(zip(self.layout, self.values, strict=True))
 
 
+_BINARY: Final = frozenset((0.0, 1.0))
+
+
 class SeenReader:
     """Builds each case's `Seen`, sharing layouts between cases graded alike."""
 
     def __init__(self) -> None:
         self._layouts: dict[Layout, Layout | None] = {}
         """Each layout seen, as shared; None for one that names a score twice."""
+        self._values: dict[tuple[float, ...], tuple[float, ...]] = {}
+        """Each tuple of scores all 0 or 1 seen, as shared: most cases' scores are."""
 
     def seen(self, outcome: Outcome, scores: Iterable[tuple[int, str, float]]) -> Seen:
         """A case's `Seen` from its scores as (turn index, grader name, score): a name given
@@ -86,7 +91,10 @@ class SeenReader:
         if shared is None:
             last = {(turn, name): score for turn, name, score in listed}
             return Seen(outcome, tuple(last), tuple(last.values()))
-        return Seen(outcome, shared, tuple([score for _, _, score in listed]))
+        values = tuple([score for _, _, score in listed])
+        if _BINARY.issuperset(values):  # few distinct ones: each kept once
+            values = self._values.setdefault(values, values)
+        return Seen(outcome, shared, values)
 
 
 def read_seen(
