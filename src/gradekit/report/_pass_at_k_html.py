@@ -22,7 +22,7 @@ header still shows its group's figures)."""
 def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
     """The summary's `pass@k` box: the line of means, the table per k (each mean with its
     interval where it has one), the case groups."""
-    shown = mean_shown(figures)
+    mean_text = mean_shown(figures)
     out.write(
         '<details id="pass-at-k-box" open><summary>pass@k '
         f"({len(figures.groups)} cases of several attempts)</summary>"
@@ -32,8 +32,8 @@ def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
     )
     for k in figures.ks:
         out.write(
-            f'<tr><td class="num">{k}</td><td class="num">{escape(shown(f"pass@{k}"))}</td>'
-            f'<td class="num">{escape(shown(f"pass^{k}"))}</td>'
+            f'<tr><td class="num">{k}</td><td class="num">{escape(mean_text(f"pass@{k}"))}</td>'
+            f'<td class="num">{escape(mean_text(f"pass^{k}"))}</td>'
             f'<td class="num">{figures.counted(k)}</td></tr>'
         )
     out.write('</tbody></table><table id="pass-at-k-groups"><thead><tr><th>Case</th>')

@@ -46,12 +46,12 @@ def summary_line(figures: PassAtK) -> str:
     ... | pass@5 ...`, with the number of cases averaged at each k that not every case has
     attempts for."""
     groups = figures.groups
-    shown = mean_shown(figures)
+    mean_text = mean_shown(figures)
     parts = []
     for k in figures.ks:
         counted = figures.counted(k)
         over = "" if counted == len(groups) else f" ({counted} of the cases)"
-        parts.append(f"pass@{k} {shown(f'pass@{k}')} pass^{k} {shown(f'pass^{k}')}{over}")
+        parts.append(f"pass@{k} {mean_text(f'pass@{k}')} pass^{k} {mean_text(f'pass^{k}')}{over}")
     attempts = sum(group.attempts for group in groups)
     errored = sum(group.errored for group in groups)
     noun = "case" if len(groups) == 1 else "cases"
@@ -76,7 +76,7 @@ def markdown_lines(figures: PassAtK, cell: Callable[[str], str]) -> list[str]:
     """The Markdown section: the means per k, then a table of the case groups (`cell`
     escapes a name for a table cell), then the notes."""
     groups = figures.groups
-    shown = mean_shown(figures)
+    mean_text = mean_shown(figures)
     attempts = sum(group.attempts for group in groups)
     errored = sum(group.errored for group in groups)
     lines = [
@@ -89,7 +89,7 @@ def markdown_lines(figures: PassAtK, cell: Callable[[str], str]) -> list[str]:
         "| ---: | ---: | ---: | ---: |",
     ]
     lines += [
-        f"| {k} | {shown(f'pass@{k}')} | {shown(f'pass^{k}')} | {figures.counted(k)} |"
+        f"| {k} | {mean_text(f'pass@{k}')} | {mean_text(f'pass^{k}')} | {figures.counted(k)} |"
         for k in figures.ks
     ]
     heads = "".join(f" pass@{k} | pass^{k} |" for k in figures.ks)
