@@ -2,11 +2,12 @@
 
 A thin layer over the Python API: it parses the arguments, calls `load_suite`, `run_suite` and
 the writers of `gradekit.report`, and prints. Progress goes to stderr; the summary to stdout;
-reports where they are asked. Exit codes (docs/cli.md): 0 every case passed (with gates given:
-every gate passed); 1 some case failed or errored (with gates: a gate failed; with `--baseline`:
-a case regressed); 2 the suite or the command line is invalid, nothing was graded; 3 a report
-or the results log could not be written (every other report was); 130 / 143 / 129 stopped by
-SIGINT (Ctrl-C) / SIGTERM / SIGHUP: the reports are written and marked incomplete.
+reports where they are asked. Exit codes (docs/cli.md): 0 every case passed (with gates given,
+`--fail-on` among them: every gate passed); 1 some case failed or errored (with gates: a gate
+failed; with `--baseline` and no `--fail-on`: a case regressed; `compare`: a regression, or
+what its `--fail-on` names); 2 the suite or the command line is invalid, nothing was graded;
+3 a report or the results log could not be written (every other report was); 130 / 143 / 129
+stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP: the reports are written and marked incomplete.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradekit",
         description="Grade what AI agents produce, from YAML suites.",
-        epilog="Exit codes: 0 every case passed (with --min-pass-rate / --max-errors: every gate "
-        "passed), 1 a case failed or errored (with gates: a gate failed; with --baseline: a "
-        "case regressed, gates or not), 2 invalid suite or "
+        epilog="Exit codes: 0 every case passed (with gates: --min-pass-rate, --max-errors, "
+        "--fail-on: every gate passed), 1 a case failed or errored (with gates: a gate failed; "
+        "with --baseline and no --fail-on: a case regressed, gates or not; compare: a "
+        "regression, or what its --fail-on names), 2 invalid suite or "
         "command line (nothing graded), 3 a report or the results log could not be written, "
         "130 / 143 / 129 stopped by Ctrl-C / SIGTERM / SIGHUP (reports written, marked "
         "incomplete).",

@@ -79,6 +79,25 @@ SUMMARY = {
         "verdict": "no significant change",
         "alpha": 0.05,
         "interval_level": 0.95,
+        # Per grader, over the cases both runs scored with it: equality's scores moved by
+        # -1 (breaks) and +1 (mends) on 5 cases; contains scored only stricter (1 -> 0.5).
+        "graders": {
+            "contains": {
+                "paired": 1,
+                "mean_score_change": -0.5,
+                "mean_score_change_interval": None,  # under 2 cases: no spread
+                "p_value": None,
+            },
+            "equality": {
+                "paired": 5,
+                "mean_score_change": 0.0,
+                "mean_score_change_interval": [
+                    pytest.approx(-0.6197950323045615, abs=1e-12),  # z * sqrt(1/2) / sqrt(5)
+                    pytest.approx(0.6197950323045615, abs=1e-12),
+                ],
+                "p_value": 1.0,  # t = 0
+            },
+        },
     },
 }
 

@@ -140,7 +140,7 @@ def test_attempts_are_graded_and_reported_with_pass_at_k_in_every_report(
     # Markdown: a table of the means per k and one of the case groups.
     markdown = (tmp_path / "r.md").read_text()
     at_1 = f"{_expected(1)[0] * 100:.1f}%"
-    assert f"| 1 | {at_1} |" in markdown
+    assert f"| 1 | {at_1} (95% CI " in markdown  # with its interval over the 3 groups
     assert "| add | 5 | 3 | 1 | 60.0% | 60.0% |" in markdown
     # JUnit: the figures as properties of the testsuite; attempts as testcases of their own.
     junit = (tmp_path / "r.xml").read_text()

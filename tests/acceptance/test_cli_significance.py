@@ -247,12 +247,9 @@ def test_compare_and_run_baseline_give_the_paired_statistics(
         assert math.isclose(equality["p_value"], float(t_test), rel_tol=1e-9)
     else:
         assert equality["p_value"] == 1.0  # no case changed: no spread, p = 1
-    # run --baseline: the same figures in the report's `baseline` section (no per-grader
-    # figures there: a baseline keeps outcomes, not scores).
+    # run --baseline: the same figures in the report's `baseline` section, per grader too.
     section = json.loads((tmp_path / "new.json").read_text())["summary"]["baseline"]
-    assert section["statistics"] == {
-        key: value for key, value in statistics.items() if key != "graders"
-    }
+    assert section["statistics"] == statistics
     # One line says it, in the console of both commands and in the Markdown.
     lines = {
         "significant": "pass rate 80.0% -> 74.5%: -5.5 points (95% CI -9.9 to -1.1), "
@@ -465,3 +462,143 @@ def test_the_html_pages_show_the_interval_and_the_verdict(
     assert browser.evaluate(f"{text}(document.querySelector('p'))") == verdict
     changes = browser.evaluate(f"{text}(document.getElementById('grader-changes'))")
     assert changes.startswith("grader change p verdict equality -0.015")
+
+
+def test_the_help_names_fail_on_in_the_exit_codes(gradekit: Run) -> None:
+    done = gradekit("--help")
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "0 every case passed (with gates: --min-pass-rate, --max-errors, --fail-on:" in said
+    assert (
+        "with --baseline and no --fail-on: a case regressed, gates or not; "
+        "compare: a regression, or what its --fail-on names)" in said
+    )
+
+
+PARTIAL = """
+def partial(ctx):
+    return float(ctx.sample.output)  # "nan": an error result (a score that is no number)
+"""
+
+
+def scored_suite(seed: int, *, attempts: bool = False) -> str:
+    """40 cases graded by `equality` and `partial` (the output's number as its score), some
+    of two turns, one whose partial result errors; c39 only in the base run (seed 0), n40
+    only in the new one. With `attempts`: each case three attempts."""
+    rng = __import__("random").Random(seed)
+    lines = [
+        "name: scored",
+        "graders: [{kind: equality}, {kind: code, grader: 'partial:partial'}]",
+        "cases:",
+    ]
+    names = [f"c{i}" for i in range(39)] + (["c39"] if seed == 0 else ["n40"])
+    for i, name in enumerate(names):
+
+        def output() -> str:
+            return f"{rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, 1.0]):g}"
+
+        if attempts:
+            tries = ", ".join(f'"{output()}"' for _ in range(3))
+            lines.append(f'  - {{name: {name}, expected: "1", attempts: [{tries}]}}')
+        elif i % 7 == 3:
+            lines.append(
+                f'  - {{name: {name}, turns: [{{output: "{output()}", expected: "1"}}, '
+                f'{{output: "{output()}", expected: "1"}}]}}'
+            )
+        else:
+            value = "nan" if i == 5 and seed else output()
+            lines.append(f'  - {{name: {name}, output: "{value}", expected: "1"}}')
+    return "\n".join(lines) + "\n"
+
+
+def partial_scores(report: Path) -> dict[str, list[float]]:
+    """Each case's partial scores (of every turn and attempt) that did not error, by name."""
+    scores: dict[str, list[float]] = {}
+    for case in json.loads(report.read_text())["cases"]:
+        scores.setdefault(case["name"], []).extend(
+            result["score"]
+            for turn in case["turns"]
+            for result in turn["results"]
+            if result["name"] == "partial" and result["error"] is None
+        )
+    return scores
+
+
+@pytest.mark.parametrize("attempts", [False, True], ids=["once", "attempts"])
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        ("-o", "new.json"),  # cases streamed into the report as their texts
+        ("-o", "new.json", "--resume", "new.jsonl"),  # read back from the results log
+        ("-o", "new.json", "--jobs", "3", "--markdown", "new.md", "--html", "new.html"),
+    ],
+    ids=["stream", "log", "reports"],
+)
+def test_run_baseline_gives_compares_per_grader_statistics(
+    tmp_path: Path, write: Write, gradekit: Run, outputs: tuple[str, ...], attempts: bool
+) -> None:
+    write("partial.py", PARTIAL)
+    write("base.yaml", scored_suite(0, attempts=attempts))
+    write("new.yaml", scored_suite(1, attempts=attempts))
+    assert gradekit("run", "base.yaml", "-q", "-o", "base.json").returncode == 1
+    run = gradekit("run", "new.yaml", "-q", "--baseline", "base.json", *outputs)
+    assert run.returncode == 1, run.stderr
+    _, data, _, _ = comparison_of(tmp_path, gradekit)
+    statistics = data["statistics"]
+    section = json.loads((tmp_path / "new.json").read_text())["summary"]["baseline"]
+    # The same figures, to the last bit, from both commands on the same two runs.
+    assert section["statistics"] == statistics
+    assert set(statistics["graders"]) == {"equality", "partial"}
+    assert statistics["paired"] == 39
+    # partial's figures against scipy: each case's mean score over its turns (and attempts).
+    base, new = (partial_scores(tmp_path / f"{run_name}.json") for run_name in ("base", "new"))
+    merged: dict[str, tuple[list[float], list[float]]] = {}
+    for name, scores in new.items():
+        if name in base and scores:
+            merged.setdefault(name, ([], []))[1].extend(scores)
+    for name, scores in base.items():
+        if name in merged:
+            merged[name][0].extend(scores)
+    was = np.array([sum(b) / len(b) for b, _ in merged.values()])
+    now = np.array([sum(n) / len(n) for _, n in merged.values()])
+    partial = statistics["graders"]["partial"]
+    assert partial["paired"] == len(merged) == (39 if attempts else 38)  # c5 errored once
+    assert math.isclose(partial["mean_score_change"], float((now - was).mean()), abs_tol=1e-12)
+    reference = scipy_stats.ttest_rel(now, was).pvalue
+    assert math.isclose(partial["p_value"], float(reference), rel_tol=1e-9)
+    half = scipy_stats.norm.ppf(0.975) * (now - was).std(ddof=1) / math.sqrt(len(merged))
+    middle = float((now - was).mean())
+    assert_close(partial["mean_score_change_interval"], [middle - half, middle + half])
+
+
+def test_console_markdown_and_html_show_the_pass_at_k_intervals(
+    tmp_path: Path, write: Write, gradekit: Run, browser: Browser
+) -> None:
+    write("s.yaml", ATTEMPTS_SUITE)
+    done = gradekit(
+        "run", "s.yaml", "-o", "r.json", "--markdown", "r.md", "--html", "r.html",
+        "--confidence", "0.9",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    pass_at_k = json.loads((tmp_path / "r.json").read_text())["summary"]["pass_at_k"]
+    # pass@1 and pass^1 over the 4 groups of several attempts; pass@5 over 1 group: none.
+    assert set(pass_at_k["mean_interval"]) == {"pass@1", "pass^1"}
+    low, high = pass_at_k["mean_interval"]["pass@1"]
+    mean = pass_at_k["mean"]["pass@1"]
+    assert_close(
+        [low, high], clustered({str(i): [r] for i, r in enumerate([0.75, 1 / 3, 1, 0.5])}, 0.9)
+    )
+    one = f"{mean * 100:.1f}% (90% CI {low * 100:.1f}-{high * 100:.1f})"
+    assert one == "64.6% (90% CI 43.8-85.4)"
+    five = f"pass@5 {pass_at_k['mean']['pass@5'] * 100:.1f}% pass^5"
+    line = next(x for x in done.stdout.splitlines() if x.startswith("pass@k over 4 cases"))
+    assert f": pass@1 {one} pass^1 {one} | {five} 100.0% (1 of the cases)" in line
+    markdown = (tmp_path / "r.md").read_text()
+    assert f"| 1 | {one} | {one} | 4 |" in markdown
+    assert "| 5 | 100.0% | 100.0% | 1 |" in markdown
+    browser.open(file_url(tmp_path / "r.html"))
+    text = "(e => e.innerText.replace(/\\s+/g, ' ').trim())"
+    shown = browser.evaluate(f"{text}(document.getElementById('pass-at-k-line'))")
+    assert f": pass@1 {one} pass^1 {one} | " in shown
+    table = browser.evaluate(f"{text}(document.getElementById('pass-at-k'))")
+    assert f"1 {one} {one} 4 5 100.0% 100.0% 1" in table

@@ -8,7 +8,7 @@ from html import escape
 from typing import TextIO
 
 from gradekit.report._html_data import script_safe
-from gradekit.report._pass_at_k_text import group_line, summary_line
+from gradekit.report._pass_at_k_text import group_line, mean_shown, summary_line
 from gradekit.report._text import percent
 from gradekit.report.attempts import PassAtK
 
@@ -20,8 +20,9 @@ header still shows its group's figures)."""
 
 
 def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
-    """The summary's `pass@k` box: the line of means, the table per k, the case groups."""
-    means = figures.means()
+    """The summary's `pass@k` box: the line of means, the table per k (each mean with its
+    interval where it has one), the case groups."""
+    mean_text = mean_shown(figures)
     out.write(
         '<details id="pass-at-k-box" open><summary>pass@k '
         f"({len(figures.groups)} cases of several attempts)</summary>"
@@ -31,8 +32,8 @@ def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
     )
     for k in figures.ks:
         out.write(
-            f'<tr><td class="num">{k}</td><td class="num">{percent(means[f"pass@{k}"])}</td>'
-            f'<td class="num">{percent(means[f"pass^{k}"])}</td>'
+            f'<tr><td class="num">{k}</td><td class="num">{escape(mean_text(f"pass@{k}"))}</td>'
+            f'<td class="num">{escape(mean_text(f"pass^{k}"))}</td>'
             f'<td class="num">{figures.counted(k)}</td></tr>'
         )
     out.write('</tbody></table><table id="pass-at-k-groups"><thead><tr><th>Case</th>')

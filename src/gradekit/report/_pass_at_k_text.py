@@ -1,13 +1,21 @@
-"""pass@k as the console, Markdown and JUnit reports show it (see `gradekit.report.attempts`)."""
+"""pass@k as the console, Markdown and JUnit reports show it (see `gradekit.report.attempts`):
+each mean with its interval where it has one (`mean_shown`), as the pass rate is shown."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from gradekit.report._text import percent
+from gradekit.report._text import percent, rate_with_interval
 from gradekit.report.attempts import GroupCounts, PassAtK
 
-__all__ = ["MAX_GROUP_ROWS", "group_line", "junit_properties", "markdown_lines", "summary_line"]
+__all__ = [
+    "MAX_GROUP_ROWS",
+    "group_line",
+    "junit_properties",
+    "markdown_lines",
+    "mean_shown",
+    "summary_line",
+]
 
 MAX_GROUP_ROWS = 50
 """At most this many case groups in the Markdown table; the rest are counted."""
@@ -17,18 +25,33 @@ def _counts(attempts: int, errored: int) -> str:
     return f"{attempts} attempt{'s' if attempts != 1 else ''}, {errored} errored"
 
 
-def summary_line(figures: PassAtK) -> str:
-    """`pass@k over 3 cases (25 attempts, 2 errored): pass@1 60.0% pass^1 60.0% | pass@5 ...`,
-    with the number of cases averaged at each k that not every case has attempts for."""
-    groups = figures.groups
+def mean_shown(figures: PassAtK) -> Callable[[str], str]:
+    """`shown(key)`: the mean of `key` (`pass@5`, `pass^5`) over the groups, with its
+    interval when it has one (averaged over at least two groups): `60.0% (95% CI 41.0-79.0)`."""
     means = figures.means()
+    intervals = figures.mean_intervals()
+    level = figures.interval_level
+
+    def shown(key: str) -> str:
+        interval = intervals.get(key)
+        return rate_with_interval(
+            means[key], None if interval is None else (interval[0], interval[1]), level
+        )
+
+    return shown
+
+
+def summary_line(figures: PassAtK) -> str:
+    """`pass@k over 3 cases (25 attempts, 2 errored): pass@1 60.0% (95% CI 41.0-79.0) pass^1
+    ... | pass@5 ...`, with the number of cases averaged at each k that not every case has
+    attempts for."""
+    groups = figures.groups
+    mean_text = mean_shown(figures)
     parts = []
     for k in figures.ks:
         counted = figures.counted(k)
         over = "" if counted == len(groups) else f" ({counted} of the cases)"
-        parts.append(
-            f"pass@{k} {percent(means[f'pass@{k}'])} pass^{k} {percent(means[f'pass^{k}'])}{over}"
-        )
+        parts.append(f"pass@{k} {mean_text(f'pass@{k}')} pass^{k} {mean_text(f'pass^{k}')}{over}")
     attempts = sum(group.attempts for group in groups)
     errored = sum(group.errored for group in groups)
     noun = "case" if len(groups) == 1 else "cases"
@@ -53,7 +76,7 @@ def markdown_lines(figures: PassAtK, cell: Callable[[str], str]) -> list[str]:
     """The Markdown section: the means per k, then a table of the case groups (`cell`
     escapes a name for a table cell), then the notes."""
     groups = figures.groups
-    means = figures.means()
+    mean_text = mean_shown(figures)
     attempts = sum(group.attempts for group in groups)
     errored = sum(group.errored for group in groups)
     lines = [
@@ -66,8 +89,7 @@ def markdown_lines(figures: PassAtK, cell: Callable[[str], str]) -> list[str]:
         "| ---: | ---: | ---: | ---: |",
     ]
     lines += [
-        f"| {k} | {percent(means[f'pass@{k}'])} | {percent(means[f'pass^{k}'])} "
-        f"| {figures.counted(k)} |"
+        f"| {k} | {mean_text(f'pass@{k}')} | {mean_text(f'pass^{k}')} | {figures.counted(k)} |"
         for k in figures.ks
     ]
     heads = "".join(f" pass@{k} | pass^{k} |" for k in figures.ks)

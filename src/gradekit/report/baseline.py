@@ -1,14 +1,14 @@
 """A run's cases marked against a baseline run: `new`, `fixed`, `regressed` or `unchanged`.
 
 `Baseline.load(run)` reads the baseline (a JSON report, a `--resume` log, a `SuiteReport` or
-case reports, as `gradekit compare` does) and keeps each case's outcome by name (and attempt
-index, for one of several attempts), nothing more. `baseline.mark(case)` is how a case of the
-new run compares with the case of the same name and attempt
-(the rule of `gradekit compare`: `compare.mark_of`). A `BaselineTally` counts the marks of a
-run's cases as they stream past; its `marks()` is the `BaselineMarks` a `SuiteReport` carries
-(`report.baseline`), which every report shows, with the paired `statistics` of the cases in
-both runs (`gradekit.report.statistics`; by name, each case's pass or, with attempts, its mean
-pass over them; no per-grader figures: the baseline keeps outcomes, not scores).
+case reports, as `gradekit compare` does) and keeps each case's outcome and its graders'
+scores (`case_scores.Seen`) by name (and attempt index, for one of several attempts), nothing
+more. `baseline.mark(case)` is how a case of the new run compares with the case of the same
+name and attempt (the rule of `gradekit compare`: `compare.mark_of`). A `BaselineTally` counts
+the marks of a run's cases as they stream past, and keeps what each case scored; its `marks()`
+is the `BaselineMarks` a `SuiteReport` carries (`report.baseline`), which every report shows,
+with the paired `statistics` of the cases in both runs, per grader too: the figures of
+`gradekit compare` on the same runs, by the same function (`case_scores.paired_case_statistics`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,22 @@ from __future__ import annotations
 import heapq
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
 import attrs
 
 from gradekit.report.attempts import case_label
+from gradekit.report.case_scores import (
+    Seen,
+    SeenReader,
+    case_scores,
+    data_scores,
+    iter_seen,
+    paired_case_statistics,
+)
 from gradekit.report.compare import Mark, Outcome, mark_of
+from gradekit.report.json_text import line_reader
 from gradekit.report.model import CaseReport
 from gradekit.report.reading import (
     CaseKey,
@@ -30,14 +39,8 @@ from gradekit.report.reading import (
     Run,
     key_of_data,
     outcome_of_data,
-    read_outcomes,
 )
-from gradekit.report.statistics import (
-    DEFAULT_CONFIDENCE,
-    PairedDifferences,
-    PairedStatistics,
-    paired_statistics,
-)
+from gradekit.report.statistics import DEFAULT_CONFIDENCE, PairedStatistics
 
 __all__ = [
     "MARKS",
@@ -60,13 +63,38 @@ def with_mark(text: str, mark: Mark) -> str:
     return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
 
 
+class _Outcomes(Mapping[CaseKey, Outcome]):
+    """The outcome of each case of a baseline, read off what it keeps of each."""
+
+    __slots__ = ("_cases",)
+
+    def __init__(self, cases: Mapping[CaseKey, Seen]) -> None:
+        self._cases = cases
+
+    def __getitem__(self, key: CaseKey) -> Outcome:
+        return self._cases[key].outcome
+
+    def __iter__(self) -> Iterator[CaseKey]:
+        return iter(self._cases)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+
 @attrs.frozen
 class Baseline:
-    """A baseline run's outcome of each case, by (name, attempt). `source`: the file it was
-    read from (`""` for report objects)."""
+    """A baseline run's cases by (name, attempt): each one's outcome and its graders' scores
+    (`cases`). `source`: the file it was read from (`""` for report objects); `layouts`: the
+    reader whose layouts its cases share (a run's cases graded alike share theirs with them)."""
 
     source: str
-    outcomes: Mapping[CaseKey, Outcome] = attrs.field(repr=False)
+    cases: Mapping[CaseKey, Seen] = attrs.field(repr=False)
+    layouts: SeenReader = attrs.field(factory=SeenReader, repr=False, eq=False)
+
+    @property
+    def outcomes(self) -> Mapping[CaseKey, Outcome]:
+        """Each case's outcome, by (name, attempt), in the baseline's order."""
+        return _Outcomes(self.cases)
 
     @classmethod
     def load(cls, run: Run | Baseline, watch: ReadWatch | None = None) -> Baseline:
@@ -76,20 +104,24 @@ class Baseline:
         if isinstance(run, Baseline):
             return run
         source = os.fspath(run) if isinstance(run, (str, os.PathLike)) else ""
-        outcomes: dict[CaseKey, Outcome] = {}
-        for key, outcome in read_outcomes(run, watch):
-            outcomes.pop(key, None)  # a case read again keeps its place at the end
-            outcomes[key] = outcome
-        return cls(source, outcomes)
+        layouts = SeenReader()
+        cases: dict[CaseKey, Seen] = {}
+        for key, case in iter_seen(run, watch, layouts):
+            cases.pop(key, None)  # a case read again keeps its place at the end
+            cases[key] = case
+        return cls(source, cases, layouts)
+
+    def _outcome(self, key: CaseKey) -> Outcome | None:
+        case = self.cases.get(key)
+        return None if case is None else case.outcome
 
     def mark(self, case: CaseReport) -> Mark:
         """How `case` compares with the baseline's case of the same name and attempt."""
-        key = (case.name, case.attempt)
-        return mark_of(self.outcomes.get(key), case.outcome)  # type: ignore[arg-type]
+        return mark_of(self._outcome((case.name, case.attempt)), case.outcome)  # type: ignore[arg-type]
 
     def mark_data(self, data: Mapping[str, Any]) -> Mark:
         """`mark` of a case's JSON form."""
-        return mark_of(self.outcomes.get(key_of_data(data)), outcome_of_data(data))
+        return mark_of(self._outcome(key_of_data(data)), outcome_of_data(data))
 
     def tally(self) -> BaselineTally:
         """A fresh count of the marks of a run's cases."""
@@ -160,7 +192,8 @@ class BaselineMarks:
 
 class BaselineTally:
     """Counts the marks of a run's cases, one case at a time as they end (see
-    `Baseline.tally`); the names of each mark come out in suite order whatever the order."""
+    `Baseline.tally`), and keeps each case's outcome and scores for the paired statistics;
+    the names of each mark come out in suite order whatever the order."""
 
     def __init__(self, baseline: Baseline) -> None:
         self._baseline = baseline
@@ -168,24 +201,45 @@ class BaselineTally:
         # Per mark, the MAX_NAMED cases of the lowest suite positions seen so far, as a heap
         # whose top is the highest of them: cases end in any order, names are in suite order.
         self._named: dict[Mark, list[tuple[int, str]]] = {mark: [] for mark in MARKS}
-        self._seen: set[CaseKey] = set()
         self._still_failing = 0
         self._arrivals = 0
-        # name -> [passed, attempts] of the run's cases, for the paired statistics
-        self._groups: dict[str, list[int]] = {}
-        self._attempts = False
+        # (name, attempt) -> outcome and scores of the run's cases, for the paired statistics
+        self._cases: dict[CaseKey, Seen] = {}
+        self._loads = line_reader()  # orjson's, where installed: a case's text read faster
 
     def add(self, case: CaseReport, position: int | None = None) -> Mark:
         """Count one case of the run; its mark. `position`: the case's place in the suite,
         which orders the names (None: after every case counted so far)."""
-        return self._count((case.name, case.attempt), case.outcome, position)  # type: ignore[arg-type]
+        seen = self._baseline.layouts.seen(case.outcome, case_scores(case))  # type: ignore[arg-type]
+        return self._count((case.name, case.attempt), seen, position)
+
+    def add_text(self, text: str, position: int | None = None) -> Mark:
+        """Count one case of the run given as its JSON text (a results log's line), read for
+        its name, verdict and scores; its mark. `position`: as `add`'s."""
+        data: Any = None
+        if self._loads is not None:
+            try:  # noqa: SIM105 - a try costs less than a suppress() per case
+                data = self._loads(text)
+            except ValueError:  # what orjson refuses (NaN in a sample): the standard library
+                pass
+        if data is None:
+            data = json.loads(text)
+        seen = self._baseline.layouts.seen(outcome_of_data(data), data_scores(data))
+        return self._count(key_of_data(data), seen, position)
 
     def count(
-        self, name: str, attempt: int | None, outcome: Outcome, position: int | None = None
+        self,
+        name: str,
+        attempt: int | None,
+        outcome: Outcome,
+        position: int | None = None,
+        scores: Iterable[tuple[int, str, float]] = (),
     ) -> Mark:
-        """Count one case of the run by its name, attempt index and outcome; its mark.
+        """Count one case of the run by its name, attempt index, outcome and `scores` (turn
+        index, grader name, score of each result that did not error); its mark.
         `position`: as `add`'s."""
-        return self._count((name, attempt), outcome, position)
+        seen = self._baseline.layouts.seen(outcome, scores)
+        return self._count((name, attempt), seen, position)
 
     def add_all(self, cases: Iterable[CaseReport]) -> BaselineTally:
         """Count every case of `cases`; this tally."""
@@ -197,12 +251,12 @@ class BaselineTally:
         """Count every case of `texts`, their JSON texts (a results log's lines), read only
         for the name and the verdict; this tally."""
         for text in texts:
-            data = json.loads(text)
-            self._count(key_of_data(data), outcome_of_data(data), None)
+            self.add_text(text)
         return self
 
-    def _count(self, key: CaseKey, outcome: Outcome, position: int | None) -> Mark:
-        mark = mark_of(self._baseline.outcomes.get(key), outcome)
+    def _count(self, key: CaseKey, seen: Seen, position: int | None) -> Mark:
+        outcome = seen.outcome
+        mark = mark_of(self._baseline._outcome(key), outcome)
         self._counts[mark] += 1
         if position is None:
             position = self._arrivals
@@ -212,45 +266,22 @@ class BaselineTally:
             heapq.heappush(named, (-position, case_label(*key)))
         elif position < -named[0][0]:
             heapq.heapreplace(named, (-position, case_label(*key)))
-        group = self._groups.get(key[0])
-        if group is None:
-            group = self._groups[key[0]] = [0, 0]
-        group[0] += outcome == "pass"
-        group[1] += 1
-        self._attempts = self._attempts or key[1] is not None
-        if key in self._baseline.outcomes:
-            self._seen.add(key)
+        self._cases[key] = seen
         if mark == "unchanged" and outcome != "pass":
             self._still_failing += 1
         return mark
 
     def statistics(self, confidence: float = DEFAULT_CONFIDENCE) -> PairedStatistics:
         """The paired statistics of the cases counted so far against the baseline's, by
-        name, at `confidence` (see `gradekit.report.statistics.paired_statistics`)."""
-        base: dict[str, list[int]] = {}
-        attempts = self._attempts
-        for (name, attempt), outcome in self._baseline.outcomes.items():
-            group = base.get(name)
-            if group is None:
-                group = base[name] = [0, 0]
-            group[0] += outcome == "pass"
-            group[1] += 1
-            attempts = attempts or attempt is not None
-        passes = PairedDifferences()
-        # By name, as `compare` adds them: the same figures whatever order the cases ended in.
-        for name, (passed, count) in sorted(self._groups.items()):
-            was = base.get(name)
-            if was is not None:
-                passes.add(was[0] / was[1], passed / count)
-        return paired_statistics(passes, attempts=attempts, confidence=confidence)
+        name, at `confidence`, per grader too: the figures `gradekit compare` gives of the
+        same runs (see `gradekit.report.case_scores.paired_case_statistics`)."""
+        return paired_case_statistics(self._baseline.cases, self._cases, confidence)
 
     def marks(self, confidence: float = DEFAULT_CONFIDENCE) -> BaselineMarks:
         """The marks counted so far, with their statistics at `confidence`."""
-        outcomes = self._baseline.outcomes
-        base_passed = sum(1 for outcome in outcomes.values() if outcome == "pass")
-        groups = self._groups.values()
-        counted = sum(g[1] for g in groups)
-        removed = [case_label(*key) for key in self._baseline.outcomes if key not in self._seen]
+        cases = self._baseline.cases
+        counted = self._cases
+        removed = [case_label(*key) for key in cases if key not in counted]
         return BaselineMarks(
             baseline=self._baseline,
             counts=dict(self._counts),
@@ -262,6 +293,13 @@ class BaselineTally:
             removed_names=tuple(removed[:MAX_NAMED]),
             still_failing=self._still_failing,
             statistics=self.statistics(confidence),
-            base_pass_rate=base_passed / len(outcomes) if outcomes else None,
-            new_pass_rate=sum(g[0] for g in groups) / counted if counted else None,
+            base_pass_rate=_pass_rate(cases),
+            new_pass_rate=_pass_rate(counted),
         )
+
+
+def _pass_rate(cases: Mapping[CaseKey, Seen]) -> float | None:
+    """Passed / all of `cases`; None when there is none."""
+    if not cases:
+        return None
+    return sum(1 for case in cases.values() if case.outcome == "pass") / len(cases)

@@ -20,7 +20,7 @@ from typing import Literal
 import attrs
 
 from gradekit.report.attempts import case_label
-from gradekit.report.case_scores import Seen, SeenReader, read_seen
+from gradekit.report.case_scores import Seen, SeenReader, paired_case_statistics, read_seen
 from gradekit.report.environment import KindChange, kind_changes
 from gradekit.report.fail_on import (
     FAIL_ON_RULES,
@@ -34,12 +34,7 @@ from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: thei
     read_report,
     read_run,
 )
-from gradekit.report.statistics import (
-    DEFAULT_CONFIDENCE,
-    PairedDifferences,
-    PairedStatistics,
-    paired_statistics,
-)
+from gradekit.report.statistics import DEFAULT_CONFIDENCE, PairedStatistics
 
 __all__ = [
     "FAIL_ON_RULES",
@@ -288,61 +283,5 @@ def compare(
         kind_changes=tuple(kind_changes(base_environment, new_environment)),
         still_failing=still_failing,
         now_failing=tuple(now_failing),
-        statistics=_statistics(before, after, confidence),
+        statistics=paired_case_statistics(before, after, confidence),
     )
-
-
-class _Group:
-    """One case (by name) of a run: its passes and attempts, and each grader's scores."""
-
-    __slots__ = ("attempts", "passes", "scores")
-
-    def __init__(self) -> None:
-        self.passes = 0
-        self.attempts = 0
-        self.scores: dict[str, list[float]] = {}  # grader -> [sum, how many]
-
-    def add(self, case: Seen) -> None:
-        self.passes += case.outcome == "pass"
-        self.attempts += 1
-        for (_, grader), score in zip(case.layout, case.values, strict=True):
-            sums = self.scores.get(grader)
-            if sums is None:
-                sums = self.scores[grader] = [0.0, 0.0]
-            sums[0] += score
-            sums[1] += 1
-
-
-def _groups(cases: Mapping[_Key, Seen]) -> dict[str, _Group]:
-    groups: dict[str, _Group] = {}
-    for (name, _), case in cases.items():
-        group = groups.get(name)
-        if group is None:
-            group = groups[name] = _Group()
-        group.add(case)
-    return groups
-
-
-def _statistics(
-    before: Mapping[_Key, Seen], after: Mapping[_Key, Seen], confidence: float
-) -> PairedStatistics:
-    """The paired statistics of the cases both runs have, by name: each case's value is its
-    pass (1 or 0: failed and errored are both not a pass), or with attempts its mean pass
-    over them; each grader's, its mean score over the case's turns (and attempts)."""
-    old_groups = _groups(before)
-    passes = PairedDifferences()
-    graders: dict[str, PairedDifferences] = {}
-    for name, new in sorted(_groups(after).items()):  # by name: the same sums in any order
-        old = old_groups.get(name)
-        if old is None:
-            continue
-        passes.add(old.passes / old.attempts, new.passes / new.attempts)
-        for grader, (total, count) in new.scores.items():
-            was = old.scores.get(grader)
-            if was is not None:
-                differences = graders.get(grader)
-                if differences is None:
-                    differences = graders[grader] = PairedDifferences()
-                differences.add(was[0] / was[1], total / count)
-    attempts = any(attempt is not None for _, attempt in (*before, *after))
-    return paired_statistics(passes, attempts=attempts, graders=graders, confidence=confidence)

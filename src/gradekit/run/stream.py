@@ -137,9 +137,9 @@ class CaseStream:
         outcome: str
         for position, report in items:
             if type(report) is CaseText:
-                text, outcome, name, attempt = report
-                if tally is not None:
-                    text = with_mark(text, tally.count(name, attempt, report.outcome, position))
+                text, outcome = report.text, report.outcome
+                if tally is not None:  # read for its scores: only a run with a baseline
+                    text = with_mark(text, tally.add_text(text, position))
             else:
                 assert isinstance(report, CaseReport)
                 text, outcome = case_json(report), report.outcome
