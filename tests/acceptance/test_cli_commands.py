@@ -50,8 +50,8 @@ def test_run_all_passed_exits_0(gradekit: Run, write: Write) -> None:
     done = gradekit("run", "suite.yaml")
     assert done.returncode == 0, done.stderr
     assert done.stderr == (
-        "gradekit: ok: 1 cases: 1 passed, 0 failed, 0 errored (100.0% pass rate, 95% CI 20.7-100.0) in "
-        + done.stderr.split(" in ")[1]
+        "gradekit: ok: 1 cases: 1 passed, 0 failed, 0 errored "
+        "(100.0% pass rate, 95% CI 20.7-100.0) in " + done.stderr.split(" in ")[1]
     )
 
 
