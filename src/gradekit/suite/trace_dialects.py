@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
+from gradekit.suite.trace_chat import chat_call
 from gradekit.suite.trace_openinference import OI_INPUT, OI_OUTPUT, openinference_messages
 from gradekit.suite.trace_openllmetry import indexed_messages, is_indexed
 from gradekit.suite.traces import DialectError, Span, Trace
@@ -187,19 +188,7 @@ def _genai_message(message: Any, where: str) -> list[dict[str, Any]]:
         if kind == "text":
             texts.append(str(part.get("content", "")))
         elif kind == "tool_call":
-            arguments = part.get("arguments")
-            calls.append(
-                {
-                    "id": part.get("id"),
-                    "type": "function",
-                    "function": {
-                        "name": part.get("name"),
-                        "arguments": arguments
-                        if isinstance(arguments, str)
-                        else json.dumps({} if arguments is None else arguments),
-                    },
-                }
-            )
+            calls.append(chat_call(part.get("id"), part.get("name"), part.get("arguments")))
         elif kind == "tool_call_response":
             response = part.get("response", part.get("result"))
             results.append(
@@ -264,17 +253,7 @@ def _event_call(call: Any, where: str) -> dict[str, Any]:
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(function, dict):
         raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
-    arguments = function.get("arguments")
-    return {
-        "id": call.get("id"),
-        "type": "function",
-        "function": {
-            "name": function.get("name"),
-            "arguments": arguments
-            if isinstance(arguments, str)
-            else json.dumps({} if arguments is None else arguments),
-        },
-    }
+    return chat_call(call.get("id"), function.get("name"), function.get("arguments"))
 
 
 def _tool_results(trace: Trace) -> dict[str, Any]:

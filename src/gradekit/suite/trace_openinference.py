@@ -3,47 +3,15 @@ flattened attributes Arize Phoenix's instrumentations write, as OpenAI Chat mess
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
+from gradekit.suite.trace_chat import chat_call, unflatten
 from gradekit.suite.traces import DialectError, Span
 
-__all__ = ["OI_INPUT", "OI_OUTPUT", "openinference_messages", "unflatten"]
+__all__ = ["OI_INPUT", "OI_OUTPUT", "openinference_messages"]
 
 OI_INPUT: Final = "llm.input_messages."
 OI_OUTPUT: Final = "llm.output_messages."
-
-
-def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
-    """`prefix.0.message.role`-style attributes as a list of nested dicts (lists where all
-    keys of a level are indices)."""
-    root: dict[str, Any] = {}
-    for key, value in attributes.items():
-        if not key.startswith(prefix):
-            continue
-        node = root
-        steps = key[len(prefix) :].split(".")
-        for step in steps[:-1]:
-            node = node.setdefault(step, {})
-            if not isinstance(node, dict):
-                raise DialectError(f"{key} is under a value: {value!r:.80}")
-        node[steps[-1]] = value
-    return [_listed(root[index]) for index in sorted(root, key=_index)]
-
-
-def _index(step: str) -> int:
-    if not step.isdigit():
-        raise DialectError(f"'{step}' where a message index was expected")
-    return int(step)
-
-
-def _listed(node: Any) -> Any:
-    """Dicts whose keys are all indices become lists."""
-    if not isinstance(node, dict):
-        return node
-    if node and all(key.isdigit() for key in node):
-        return [_listed(node[key]) for key in sorted(node, key=int)]
-    return {key: _listed(value) for key, value in node.items()}
 
 
 def openinference_messages(span: Span) -> list[dict[str, Any]]:
@@ -78,11 +46,7 @@ def _oi_call(call: Any, where: str) -> dict[str, Any]:
     if not isinstance(inner, dict):
         raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
     function = inner.get("function") or {}
-    return {
-        "id": inner.get("id"),
-        "type": "function",
-        "function": {"name": function.get("name"), "arguments": function.get("arguments") or "{}"},
-    }
+    return chat_call(inner.get("id"), function.get("name"), function.get("arguments"))
 
 
 def _oi_contents(contents: Any, where: str, calls: list[dict[str, Any]]) -> str | None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from gradekit.suite.trace_openinference import unflatten
+from gradekit.suite.trace_chat import chat_call, unflatten
 from gradekit.suite.traces import DialectError, Span
 
 __all__ = ["LL_COMPLETION", "LL_PROMPT", "indexed_messages", "is_indexed"]
@@ -72,17 +72,7 @@ def _listed(item: dict[str, Any]) -> list[Any]:
 def _call(call: Any, where: str) -> dict[str, Any]:
     if not isinstance(call, dict) or not isinstance(call.get("name"), str):
         raise DialectError(f"{where}: a tool call without a name: {call!r:.80}")
-    arguments = call.get("arguments")
-    return {
-        "id": call.get("id"),
-        "type": "function",
-        "function": {
-            "name": call["name"],
-            "arguments": arguments
-            if isinstance(arguments, str)
-            else json.dumps({} if arguments is None else arguments),
-        },
-    }
+    return chat_call(call.get("id"), call["name"], call.get("arguments"))
 
 
 def _parts(content: Any) -> list[dict[str, Any]] | None:
