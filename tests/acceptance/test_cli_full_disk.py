@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import Run
+from tmpfs import small_tmpfs
 
 import gradekit
 from gradekit import WriteError
@@ -23,20 +24,8 @@ CASES = 600
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
     """A folder on a tmpfs of 64 KiB, unmounted after the test."""
-    folder = tmp_path / "disk"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"a small tmpfs cannot be mounted here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path / "disk", "64k") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 def _grow(folder: Path) -> None:

@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from cli_support import Run
+from tmpfs import small_tmpfs
 
 Write = Callable[[str, str], Path]
 PY = sys.executable
@@ -39,20 +39,8 @@ SURVEY = (
 @pytest.fixture
 def scratch(tmp_path: Path) -> Iterator[Path]:
     """A 64 MiB tmpfs for TMPDIR: the scratch disk the copies go to, unmounted after."""
-    folder = tmp_path / "scratch"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"a small tmpfs cannot be mounted here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path / "scratch", "64m") as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 def _grade(
