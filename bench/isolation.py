@@ -28,11 +28,11 @@ from typing import Any
 
 import gradekit
 from gradekit import GradeResult, Sample
+from gradekit.process.mode import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run import dispatch
 from gradekit.run.runner import run_suite
 from gradekit.run.settings import Settings
-from gradekit.sandbox.mode import problem
 from gradekit.suite.model import Case, Suite, Turn
 
 CHECKER = '''
@@ -56,7 +56,7 @@ def fresh_child(
     entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
 ) -> GradeResult:
     """The old path: a fresh child (forked, or a Python in bubblewrap) for every grade."""
-    from gradekit.sandbox.mode import uses_bwrap
+    from gradekit.process.mode import uses_bwrap
 
     if uses_bwrap(settings.sandbox_of(entry)):
         from gradekit.run.jailed import grade_in_jail

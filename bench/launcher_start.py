@@ -1,6 +1,6 @@
 """What the launcher of limited commands adds to a command, by C library: glibc or musl.
 
-gradekit's launcher (`graders/_sandbox/launcher.c`) sets a command's limits on itself, then
+gradekit's launcher (`process/launcher.c`) sets a command's limits on itself, then
 execs the command: one more program start a command. This script builds the launcher's
 source each way it can here (with `cc -static`, `cc` linked, `musl-gcc -static`), then times
 `subprocess.run` of `/bin/true` bare and behind each build, and behind util-linux's
@@ -29,7 +29,7 @@ from pathlib import Path
 from _timing import machine, median, paired_ratio
 
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE.parent / "src" / "gradekit" / "graders" / "_sandbox" / "launcher.c"
+SOURCE = HERE.parent / "src" / "gradekit" / "process" / "launcher.c"
 EMPTY = "int main(void) { return 0; }\n"
 CPUID = r"""
 #include <stdio.h>

@@ -41,9 +41,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import gradekit
 from gradekit import Sample
+from gradekit.process.mode import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
-from gradekit.sandbox.mode import problem
 from gradekit.suite.model import Case, Suite, Turn
 
 SCRIPT = "import sys; print(sys.stdin.read().upper())"
@@ -60,7 +60,8 @@ def former_path() -> Iterator[None]:
     """gradekit as it was: limits set by `setrlimit` in a `preexec_fn`, scratch roots removed
     before the grade returns."""
     from gradekit._scratch import remove_tree
-    from gradekit.graders._sandbox import process, scratch
+    from gradekit.process import commands as process
+    from gradekit.process import scratch
 
     prefix, close = process.limit_prefix, scratch.Sandbox.close
     process.limit_prefix = lambda memory, cpu: None  # type: ignore[assignment]

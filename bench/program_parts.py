@@ -45,11 +45,11 @@ from collections.abc import Callable
 
 import gradekit
 from gradekit import Sample
-from gradekit.graders._sandbox import limits
-from gradekit.graders._sandbox.launcher import launcher
-from gradekit.graders._sandbox.limits import limit_prefix
-from gradekit.graders._sandbox.process import DEFAULT_MEMORY_LIMIT, run
-from gradekit.graders._sandbox.scratch import Sandbox
+from gradekit.process import limits
+from gradekit.process.commands import DEFAULT_MEMORY_LIMIT, run
+from gradekit.process.launcher import launcher
+from gradekit.process.limits import limit_prefix
+from gradekit.process.scratch import Sandbox
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Case, Suite, Turn

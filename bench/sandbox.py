@@ -22,8 +22,8 @@ from pathlib import Path
 
 import gradekit
 from gradekit import Sample
+from gradekit.process.mode import problem
 from gradekit.registry.entries import GraderEntry
-from gradekit.sandbox.mode import problem
 from gradekit.suite.model import Case, Suite, Turn
 
 SCRIPT = "print(sum(range(1000)))"

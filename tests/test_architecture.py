@@ -12,21 +12,23 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SOURCE / "gradekit"
 
 CORE = {"gradekit.code"}
-"""With every top-level private module (`gradekit._types`, `_errors`, ...) and `gradekit.sandbox`:
-the core types, errors and rules every package may import; they import only each other."""
+"""With every top-level private module (`gradekit._types`, `_errors`, ...): the core types,
+errors and rules every package may import; they import only each other."""
 
 ALLOWED = {
     "core": {"core"},
-    "registry": {"registry", "core"},
-    "graders": {"graders", "core"},
-    "suite": {"suite", "registry", "core"},
+    "process": {"process", "core"},
+    "registry": {"registry", "process", "core"},
+    "graders": {"graders", "process", "core"},
+    "suite": {"suite", "registry", "process", "core"},
     "report": {"report", "core"},
-    "run": {"run", "suite", "report", "registry", "core"},
-    "testing": {"testing", "run", "suite", "report", "registry", "graders", "core"},
-    "cli": {"cli", "run", "suite", "report", "registry", "graders", "testing", "core"},
+    "run": {"run", "suite", "report", "registry", "process", "core"},
+    "testing": {"testing", "run", "suite", "report", "registry", "graders", "process", "core"},
+    "cli": {"cli", "run", "suite", "report", "registry", "graders", "testing", "process", "core"},
 }
-"""Which layers each layer may import: cli -> run, suite, report -> registry, graders -> core
-(the command line also configures run-wide services of built-in kinds, such as the judge)."""
+"""Which layers each layer may import: cli -> run, suite, report -> registry, graders ->
+process -> core (the command line also configures run-wide services of built-in kinds, such
+as the judge; the registry and the suite check a `sandbox:` mode with `process`)."""
 
 
 SPLIT_PENDING: set[str] = set()
@@ -80,7 +82,7 @@ RUNTIME_GRAPH = {
 
 def layer(name: str) -> str:
     parts = name.split(".")
-    if name in CORE or name.startswith("gradekit.sandbox"):
+    if name in CORE:
         return "core"
     if len(parts) == 2 and parts[1].startswith("_") and parts[1] != "__main__":
         return "core"

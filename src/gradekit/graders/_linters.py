@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit.sandbox.bwrap import NO_MOUNTS, Mounts
+from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 
 __all__ = ["PRESETS", "Finding", "Linter", "Parser"]
 

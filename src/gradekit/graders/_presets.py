@@ -15,7 +15,7 @@ from typing import Final
 
 import attrs
 
-from gradekit.sandbox.bwrap import NO_MOUNTS, Mounts
+from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 
 __all__ = ["ALIASES", "MARKERS", "PRESETS", "Plan", "canonical", "detect", "plan_for"]
 

@@ -15,9 +15,9 @@ from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._presets import ALIASES, MARKERS, PRESETS, Plan, canonical, detect, plan_for
-from gradekit.graders._sandbox.options import SandboxOptions, tail, timeout_seconds
-from gradekit.graders._sandbox.process import ProcessResult
 from gradekit.graders.program import command_argv
+from gradekit.process.commands import ProcessResult
+from gradekit.process.options import SandboxOptions, tail, timeout_seconds
 
 __all__ = ["Build"]
 

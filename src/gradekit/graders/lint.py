@@ -15,9 +15,9 @@ from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
 from gradekit.graders._paths import workspace_error
-from gradekit.graders._sandbox.options import SandboxOptions, tail, timeout_seconds
-from gradekit.graders._sandbox.process import ProcessResult, Sandbox, resolve
 from gradekit.graders.program import command_argv
+from gradekit.process.commands import ProcessResult, Sandbox, resolve
+from gradekit.process.options import SandboxOptions, tail, timeout_seconds
 
 __all__ = ["Lint"]
 

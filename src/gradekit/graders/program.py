@@ -17,8 +17,8 @@ from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._paths import workspace_error
 from gradekit.graders._pattern import Pattern
-from gradekit.graders._sandbox.options import SandboxOptions, tail
-from gradekit.graders._sandbox.process import ProcessResult
+from gradekit.process.commands import ProcessResult
+from gradekit.process.options import SandboxOptions, tail
 
 __all__ = ["Program", "command_argv", "process_details"]
 

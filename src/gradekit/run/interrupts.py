@@ -18,8 +18,8 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-from gradekit import _children
 from gradekit._exits import real_exit
+from gradekit.process import children as _children
 
 __all__ = ["RECORDING", "Interrupted", "first_signal", "stopping_on"]
 

@@ -32,9 +32,9 @@ import sys
 import threading
 from typing import Any, Final
 
-from gradekit import _children
 from gradekit._interrupts import GRADER_RAISES
 from gradekit._types import GradeResult, Sample, error_text
+from gradekit.process import children as _children
 from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import call_sync, finish, timeout_result

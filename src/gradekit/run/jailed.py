@@ -9,7 +9,7 @@ descriptor FD, sends the grade over it (the same payload as the forkserver child
 waits for the result; at the timeout, or when the result is in, it kills bubblewrap, and with
 it every process of the sandbox's PID namespace.
 
-The child sees (see `gradekit.sandbox.bwrap` for the layout): the system read-only; gradekit's
+The child sees (see `gradekit.process.bubblewrap` for the layout): the system read-only; gradekit's
 Python, every folder on its `sys.path`, the folders of the modules it has loaded, the suite's
 folder and the sample's workspace, read-only; an empty private `/tmp` (its TMPDIR); no home
 folder. It keeps gradekit's environment (a model-graded judge needs its API key) and network.
@@ -28,12 +28,12 @@ from multiprocessing.connection import Connection
 from typing import Final
 
 from gradekit._types import GradeResult, Sample, error_text
+from gradekit.process import bubblewrap as _bwrap
+from gradekit.process import mode as _sandbox_mode
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.isolation import _death, _paths, _payload
 from gradekit.run.results import timeout_result
 from gradekit.run.settings import Settings
-from gradekit.sandbox import bwrap as _bwrap
-from gradekit.sandbox import mode as _sandbox_mode
 
 __all__ = ["grade_in_jail", "start_in_jail"]
 

@@ -27,9 +27,9 @@ import threading
 from pathlib import Path
 from typing import Any, Final
 
-from gradekit import _children
 from gradekit._scratch import remove_tree
 from gradekit._types import GradeResult, Sample, error_text
+from gradekit.process import children as _children
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import timeout_result
 from gradekit.run.settings import Settings

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from gradekit._errors import CommandError
-from gradekit.graders._sandbox import launcher as launcher_module
-from gradekit.graders._sandbox import limits
-from gradekit.graders._sandbox.launcher import launcher, reset
-from gradekit.graders._sandbox.process import Limits, Sandbox, run
+from gradekit.process import launcher as launcher_module
+from gradekit.process import limits
+from gradekit.process.commands import Limits, Sandbox, run
+from gradekit.process.launcher import launcher, reset
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) here")
 

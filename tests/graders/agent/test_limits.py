@@ -11,9 +11,10 @@ import pytest
 
 import gradekit
 from gradekit._errors import CommandError
-from gradekit.graders._sandbox import limits, process
-from gradekit.graders._sandbox.process import Limits, Sandbox, run
-from gradekit.sandbox.mode import problem as sandbox_problem
+from gradekit.process import commands as process
+from gradekit.process import limits
+from gradekit.process.commands import Limits, Sandbox, run
+from gradekit.process.mode import problem as sandbox_problem
 
 LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"  # noqa: E501
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gradekit._errors import CommandError
-from gradekit.graders._sandbox.process import (
+from gradekit.process.commands import (
     Limits,
     ProcessResult,
     Sandbox,

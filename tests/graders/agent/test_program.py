@@ -14,7 +14,7 @@ from hostile_graders import MODES, lingering, marker, sleepers_code
 
 import gradekit
 from gradekit import ConfigError, Sample
-from gradekit.graders._sandbox.process import _network_prefix
+from gradekit.process.commands import _network_prefix
 from gradekit.registry.entries import KIND_TIMEOUT_GRACE, build_entry
 
 Workspace = Callable[[Mapping[str, str]], Path]

@@ -18,7 +18,7 @@ from hostile_graders import MODES, needs_bwrap
 
 import gradekit
 from gradekit import Sample
-from gradekit.graders._sandbox import remover, spare_roots
+from gradekit.process import remover, spare_roots
 
 PY = sys.executable
 # Prints where the command ran and what it found there, then does what `argv[1]` says.

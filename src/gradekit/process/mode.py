@@ -2,7 +2,7 @@
 run here at all.
 
 `problem()` probes once per process, by running `true` in a sandbox with every feature
-gradekit uses (`gradekit.sandbox.bwrap` builds it), and says why not when it cannot.
+gradekit uses (`gradekit.process.bubblewrap` builds it), and says why not when it cannot.
 `uses_bwrap(mode)` decides for one grade: `none` never, `bwrap` always (an error where it
 cannot run), `auto` where it can, else without, saying so once per process on stderr.
 """
@@ -75,7 +75,7 @@ def _probe() -> tuple[str | None, str | None]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None, "bwrap is not installed (not found on PATH)"
-    from gradekit.sandbox.bwrap import jail
+    from gradekit.process.bubblewrap import jail
 
     true = shutil.which("true") or "/bin/true"
     try:

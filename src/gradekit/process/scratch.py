@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Final
 
 from gradekit._scratch import remove_tree, scratch_prefix
-from gradekit.graders._sandbox import spare_roots
-from gradekit.graders._sandbox.remover import remove_later
-from gradekit.graders._sandbox.workspace_copy import (
+from gradekit.process import spare_roots
+from gradekit.process.remover import remove_later
+from gradekit.process.workspace_copy import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_SIZE,
     copy_workspace,

@@ -1,13 +1,13 @@
 """Bubblewrap: the layout of the sandbox agent-written code runs in.
 
 `jail(bwrap, ...)` opens the `bwrap` argv prefix of one command, with the descriptor its
-seccomp filter is read from (`gradekit.sandbox.mode` decides whether there is one). What the
+seccomp filter is read from (`gradekit.process.mode` decides whether there is one). What the
 command then sees (the promise stated in docs/agent-graders.md, section "The sandbox
 (bubblewrap)"):
 
 - new mount, PID, IPC and UTS namespaces, and a new network namespace unless the network is
   shared; `--die-with-parent`, `--new-session`, every capability dropped; the system calls of
-  `gradekit.sandbox.seccomp` refused;
+  `gradekit.process.seccomp` refused;
 - a root of its own (a fresh tmpfs) holding only: the system folders (`/usr`, `/bin`, `/sbin`,
   `/lib*`, `/opt`, `/etc`) read-only, where every file and folder of `/etc` that other users
   may not read (`/etc/shadow`, `/etc/gshadow`, `/etc/ssl/private`...) is replaced: a file by
@@ -33,7 +33,7 @@ from typing import Final
 
 import attrs
 
-from gradekit.sandbox import seccomp
+from gradekit.process import seccomp
 
 __all__ = [
     "ALWAYS_HIDDEN",

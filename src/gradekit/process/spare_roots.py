@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from gradekit._scratch import remove_tree
-from gradekit.graders._sandbox.remover import remove_later
+from gradekit.process.remover import remove_later
 
 __all__ = ["HOME", "LAYOUT", "SPARE_LIMIT", "TMP", "WORK", "Made", "give_back", "made", "take"]
 

@@ -11,7 +11,7 @@
    hard) and the CPU limit CPU in seconds (RLIMIT_CPU, the hard limit one second more), "-"
    leaving a limit as it is; then execs COMMAND in this process (same pid, same process
    group). It does what util-linux's `prlimit` does for gradekit, without a locale to load or
-   a library to link: gradekit builds it on first use (graders/_sandbox/launcher.py), with
+   a library to link: gradekit builds it on first use (process/limits.py), with
    musl where it can (a static musl program starts in a tenth of the time of a glibc one),
    and uses `prlimit` where it cannot build it.
 

@@ -18,7 +18,7 @@ import shutil
 from collections.abc import Sequence
 from typing import Final
 
-from gradekit.graders._sandbox.launcher import launcher, runs_true
+from gradekit.process.launcher import launcher, runs_true
 
 __all__ = ["exec_failure", "launched", "limit_failure", "limit_prefix", "starts_as_is"]
 

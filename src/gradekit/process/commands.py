@@ -27,18 +27,18 @@ from typing import Any, Final, TypeVar
 
 import attrs
 
-from gradekit import _children
 from gradekit._errors import CommandError, SandboxError
-from gradekit.graders._sandbox.limits import (
+from gradekit.process import children as _children
+from gradekit.process.bubblewrap import Jail
+from gradekit.process.limits import (
     exec_failure,
     launched,
     limit_failure,
     limit_prefix,
     starts_as_is,
 )
-from gradekit.graders._sandbox.scratch import Sandbox
-from gradekit.graders._sandbox.streams import CHUNK, communicate, kill_group
-from gradekit.sandbox.bwrap import Jail
+from gradekit.process.scratch import Sandbox
+from gradekit.process.streams import CHUNK, communicate, kill_group
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -166,7 +166,7 @@ def run(
     `argv[0]` must already be a full path (see `resolve`). Raises CommandError when the command
     cannot be started and SandboxError when `network=False` cannot be honoured. Setting
     `cancel` kills the process group just as a timeout does. `jail` is an open bubblewrap
-    prefix (`gradekit.sandbox.bwrap.jail`, which then decides the network): killing its leader
+    prefix (`gradekit.process.bubblewrap.jail`, which then decides the network): killing its leader
     ends every process of its PID namespace.
     """
     args = tuple(argv)
