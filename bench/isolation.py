@@ -28,7 +28,7 @@ from typing import Any
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit.process.mode import problem
+from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run import dispatch
 from gradekit.run.runner import run_suite
@@ -56,7 +56,7 @@ def fresh_child(
     entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
 ) -> GradeResult:
     """The old path: a fresh child (forked, or a Python in bubblewrap) for every grade."""
-    from gradekit.process.mode import uses_bwrap
+    from gradekit.process.bubblewrap import uses_bwrap
 
     if uses_bwrap(settings.sandbox_of(entry)):
         from gradekit.run.jailed import grade_in_jail

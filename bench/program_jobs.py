@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import gradekit
 from gradekit import Sample
-from gradekit.process.mode import problem
+from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Case, Suite, Turn

@@ -8,15 +8,15 @@ does, taking turns in every round so that they see the same machine:
 - `prlimit`: the same behind util-linux's `prlimit` (no core dumps, the 2 GiB data limit),
   with the scrubbed environment, the scratch folder as cwd and a new session: what the
   limits' extra exec costs where gradekit's launcher cannot be built;
-- `launcher`: the same behind gradekit's own launcher (`graders/_sandbox/launcher.py`), the
+- `launcher`: the same behind gradekit's own launcher (`process/limits.py`), the
   prefix that gradekit uses where a C compiler is installed;
-- `process.run`: gradekit's runner of one command (`graders/_sandbox/process.py`: the capture
+- `process.run`: gradekit's runner of one command (`process/commands.py`: the capture
   loop with its output caps, the pidfd, the group killed when the leader exits), in a scratch
   folder made once;
 - `run + fresh root`: the same in a fresh scratch root per command (`home`, `tmp` and `work`
   made, and removed on the remover thread);
 - `run + spare root`: the same in a scratch root taken from the spare ones and given back
-  (`graders/_sandbox/spare_roots.py`), as a grade without a workspace has it;
+  (`process/scratch.py`), as a grade without a workspace has it;
 - `grade`: a whole `program` grade (`grade_blocking`, `sandbox: none`): the above, the
   checks, the details and the result;
 - `run_suite`: the round's commands as the cases of one `run_suite(jobs=1)` (what `gradekit
@@ -47,8 +47,7 @@ import gradekit
 from gradekit import Sample
 from gradekit.process import limits
 from gradekit.process.commands import DEFAULT_MEMORY_LIMIT, run
-from gradekit.process.launcher import launcher
-from gradekit.process.limits import limit_prefix
+from gradekit.process.limits import launcher, limit_prefix
 from gradekit.process.scratch import Sandbox
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import gradekit
 from gradekit import Sample
-from gradekit.process.mode import problem
+from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Suite, Turn
 

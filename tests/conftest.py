@@ -15,7 +15,7 @@ pytest_plugins = ["pytester"]
 def _private_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The tests' own cache folder (`XDG_CACHE_HOME`), for them and the gradekit processes they
     start: the limits launcher is built there once a session, not in the user's home."""
-    from gradekit.process.launcher import reset
+    from gradekit.process.limits import reset
 
     before = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))

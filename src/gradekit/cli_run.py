@@ -367,7 +367,7 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
 
 
 def _check_sandbox(mode: str | None) -> None:
-    from gradekit.process.mode import requested_problem
+    from gradekit.process.bubblewrap import requested_problem
 
     problem = requested_problem(mode)
     if problem is not None:

@@ -7,6 +7,7 @@ composite kinds live in `gradekit.run.composite`: they are the runner's verdict 
 inside one grader.
 
 May import: the core modules (`gradekit._types`, `_errors`, `_frozen`, `_hints`,
-`_json_check`, `_load_context`, `gradekit.code`), `gradekit.process` and each other's private helpers. Never
+`_json_check`, `_load_context`, `gradekit.code`), `gradekit.process` (running commands) and
+each other's private helpers. Never
 `suite`, `run`, `report` or `cli`.
 """

@@ -16,8 +16,9 @@ from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._linters import PRESETS, Linter
 from gradekit.graders._paths import workspace_error
 from gradekit.graders.program import command_argv
-from gradekit.process.commands import ProcessResult, Sandbox, resolve
+from gradekit.process.commands import ProcessResult, resolve
 from gradekit.process.options import SandboxOptions, tail, timeout_seconds
+from gradekit.process.scratch import Sandbox
 
 __all__ = ["Lint"]
 

@@ -1,11 +1,24 @@
-"""The sandboxed process runner shared by the `program`, `build` and `lint` kinds.
+"""Running one command and reading its streams: the runner shared by the `program`, `build`
+and `lint` kinds; and the registry of the children gradekit runs right now.
 
 A command runs without a shell, as the leader of its own process group, in a scratch folder
 (a copy of the workspace by default), with a scrubbed environment, resource limits set in the
 child with `setrlimit`, and optionally without network (a new network namespace via `unshare`).
 Output is read incrementally and capped per stream, so a chatty command neither blocks on a
 full pipe nor fills memory. At the timeout, and also when the leader exits, the whole process
-group is killed: nothing the command started is left running.
+group is killed: nothing the command started is left running. (Resource limits: `limits`;
+the bubblewrap prefix: `bubblewrap`.)
+
+The streams: output read as it comes and capped (`Capture`), input fed, until the leader
+exits, the deadline passes or the grade is cancelled (`communicate`); then the whole process
+group is killed and what is left in the pipes collected.
+
+The children registry (`child_started`, `child_ended`, `kill_children`): every command's
+process group while it runs, and every warm worker, so that a process about to exit at once
+(a second Ctrl-C) can kill them first instead of leaving them running. Registering costs a
+dict operation.
+
+Imports: the core (`gradekit._errors`), `bubblewrap` (the `Jail` type) and `limits`.
 """
 
 from __future__ import annotations
@@ -17,18 +30,19 @@ import contextvars
 import functools
 import os
 import resource
+import selectors
 import shutil
+import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import IO, Any, Final, TypeVar
 
 import attrs
 
 from gradekit._errors import CommandError, SandboxError
-from gradekit.process import children as _children
 from gradekit.process.bubblewrap import Jail
 from gradekit.process.limits import (
     exec_failure,
@@ -37,22 +51,25 @@ from gradekit.process.limits import (
     limit_prefix,
     starts_as_is,
 )
-from gradekit.process.scratch import Sandbox
-from gradekit.process.streams import CHUNK, communicate, kill_group
 
 __all__ = [
+    "CHUNK",
     "DEFAULT_MAX_OUTPUT",
     "DEFAULT_MEMORY_LIMIT",
-    "CommandError",
+    "Capture",
     "Limits",
     "ProcessResult",
-    "Sandbox",
-    "SandboxError",
+    "child_ended",
+    "child_started",
+    "communicate",
     "in_thread",
+    "kill_children",
+    "kill_group",
     "resolve",
     "run",
     "run_async",
 ]
+
 
 DEFAULT_MEMORY_LIMIT: Final = 2 * 1024**3
 DEFAULT_MAX_OUTPUT: Final = 1024**2
@@ -245,13 +262,13 @@ def _run_started(  # noqa: PLR0917 - `run`'s arguments, after its pipe is made
             raise
         # `setter` raised in the child: setrlimit refused a limit.
         raise _limits_refused(args[0], "setrlimit refused them") from error
-    _children.started(process.pid, group=True)
+    child_started(process.pid, group=True)
     try:
         out, err, timed_out = communicate(process, data, started + timeout, limits.output, cancel)
     finally:
         kill_group(process)
         process.wait()
-        _children.ended(process.pid)
+        child_ended(process.pid)
     exit_code = -1 if timed_out else process.returncode
     stderr = err.text()
     if limiter is not None:
@@ -323,3 +340,173 @@ async def in_thread(work: Callable[[threading.Event], T]) -> T:
 async def run_async(argv: Sequence[str], **kwargs: Any) -> ProcessResult:
     """`run` awaited from a worker thread; cancelling the task kills the process group."""
     return await in_thread(lambda cancel: run(argv, cancel=cancel, **kwargs))
+
+
+# -- the streams -------------------------------------------------------------------------------
+
+CHUNK: Final = 65536
+"""Bytes read from, or written to, a pipe at a time."""
+_POLL: Final = 0.1  # seconds between checks for cancellation while waiting
+_DRAIN: Final = 1.0  # seconds to collect what is left in the pipes after the group is killed
+
+
+class Capture:
+    """One output stream, kept up to `limit` bytes; the rest is counted and dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace")
+        if self.dropped:
+            text += (
+                f"\n[gradekit: output cut at {self.limit} bytes; {self.dropped} more bytes dropped]"
+            )
+        return text
+
+
+def _exited(process: subprocess.Popen[bytes]) -> bool:
+    # WNOWAIT leaves the leader a zombie, so its process group id cannot be reused before the
+    # group is killed.
+    info = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None and info.si_pid == process.pid
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the command's whole process group (gone already: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def communicate(
+    process: subprocess.Popen[bytes],
+    data: bytes | None,
+    deadline: float,
+    output_limit: int,
+    cancel: threading.Event | None,
+) -> tuple[Capture, Capture, bool]:
+    """Feed `data`, read stdout and stderr (each kept up to `output_limit` bytes) until the
+    leader exits, `deadline` (a monotonic instant) passes or `cancel` is set; the group is
+    then killed. Returns (stdout, stderr, whether the deadline ended it)."""
+    assert process.stdout is not None and process.stderr is not None
+    out, err = Capture(output_limit), Capture(output_limit)
+    pending = memoryview(data or b"")
+    selector, pidfd = _watch(process, out, err, bool(pending))
+    timed_out = False
+    killed_at: float | None = None
+    try:
+        while True:
+            now = time.monotonic()
+            if killed_at is None:
+                stop = now >= deadline or (cancel is not None and cancel.is_set())
+                timed_out = now >= deadline
+                if stop or _exited(process):
+                    # Leftover children would hold the pipes open: kill the whole group, then
+                    # collect what is already in the pipes.
+                    kill_group(process)
+                    killed_at = now
+            reading = any(key.data is not None for key in selector.get_map().values())
+            if killed_at is not None and (not reading or now - killed_at > _DRAIN):
+                break
+            if killed_at is None:
+                wait = max(min(_POLL, deadline - now), 0.0)
+            else:
+                wait = _DRAIN - (now - killed_at)
+            for key, _ in selector.select(wait):
+                if key.fileobj is process.stdin:
+                    pending = _feed(process.stdin, pending)
+                    if not pending:
+                        selector.unregister(process.stdin)
+                        process.stdin.close()
+                elif key.data is None:  # the pidfd: the leader has exited
+                    selector.unregister(key.fileobj)
+                else:
+                    chunk = os.read(key.fd, CHUNK)
+                    if chunk:
+                        key.data.add(chunk)
+                    else:
+                        selector.unregister(key.fileobj)
+    finally:
+        selector.close()
+        if pidfd is not None:
+            os.close(pidfd)
+        if process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+    return out, err, timed_out
+
+
+def _watch(
+    process: subprocess.Popen[bytes], out: Capture, err: Capture, feeding: bool
+) -> tuple[selectors.BaseSelector, int | None]:
+    """A selector over the pipes (data: their capture) and the leader's pidfd (data: None)."""
+    assert process.stdout is not None and process.stderr is not None
+    selector = selectors.DefaultSelector()
+    for stream, capture in ((process.stdout, out), (process.stderr, err)):
+        os.set_blocking(stream.fileno(), False)
+        selector.register(stream, selectors.EVENT_READ, capture)
+    # A pidfd wakes the loop the moment the leader exits; without one, poll every _POLL.
+    pidfd = os.pidfd_open(process.pid) if hasattr(os, "pidfd_open") else None
+    if pidfd is not None:
+        selector.register(pidfd, selectors.EVENT_READ, None)
+    if process.stdin is not None:
+        os.set_blocking(process.stdin.fileno(), False)
+        if feeding:
+            selector.register(process.stdin, selectors.EVENT_WRITE, None)
+        else:
+            process.stdin.close()
+    return selector, pidfd
+
+
+def _feed(stdin: IO[bytes], pending: memoryview) -> memoryview:
+    """Write what the pipe takes now; a reader that went away gets nothing more."""
+    try:
+        written = os.write(stdin.fileno(), pending[:CHUNK])
+    except BlockingIOError:
+        return pending
+    except BrokenPipeError:
+        return pending[len(pending) :]
+    return pending[written:]
+
+
+# -- the children gradekit runs right now ----------------------------------------------------
+
+_children_lock = threading.Lock()
+_live: dict[int, bool] = {}  # pid -> whether it leads a process group of its own
+
+
+def child_started(pid: int, *, group: bool) -> None:
+    """Note a child that now runs; `group`: it leads its own process group (kill the group)."""
+    with _children_lock:
+        _live[pid] = group
+
+
+def child_ended(pid: int) -> None:
+    """Forget a child that has been reaped."""
+    with _children_lock:
+        _live.pop(pid, None)
+
+
+def kill_children() -> None:
+    """SIGKILL every child still registered (and the groups they lead). Safe in a signal
+    handler: no lock is waited for."""
+    if not _children_lock.acquire(timeout=0.1):
+        return
+    try:
+        live = list(_live.items())
+    finally:
+        _children_lock.release()
+    for pid, group in live:
+        with contextlib.suppress(OSError):
+            if group:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)

@@ -5,7 +5,7 @@ defaults; a kind subclasses it and adds its own. `_grade(sample, cancel)` is the
 kind writes; `grade`, `grade_blocking` (cancellable, for the runner's worker threads) and
 `agrade` (which runs it on a worker thread, cancellable) come free.
 `sandbox` (auto, bwrap, none; unset: the run's, else auto) decides whether commands run in
-bubblewrap (`gradekit.process.mode`, `gradekit.process.bubblewrap`).
+bubblewrap (`gradekit.process.bubblewrap`).
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ from gradekit._frozen import EMPTY, FrozenDict
 from gradekit._seconds import seconds_problem
 from gradekit._types import GradeResult, Sample
 from gradekit.process import bubblewrap as _bwrap
-from gradekit.process import mode as _sandbox_mode
+from gradekit.process import bubblewrap as _sandbox_mode
 from gradekit.process.commands import (
     DEFAULT_MAX_OUTPUT,
     DEFAULT_MEMORY_LIMIT,
     Limits,
     ProcessResult,
-    Sandbox,
     in_thread,
     resolve,
     run,
 )
+from gradekit.process.scratch import Sandbox
 from gradekit.process.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
 
 __all__ = ["SandboxOptions", "parse_size", "positive", "tail", "timeout_seconds"]

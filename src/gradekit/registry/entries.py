@@ -139,7 +139,7 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
 
 
 def _sandbox(raw: Mapping[str, Any], problems: list[Problem]) -> str | None:
-    from gradekit.process.mode import check_mode
+    from gradekit.process.bubblewrap import check_mode
 
     value = raw.get("sandbox")
     wrong = check_mode(value)
@@ -160,7 +160,7 @@ def _route_sandbox(
     if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
         options["sandbox"] = sandbox
         return
-    from gradekit.process.mode import requested_problem
+    from gradekit.process.bubblewrap import requested_problem
 
     problem = requested_problem(sandbox)
     if problem is not None:

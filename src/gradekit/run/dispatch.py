@@ -117,7 +117,7 @@ def _grade_in_a_child(
     """Process isolation: in a warm worker (`run.workers`), in bubblewrap when the entry's
     sandbox mode uses it, else forked from the forkserver; blocks this pool thread."""
     from gradekit._errors import SandboxError
-    from gradekit.process.mode import uses_bwrap
+    from gradekit.process.bubblewrap import uses_bwrap
 
     try:
         jailed = uses_bwrap(settings.sandbox_of(entry))

@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from gradekit._interrupts import GRADER_RAISES
 from gradekit._types import GradeResult, Sample, error_text
-from gradekit.process import children as _children
+from gradekit.process import commands as _children
 from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import call_sync, finish, timeout_result
@@ -104,7 +104,7 @@ def grade_in_child(
     pid = process.pid
     with _lock:
         _running[pid] = (settings, process)
-    _children.started(pid, group=False)
+    _children.child_started(pid, group=False)
     try:
         if not receiver.poll(seconds):
             return timeout_result(entry, seconds)
@@ -122,7 +122,7 @@ def grade_in_child(
         process.join(_REAP_SECONDS)
         with _lock:
             _running.pop(pid, None)
-        _children.ended(pid)
+        _children.child_ended(pid)
         # Not `process.close()`: at interpreter exit multiprocessing joins every child it
         # still lists, and one closed meanwhile by this thread made that join raise (a
         # traceback after Ctrl-C). The process object is released when dropped.

@@ -29,7 +29,7 @@ from typing import Final
 
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.process import bubblewrap as _bwrap
-from gradekit.process import mode as _sandbox_mode
+from gradekit.process import bubblewrap as _sandbox_mode
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.isolation import _death, _paths, _payload
 from gradekit.run.results import timeout_result

@@ -185,7 +185,7 @@ def run_suite(
 
 def _check_sandbox(sandbox: str | None) -> None:
     from gradekit._errors import SandboxError
-    from gradekit.process.mode import check_mode, requested_problem
+    from gradekit.process.bubblewrap import check_mode, requested_problem
 
     wrong = check_mode(sandbox)
     if wrong is not None:

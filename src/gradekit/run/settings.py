@@ -83,7 +83,7 @@ def current_context() -> Context:
 
 def set_context(context: Context) -> None:
     """Make `context` current in this thread's context (the runner's event loop thread)."""
-    from gradekit.process.mode import set_run_default
+    from gradekit.process.bubblewrap import set_run_default
 
     _CONTEXT.set(context)
     set_run_default(context.settings.sandbox)

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from gradekit._scratch import remove_tree
 from gradekit._types import GradeResult, Sample, error_text
-from gradekit.process import children as _children
+from gradekit.process import commands as _children
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.results import timeout_result
 from gradekit.run.settings import Settings
@@ -55,7 +55,7 @@ class _Worker:
         self.tmp = tmp  # its private temp folder on the host (None in bubblewrap)
         self.known: set[int] = set()
         self.owner: Settings | None = None
-        _children.started(self.pid, group=True)
+        _children.child_started(self.pid, group=True)
 
     def exit_code(self) -> int | None:
         """How it ended, negative for a signal (as multiprocessing reports it)."""
@@ -80,7 +80,7 @@ class _Worker:
             self.process.wait()
         else:
             self.process.join(_REAP_SECONDS)
-        _children.ended(self.pid)
+        _children.child_ended(self.pid)
         if self.tmp is not None:
             remove_tree(Path(self.tmp))
 

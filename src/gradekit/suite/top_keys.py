@@ -73,7 +73,7 @@ def timeout_key(data: Mapping[str, Any], problems: list[Problem]) -> float:
 
 def sandbox_key(data: Mapping[str, Any], problems: list[Problem]) -> str | None:
     """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
-    from gradekit.process.mode import check_mode, requested_problem
+    from gradekit.process.bubblewrap import check_mode, requested_problem
 
     value = data.get("sandbox")
     problem = check_mode(value) or requested_problem(value)

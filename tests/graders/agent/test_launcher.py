@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from gradekit._errors import CommandError
-from gradekit.process import launcher as launcher_module
 from gradekit.process import limits
-from gradekit.process.commands import Limits, Sandbox, run
-from gradekit.process.launcher import launcher, reset
+from gradekit.process.commands import Limits, run
+from gradekit.process.limits import launcher, reset
+from gradekit.process.scratch import Sandbox
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) here")
 
@@ -87,7 +87,7 @@ def test_without_a_compiler_the_limits_fall_back_to_prlimit(cache, monkeypatch):
 def test_a_source_that_does_not_compile_falls_back(cache, monkeypatch, tmp_path):
     broken = tmp_path / "launcher.c"
     broken.write_text("this is not C\n")
-    monkeypatch.setattr(launcher_module, "SOURCE", broken)
+    monkeypatch.setattr(limits, "SOURCE", broken)
     assert launcher() is None
     assert _built(cache) == []
     assert [item.name for item in cache.iterdir()] == []  # no half-built file left

@@ -13,8 +13,9 @@ import gradekit
 from gradekit._errors import CommandError
 from gradekit.process import commands as process
 from gradekit.process import limits
-from gradekit.process.commands import Limits, Sandbox, run
-from gradekit.process.mode import problem as sandbox_problem
+from gradekit.process.bubblewrap import problem as sandbox_problem
+from gradekit.process.commands import Limits, run
+from gradekit.process.scratch import Sandbox
 
 LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_DATA), r.getrlimit(r.RLIMIT_CPU), r.getrlimit(r.RLIMIT_CORE))"  # noqa: E501
 

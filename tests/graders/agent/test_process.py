@@ -17,11 +17,11 @@ from gradekit._errors import CommandError
 from gradekit.process.commands import (
     Limits,
     ProcessResult,
-    Sandbox,
     resolve,
     run,
     run_async,
 )
+from gradekit.process.scratch import Sandbox
 
 Workspace = Callable[[Mapping[str, str]], Path]
 Gone = Callable[..., bool]

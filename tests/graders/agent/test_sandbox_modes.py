@@ -18,7 +18,7 @@ from hostile_graders import needs_bwrap
 import gradekit
 from gradekit import ConfigError, Sample, load_suite, run_suite
 from gradekit._errors import SandboxError
-from gradekit.process.mode import _probe
+from gradekit.process.bubblewrap import _probe
 
 PY = sys.executable
 # Prints whether it runs in bubblewrap: there, PID 1 of its PID namespace is bwrap.

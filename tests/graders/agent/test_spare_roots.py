@@ -18,7 +18,7 @@ from hostile_graders import MODES, needs_bwrap
 
 import gradekit
 from gradekit import Sample
-from gradekit.process import remover, spare_roots
+from gradekit.process import scratch
 
 PY = sys.executable
 # Prints where the command ran and what it found there, then does what `argv[1]` says.
@@ -79,10 +79,10 @@ def grade(action: str = "", mode: str = "none") -> dict[str, Any]:
 @pytest.fixture(autouse=True)
 def no_spares() -> Any:
     """Each test starts and ends with no spare root (the ones it made removed)."""
-    spare_roots._remove_spares()
+    scratch._remove_spares()
     yield
-    spare_roots._remove_spares()
-    remover.drain(10)
+    scratch._remove_spares()
+    scratch.drain(10)
 
 
 def test_a_root_left_as_made_is_used_again_empty() -> None:
@@ -114,7 +114,7 @@ def test_a_root_a_command_changed_is_removed_never_reused(
     second = grade("", mode)
     assert second["home"] != first["home"]
     assert second["seen"] == []  # nothing of the first grade
-    remover.drain(10)
+    scratch.drain(10)
     assert not Path(first["home"]).parent.exists()
 
 
@@ -138,7 +138,7 @@ def test_without_the_check_a_later_grade_would_see_what_an_earlier_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The attack the check stops: a command plants a file for the next grade to find.
-    monkeypatch.setattr(spare_roots, "_as_made", lambda entry: True)
+    monkeypatch.setattr(scratch, "_as_made", lambda entry: True)
     grade("leave a file")
     assert grade()["seen"] == [".planted"]
 
@@ -187,7 +187,7 @@ def test_a_forked_child_does_not_take_its_parents_spare_root() -> None:
     if pid == 0:  # pragma: no cover - the child
         try:
             os.write(write, grade()["home"].encode())
-            spare_roots._remove_spares()  # os._exit skips atexit: remove the child's own
+            scratch._remove_spares()  # os._exit skips atexit: remove the child's own
         finally:
             os._exit(0)
     os.close(write)
