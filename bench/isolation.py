@@ -1,12 +1,11 @@
-"""Process isolation: grades per second of warm workers against a fresh child per grade, and
-HumanEval-like problems through the `code` kind against `program`.
+"""Process isolation: grades per second of warm workers, and HumanEval-like problems through
+the `code` kind against `program`.
 
 1. A trivial grader (`equality`, `isolation: process`) over N cases through `run_suite
-   (jobs=2)`, with `sandbox: none` and `sandbox: bwrap`, on warm workers (`gradekit.run.workers`,
-   what gradekit does) and on the old path kept for comparison (a fresh child per grade:
-   `gradekit.run.isolation.grade_in_child`, `gradekit.run.jailed.grade_in_jail`). The sides
-   alternate round by round; each row is the median grades/s over the rounds and the ratio is
-   the median, over the rounds, of warm grades/s divided by fresh grades/s.
+   (jobs=2)`, with `sandbox: none` and `sandbox: bwrap`, on warm workers
+   (`gradekit.process.workers`, gradekit's one path); each row is the median grades/s over the
+   rounds. (The former fresh child per grade, measured against it in bench/RESULTS.md, is
+   gone.)
 2. HumanEval-like problems (a function and the asserts that test it, generated): the `code`
    kind (a grader that runs the text, `isolation: process`) against `program` (`python -` with
    the text on stdin), same sandbox, jobs=2; median seconds per run and the ratio code/program.
@@ -22,17 +21,14 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import gradekit
-from gradekit import GradeResult, Sample
+from gradekit import Sample
 from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
-from gradekit.run import dispatch
 from gradekit.run.runner import run_suite
-from gradekit.run.settings import Settings
 from gradekit.suite.model import Case, Suite, Turn
 
 CHECKER = '''
@@ -52,21 +48,6 @@ def problem_text(index: int) -> str:
     )
 
 
-def fresh_child(
-    entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
-) -> GradeResult:
-    """The old path: a fresh child (forked, or a Python in bubblewrap) for every grade."""
-    from gradekit.process.bubblewrap import uses_bwrap
-
-    if uses_bwrap(settings.sandbox_of(entry)):
-        from gradekit.run.jailed import grade_in_jail
-
-        return grade_in_jail(entry, sample, seconds, settings)
-    from gradekit.run.isolation import grade_in_child
-
-    return grade_in_child(entry, sample, seconds, settings)
-
-
 def suite(graders: Sequence[GraderEntry], outputs: Sequence[str]) -> Suite:
     cases = [
         Case(f"c{index}", (Turn(Sample(output=text, expected=text), tuple(graders)),))
@@ -84,33 +65,18 @@ def timed_run(graders: Sequence[GraderEntry], outputs: Sequence[str], jobs: int 
     return elapsed
 
 
-def trivial(modes: Sequence[str], cases: int, fresh_cases: int, rounds: int) -> None:
+def trivial(modes: Sequence[str], cases: int, rounds: int) -> None:
     grader = gradekit.create("equality")
     print("\n### A trivial grader (`equality`, `isolation: process`, jobs=2)\n")
-    print("| sandbox | fresh child per grade (grades/s) | warm workers (grades/s) | warm / fresh |")
-    print("| --- | ---: | ---: | ---: |")
-    original: Callable[..., Any] = dispatch._grade_in_a_child
+    print("| sandbox | warm workers (grades/s) |")
+    print("| --- | ---: |")
     for mode in modes:
         entry = GraderEntry(
             grader=grader, kind="equality", name="equality", isolation="process", sandbox=mode
         )
         timed_run([entry], ["a"] * 4)  # warm up: the fork server, the sandbox probe
-        fresh, warm, ratios = [], [], []
-        for _ in range(rounds):
-            dispatch._grade_in_a_child = fresh_child  # type: ignore[assignment]
-            try:
-                old = fresh_cases / timed_run([entry], ["a"] * fresh_cases)
-            finally:
-                dispatch._grade_in_a_child = original  # type: ignore[assignment]
-            new = cases / timed_run([entry], ["a"] * cases)
-            fresh.append(old)
-            warm.append(new)
-            ratios.append(new / old)
-        print(
-            f"| {mode} | {statistics.median(fresh):,.0f} | {statistics.median(warm):,.0f} "
-            f"| {statistics.median(ratios):.1f}x |",
-            flush=True,
-        )
+        warm = [cases / timed_run([entry], ["a"] * cases) for _ in range(rounds)]
+        print(f"| {mode} | {statistics.median(warm):,.0f} |", flush=True)
 
 
 def humaneval(modes: Sequence[str], problems: int, rounds: int) -> None:
@@ -160,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     cases = args.cases or (300 if args.quick else 3000)
     modes = ["none"] if problem() is not None else ["none", "bwrap"]
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, cpus: {os.cpu_count()}")
-    trivial(modes, cases, fresh_cases=20 if args.quick else 60, rounds=rounds)
+    trivial(modes, cases, rounds=rounds)
     humaneval(modes, 40 if args.quick else 200, rounds)
 
 

@@ -1,12 +1,23 @@
-"""The sandbox for agent-written code: bubblewrap (`bwrap`), and which mode applies.
+"""Running code elsewhere: agent-written commands and process-isolated graders.
 
-`mode` decides between `auto`, `bwrap` and `none` (bubblewrap probed once per process, a
-warning once when `auto` must run without it); `bwrap` builds the bubblewrap command line: a
-fresh root with the system read-only, secrets hidden, the kernel's interfaces in /proc
-read-only, a private /tmp, the workspace writable, new PID (and, without network, network)
-namespaces; `seccomp` builds the system-call filter bubblewrap loads. Used by the
-command-running kinds (`graders/_sandbox/`) and by process isolation under bubblewrap
-(`run/jailed.py`).
+- `bubblewrap`: the sandbox's layout (a fresh root, the system read-only, secrets hidden, the
+  kernel's interfaces read-only, new namespaces) and which mode applies (`auto`, `bwrap`,
+  `none`; bubblewrap probed once per process); `seccomp`: the system calls it refuses;
+- `commands`: one command (no shell, its own process group, limits, optionally no network,
+  in bubblewrap where the mode says so), its streams read capped, and the registry of the
+  children gradekit runs right now; `limits`: the limits prefix and gradekit's launcher
+  (`launcher.c`);
+- `scratch`: a command's scratch root (a fresh home and temp folder, the scrubbed
+  environment), removed off the grade's path or kept as a spare; `workspace_copy`: the
+  bounded, sparse-aware copy of the workspace it runs in;
+- `options`: the options every process-running kind (`program`, `build`, `lint`) shares and
+  how a command runs with them;
+- `workers` (the parent's side) and `worker_child` (the child's): warm workers, forked from a
+  fork server or a Python in bubblewrap, killed and replaced at a timeout or a crash; what a
+  worker does with a request is a function its caller hands in (process isolation's lives in
+  `gradekit.run.isolation`).
 
-May import: the core modules only (it is part of the core layer).
+May import: the core modules only (`gradekit._types`, `_errors`, `_frozen`, `_seconds`,
+`_scratch`). Imported by `graders`, `registry` and `suite` (a `sandbox:` mode checked),
+`run` and the command line; never imports them.
 """

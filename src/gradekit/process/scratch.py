@@ -74,7 +74,7 @@ class Sandbox:
     a fresh `home` and `tmp`. Use it as a context manager; everything is removed on exit (at
     once, or with `defer` by the remover thread, before gradekit exits). With `reuse` and no
     workspace, the root may be a spare one, its folders as empty as new, and it is kept for
-    the next grade when the command left it so (`spare_roots`)."""
+    the next grade when the command left it so (see the module: spare roots)."""
 
     def __init__(
         self,
@@ -86,8 +86,8 @@ class Sandbox:
         max_size: int = DEFAULT_MAX_SIZE,
         max_files: int = DEFAULT_MAX_FILES,
     ) -> None:
-        self.defer = defer  # removed on the remover thread (see `remover`), not at once
-        # With `reuse` and no workspace: a spare root left as it was made (see `spare_roots`).
+        self.defer = defer  # removed on the remover thread (`remove_later`), not at once
+        # With `reuse` and no workspace: a spare root left as it was made (`take_spare`).
         self._made: Made | None = None
         spare = take_spare() if reuse and workspace is None else None
         if spare is not None:

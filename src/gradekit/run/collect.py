@@ -152,11 +152,7 @@ class Collection:
 
     def _stop(self, run: Execution) -> None:
         run.stop()
-        # Process-isolated grades in progress are killed now, not at their timeout (the
-        # module is imported by the first of them: none ran if it is not loaded).
-        isolation = sys.modules.get("gradekit.run.isolation")
-        if isolation is not None:
-            isolation.stop_children(self.settings)
+        # Process-isolated grades in progress are killed now, not at their timeout.
         _stop_workers(self.settings)
 
     def _selected(self) -> int:
@@ -198,7 +194,7 @@ class Collection:
 
 def _stop_workers(settings: Settings) -> None:
     """End the run's warm process-isolation workers (none ran if the module is not loaded)."""
-    workers = sys.modules.get("gradekit.run.workers")
+    workers = sys.modules.get("gradekit.process.workers")
     if workers is not None:
         workers.stop_workers(settings)
 

@@ -114,7 +114,7 @@ async def _await_ticket(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any
 def _grade_in_a_child(
     entry: GraderEntry, sample: Sample, seconds: float, settings: Settings
 ) -> GradeResult:
-    """Process isolation: in a warm worker (`run.workers`), in bubblewrap when the entry's
+    """Process isolation: in a warm worker (`run.isolation`), in bubblewrap when the entry's
     sandbox mode uses it, else forked from the forkserver; blocks this pool thread."""
     from gradekit._errors import SandboxError
     from gradekit.process.bubblewrap import uses_bwrap
@@ -123,6 +123,6 @@ def _grade_in_a_child(
         jailed = uses_bwrap(settings.sandbox_of(entry))
     except SandboxError as error:
         return GradeResult.of_error(entry.kind, entry.name, error)
-    from gradekit.run.workers import grade_in_worker
+    from gradekit.run.isolation import grade_in_worker
 
     return grade_in_worker(entry, sample, seconds, settings, jailed)

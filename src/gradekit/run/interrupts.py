@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 from gradekit._exits import real_exit
-from gradekit.process import commands as _children
+from gradekit.process.commands import kill_children
 
 __all__ = ["RECORDING", "Interrupted", "first_signal", "stopping_on"]
 
@@ -75,7 +75,7 @@ def first_signal() -> int | None:
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     if _state.first is not None and _state.exit_on_second:
-        _children.kill_children()
+        kill_children()
         with contextlib.suppress(OSError):
             os.write(2, b"gradekit: stopped at once (second interrupt)\n")
         real_exit(128 + _state.first)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit import GradeResult, Sample
+from gradekit.registry.entries import GraderEntry
 
 WORKER = uuid.uuid4().hex
 """Who this worker is: drawn when a fresh worker imports this module (a pid would not do: in
@@ -22,6 +23,11 @@ bubblewrap every worker is pid 2 of its own namespace)."""
 
 GRADES = [0]
 """A module global the grader counts its grades in: not reset between grades (documented)."""
+
+
+def entry(grader: Any, **keys: Any) -> GraderEntry:
+    """A suite entry for `grader` with the given common keys."""
+    return GraderEntry(grader=grader, kind=grader.kind, name=grader.name, **keys)
 
 
 @attrs.frozen

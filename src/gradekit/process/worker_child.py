@@ -1,18 +1,23 @@
-"""The main of a warm worker: a long-lived child that grades one request after another.
+"""The main of a warm worker: a long-lived child that works one request after another.
 
-Started by `gradekit.run.workers` (forked from the fork server, or a fresh Python in
-bubblewrap). It receives `(key, payload or None, sample)` on its connection, answers
-`(result, healthy)`, and ends when the connection closes. Between two grades it puts back what
-it can (see `_Baseline`); when it cannot (threads the grader left running, children that will
-not die, a MemoryError), it answers `healthy=False` and exits, and the parent starts a fresh
-worker for the next grade.
+Started by `gradekit.process.workers` (forked from the fork server, or a fresh Python in
+bubblewrap). It receives `(key, payload or None, item)` on its connection, calls the work
+function it was started with, `work(payload, item) -> (answer, healthy)`, answers
+`(answer, healthy, None)` (or `(None, False, why)` when the answer cannot be sent), and ends
+when the connection closes. Between two requests it puts back what it can (see `_Baseline`);
+when it cannot (threads the work left running, children that will not die, or the work said
+`healthy=False`: a MemoryError), it exits after answering, and the parent starts a fresh
+worker for the next request.
 
-Put back before every grade: a fresh grader object (unpickled, or created again, from the
-payload sent once per worker), the working folder, `os.environ`, `sys.path`, an empty private
-temp folder (`TMPDIR`), no pending `alarm`, and no process the grader started (the worker is
-a child subreaper: even a process that left its group comes back to it and is killed). Not put
-back: module globals, class attributes and caches of imported modules, files left open,
-`sys.modules`, resource limits the grader lowered.
+Put back before every request (with process isolation's work, which also makes a fresh grader
+object from the payload sent once per worker): the working folder, `os.environ`, `sys.path`,
+an empty private temp folder (`TMPDIR`), no pending `alarm`, and no process the work started
+(the worker is a child subreaper: even a process that left its group comes back to it and is
+killed). Not put back: module globals, class attributes and caches of imported modules, files
+left open, `sys.modules`, resource limits the work lowered.
+
+Kept apart from `workers` so that the child imports only this module and the work's.
+Imports: the core only (`gradekit._types`' `error_text`, `gradekit._scratch`).
 """
 
 from __future__ import annotations
@@ -21,25 +26,32 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any, Final
 
-from gradekit._types import GradeResult, error_text
-from gradekit.run.isolation import _detach_stdin, _grade, _limit_memory, _memory_error, _names
+from gradekit._types import error_text
 
-__all__ = ["READY", "serve"]
+__all__ = ["READY", "main", "serve"]
 
 READY: Final = "ready"
-"""What a worker sends once it is ready to grade."""
+"""What a worker sends once it is ready to work."""
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
 _KILL_ROUNDS: Final = 20
 _PAYLOADS_KEPT: Final = 256
 
 
-def serve(connection: Any, memory_limit_mb: int | None, paths: list[str], tmp: str | None) -> None:
-    """Grade requests from `connection` until it closes (see the module). `tmp`: the worker's
-    private temp folder, emptied after each grade; None: make one in the temp folder (in
-    bubblewrap: the sandbox's own /tmp)."""
+def serve(
+    connection: Any,
+    work: Callable[[Any, Any], tuple[Any, bool]],
+    memory_limit_mb: int | None,
+    paths: list[str],
+    tmp: str | None,
+) -> None:
+    """Work requests from `connection` with `work` until it closes (see the module), under
+    an address-space limit of `memory_limit_mb` MiB. `tmp`: the worker's private temp folder,
+    emptied after each request; None: make one in the temp folder (in bubblewrap: the
+    sandbox's own /tmp)."""
     with contextlib.suppress(OSError):
         os.setsid()  # in bubblewrap the worker leads a session already
     _detach_stdin()
@@ -60,42 +72,43 @@ def serve(connection: Any, memory_limit_mb: int | None, paths: list[str], tmp: s
     _become_subreaper()
     baseline = _Baseline(tmp)
     payloads: dict[int, tuple[str, Any]] = {}
-    connection.send(READY)  # the grades' timeouts count from here, not from the start
+    connection.send(READY)  # the requests' timeouts count from here, not from the start
     while True:
         try:
-            key, payload, sample = connection.recv()
+            key, payload, item = connection.recv()
         except (EOFError, OSError):
             return
         if payload is not None:
             if len(payloads) >= _PAYLOADS_KEPT:
                 payloads.clear()
             payloads[key] = payload
-        result, healthy = _grade_one(payloads[key], sample, memory_limit_mb)
+        answer, healthy = work(payloads[key], item)
         healthy = baseline.restore() and healthy
         try:
-            connection.send((result, healthy))
+            connection.send((answer, healthy, None))
         except Exception as error:
-            text = f"{error_text(error)} (sending the result)"
-            connection.send((GradeResult.of_error(*_names(payload or payloads[key]), text), False))
+            connection.send((None, False, f"{error_text(error)} (sending the result)"))
         if not healthy:
             return
 
 
-def _grade_one(
-    payload: tuple[str, Any], sample: Any, memory_limit_mb: int | None
-) -> tuple[GradeResult, bool]:
-    healthy = True
-    try:
-        result = _grade(payload, sample)
-    except MemoryError:
-        result, healthy = GradeResult.of_error(*_names(payload), "MemoryError"), False
-    if result.error is not None and result.error.split(":")[0] == "MemoryError":
-        result, healthy = _memory_error(result, memory_limit_mb), False
-    return result, healthy
+def _detach_stdin() -> None:
+    """/dev/null as the worker's stdin, for Python and for the processes it starts."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's stdin, for its life
+
+
+def _limit_memory(megabytes: int) -> None:
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 class _Baseline:
-    """What the worker was before its first grade, and putting it back after each one."""
+    """What the worker was before its first request, and putting it back after each one."""
 
     def __init__(self, tmp: str | None) -> None:
         self.cwd = os.getcwd()
@@ -118,12 +131,12 @@ class _Baseline:
             _empty(self.tmp)
         tasks = _tasks(self.pid)
         if len(tasks) > 1:
-            return False  # a thread the grader started: it could change the next grade
+            return False  # a thread the work started: it could change the next request
         return _kill_descendants(self.pid, tasks)
 
 
 def _empty(folder: str) -> None:
-    """Remove what a grade left in the worker's own temp folder (only ever that folder)."""
+    """Remove what a request left in the worker's own temp folder (only ever that folder)."""
     try:
         with os.scandir(folder) as entries:
             left = [entry.path for entry in entries]
@@ -162,7 +175,7 @@ def _children(pid: int, tasks: list[str]) -> list[int]:
 
 
 def _kill_descendants(pid: int, tasks: list[str]) -> bool:
-    """Kill every process the grader started: a subreaper's orphaned descendants come back to
+    """Kill every process the work started: a subreaper's orphaned descendants come back to
     it as children, so killing children until none is left gets them all."""
     for _ in range(_KILL_ROUNDS):
         children = _children(pid, tasks)
@@ -189,9 +202,10 @@ def _become_subreaper() -> None:
 
 
 def main(fd: int) -> None:  # pragma: no cover - runs in the sandbox
-    """The worker's main in bubblewrap: its settings, then requests, on the connection `fd`."""
+    """The worker's main in bubblewrap: its work and settings, then requests, on the
+    connection `fd`."""
     from multiprocessing.connection import Connection
 
     connection = Connection(fd)
-    memory_limit_mb, paths = connection.recv()
-    serve(connection, memory_limit_mb, paths, None)
+    work, memory_limit_mb, paths = connection.recv()
+    serve(connection, work, memory_limit_mb, paths, None)

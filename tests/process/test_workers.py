@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 from hostile_graders import MODES
 from liveness import alive
-from runner_graders import entry
-from worker_graders import Attack, Where
+from worker_graders import Attack, Where, entry
 
 from gradekit import Sample
-from gradekit.run import workers
+from gradekit.process import workers
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Case, Suite, Turn
 
@@ -130,8 +129,7 @@ def test_the_sandbox_holds_in_every_grade_of_a_warm_worker(mode, tmp_path):
 INTERRUPTED = """
 import signal, sys
 sys.path[:0] = {paths!r}
-from worker_graders import Where
-from runner_graders import entry
+from worker_graders import Where, entry
 from gradekit import Sample
 from gradekit.run.runner import run_suite
 from gradekit.run.interrupts import stopping_on
