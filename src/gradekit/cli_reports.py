@@ -52,7 +52,7 @@ def write_all(
 def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, live: bool) -> None:
     """The one-line summary on stderr (unless the live bar showed it), the summary with the
     failing cases on stdout, and the judge's statistics."""
-    from gradekit.graders import _judge
+    from gradekit.graders import prompt as _judge
     from gradekit.report import terminal
     from gradekit.report.console import one_line_summary, print_summary
 

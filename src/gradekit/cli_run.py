@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError, WriteError
     from gradekit._exits import CURRENT_STDERR
     from gradekit._scratch import sweep
-    from gradekit.graders import _judge
+    from gradekit.graders import prompt as _judge
     from gradekit.report.progress import Progress
     from gradekit.report.target import probe
 

@@ -11,7 +11,7 @@ from judge_server import JudgeServer
 from judge_support import Make
 
 import gradekit
-from gradekit.graders import _judge
+from gradekit.graders import prompt as _judge
 
 ENVIRONMENT = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 

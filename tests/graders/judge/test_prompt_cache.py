@@ -11,9 +11,9 @@ from pathlib import Path
 from judge_server import JudgeServer, judged, text
 
 import gradekit
-from gradekit.graders import _judge
-from gradekit.graders._judge._cache import ReplyCache
-from gradekit.graders._judge._providers import Reply
+from gradekit.graders import prompt as _judge
+from gradekit.graders.prompt._cache import ReplyCache
+from gradekit.graders.prompt.providers import Reply
 
 
 def write_suite(folder: Path, server: JudgeServer, *, outputs: list[str], extra: str = "") -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from judge_server import Answer, JudgeServer, judged
 
 import gradekit
-from gradekit.graders import _judge
+from gradekit.graders import prompt as _judge
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Suite, Turn
 

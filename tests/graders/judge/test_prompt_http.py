@@ -10,7 +10,7 @@ import time
 from judge_server import Answer, JudgeServer, judged
 from judge_support import Make, grade_one
 
-from gradekit.graders import _judge
+from gradekit.graders import prompt as _judge
 
 
 def test_a_429_is_retried_after_what_retry_after_asks(server: JudgeServer, make: Make) -> None:

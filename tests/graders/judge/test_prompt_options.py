@@ -190,8 +190,8 @@ def test_httpx_is_imported_only_when_a_prompt_grader_is_made() -> None:
         import sys, gradekit
         gradekit.create("equality")
         gradekit.kinds()
-        import gradekit.graders.prompt
-        from gradekit.graders import _judge
+        import gradekit.graders.prompt.kind
+        from gradekit.graders import prompt as _judge
         assert "httpx" not in sys.modules, "too early"
         gradekit.create("prompt", "j", {"rubric": "r", "model": "m", "base_url": "http://h"})
         assert "httpx" in sys.modules

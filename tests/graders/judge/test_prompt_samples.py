@@ -6,7 +6,7 @@ import pytest
 from judge_server import JudgeServer, judged
 from judge_support import Make, grade_one
 
-from gradekit.graders import _judge
+from gradekit.graders import prompt as _judge
 
 
 def test_majority_of_three_samples(server: JudgeServer, make: Make) -> None:

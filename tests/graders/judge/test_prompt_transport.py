@@ -13,7 +13,7 @@ from judge_support import Make, grade_one
 
 import gradekit
 from gradekit import ConfigError
-from gradekit.graders import _judge
+from gradekit.graders import prompt as _judge
 
 
 def test_a_reply_sent_a_byte_at_a_time_is_cut_at_the_timeout(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from gradekit.graders._judge._budget import (
+from gradekit.graders.prompt.shared import (
     JudgeSettings,
     JudgeStatistics,
     configure,

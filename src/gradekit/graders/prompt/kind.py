@@ -21,15 +21,15 @@ import attrs
 from gradekit._errors import OptionError
 from gradekit._load_context import current_suite_dir
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._judge import configure, statistics
-from gradekit.graders._judge._key import UnusableKey, api_key
-from gradekit.graders._judge._providers import (
+from gradekit.graders.prompt.shared import configure, statistics
+from gradekit.graders.prompt._key import UnusableKey, api_key
+from gradekit.graders.prompt.providers import (
     BASE_URL_ENV,
     DEFAULT_BASE_URLS,
     DEFAULT_KEY_ENV,
     endpoint,
 )
-from gradekit.graders._judge._sections import Includable
+from gradekit.graders.prompt._sections import Includable
 from gradekit.graders._text import rebuilt
 
 __all__ = ["Criterion", "Prompt", "configure", "statistics"]
@@ -143,8 +143,8 @@ class Prompt:
                 "the prompt kind needs the httpx library; install it with "
                 "pip install 'gradekit[llm]'",
             ) from None
-        from gradekit.graders._judge._calls import Connection
-        from gradekit.graders._judge._client import RetryPolicy
+        from gradekit.graders.prompt._calls import Connection
+        from gradekit.graders.prompt.client import RetryPolicy
 
         provider = self.judge_provider
         base_url = self.base_url or os.environ.get(BASE_URL_ENV[provider]) or None
@@ -190,7 +190,7 @@ class Prompt:
 
     async def agrade(self, sample: Sample) -> GradeResult:
         """Ask the judge (`samples` times) and grade by its score; never raises."""
-        from gradekit.graders._judge._grade import judge
+        from gradekit.graders.prompt._grade import judge
 
         return await judge(self, sample)
 

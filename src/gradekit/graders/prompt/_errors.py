@@ -15,7 +15,7 @@ from gradekit._errors import (
     JudgeReplyError,
     JudgeTimeoutError,
 )
-from gradekit.graders._judge._key import redact
+from gradekit.graders.prompt._key import redact
 
 __all__ = [
     "JudgeConnectionError",

@@ -11,11 +11,11 @@ import attrs
 
 from gradekit import GradeResult
 from gradekit._numbers import reaches
-from gradekit.graders._judge._prompt import Criterion
-from gradekit.graders._judge._reply import Judgement, Score
+from gradekit.graders.prompt.text import Criterion
+from gradekit.graders.prompt.reply import Judgement, Score
 
 if TYPE_CHECKING:
-    from gradekit.graders.prompt import Prompt
+    from gradekit.graders.prompt.kind import Prompt
 
 __all__ = ["SampleOutcome", "judged_result"]
 

@@ -7,12 +7,12 @@ import threading
 
 import attrs
 
-from gradekit.graders._judge import _budget
-from gradekit.graders._judge._cache import ReplyCache, cache_key
-from gradekit.graders._judge._client import HttpRequest, RetryPolicy, post_json
-from gradekit.graders._judge._errors import JudgeError, JudgeHTTPError
-from gradekit.graders._judge._key import UnusableKey, api_key
-from gradekit.graders._judge._providers import (
+from gradekit.graders.prompt import shared as _budget
+from gradekit.graders.prompt._cache import ReplyCache, cache_key
+from gradekit.graders.prompt.client import HttpRequest, RetryPolicy, post_json
+from gradekit.graders.prompt._errors import JudgeError, JudgeHTTPError
+from gradekit.graders.prompt._key import UnusableKey, api_key
+from gradekit.graders.prompt.providers import (
     JudgeRequest,
     Reply,
     headers,

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 
 from gradekit import GradeResult, Sample
 from gradekit._types import error_text
-from gradekit.graders._judge import _budget
-from gradekit.graders._judge._cache import ReplyCache
-from gradekit.graders._judge._calls import ask
-from gradekit.graders._judge._errors import JudgeError, JudgeReplyError
-from gradekit.graders._judge._outcome import SampleOutcome, judged_result
-from gradekit.graders._judge._prompt import Criterion, build_prompt, reply_schema
-from gradekit.graders._judge._providers import JudgeRequest
-from gradekit.graders._judge._reply import read_judgement
-from gradekit.graders._judge._sections import FileLimits, sections
+from gradekit.graders.prompt import shared as _budget
+from gradekit.graders.prompt._cache import ReplyCache
+from gradekit.graders.prompt._calls import ask
+from gradekit.graders.prompt._errors import JudgeError, JudgeReplyError
+from gradekit.graders.prompt.grade import SampleOutcome, judged_result
+from gradekit.graders.prompt.text import Criterion, build_prompt, reply_schema
+from gradekit.graders.prompt.providers import JudgeRequest
+from gradekit.graders.prompt.reply import read_judgement
+from gradekit.graders.prompt._sections import FileLimits, sections
 
 if TYPE_CHECKING:
-    from gradekit.graders.prompt import Prompt
+    from gradekit.graders.prompt.kind import Prompt
 
 __all__ = ["CACHE_FOLDER", "judge"]
 

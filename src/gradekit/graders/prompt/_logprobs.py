@@ -15,8 +15,8 @@ from typing import Final
 
 import attrs
 
-from gradekit.graders._judge._errors import JudgeReplyError
-from gradekit.graders._judge._providers import Token
+from gradekit.graders.prompt._errors import JudgeReplyError
+from gradekit.graders.prompt.providers import Token
 
 __all__ = ["Weighted", "token_at", "weighted_score"]
 

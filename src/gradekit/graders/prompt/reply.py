@@ -16,10 +16,10 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit.graders._judge._errors import JudgeReplyError
-from gradekit.graders._judge._locate import Path, number_spans
-from gradekit.graders._judge._logprobs import Weighted, token_at, weighted_score
-from gradekit.graders._judge._providers import Token
+from gradekit.graders.prompt._errors import JudgeReplyError
+from gradekit.graders.prompt._locate import Path, number_spans
+from gradekit.graders.prompt._logprobs import Weighted, token_at, weighted_score
+from gradekit.graders.prompt.providers import Token
 
 __all__ = ["Judgement", "Score", "read_judgement"]
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit.graders._judge._sections import Section
+from gradekit.graders.prompt._sections import Section
 
 __all__ = ["Criterion", "JudgePrompt", "build_prompt", "reply_schema"]
 

@@ -19,8 +19,8 @@ from typing import Any, Final
 import attrs
 import httpx
 
-from gradekit.graders._judge import _budget
-from gradekit.graders._judge._errors import (
+from gradekit.graders.prompt import shared as _budget
+from gradekit.graders.prompt._errors import (
     JudgeConnectionError,
     JudgeError,
     JudgeHTTPError,
@@ -28,8 +28,8 @@ from gradekit.graders._judge._errors import (
     JudgeTimeoutError,
     redact,
 )
-from gradekit.graders._judge._key import redact_values
-from gradekit.graders._judge._session import shared_client
+from gradekit.graders.prompt._key import redact_values
+from gradekit.graders.prompt._session import shared_client
 
 __all__ = ["HttpRequest", "RetryPolicy", "post_json"]
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from gradekit.graders._judge._providers import Reply
+from gradekit.graders.prompt.providers import Reply
 
 __all__ = ["FORMAT", "ReplyCache", "cache_key"]
 
