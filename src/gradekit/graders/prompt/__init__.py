@@ -1,43 +1,13 @@
-"""The machinery of the `prompt` kind (LLM-as-judge): prompt, HTTP, replies, cache, limits.
+"""The `prompt` kind (LLM-as-judge), one package: the kind and its options (`kind`), what the
+judge is told and shown (`text`), the two wire formats (`providers`), HTTP with retries and
+the API key kept out of every text (`client`), reading a score out of a reply (`reply`), one
+call and one grade's result (`grade`), and what a run's judge calls share: the limit on
+requests in flight, the statistics and the reply cache (`shared`, kept in the run context of
+`gradekit._load_context`, never in a module global).
 
-Modules, each one idea: `_budget` (run-wide settings, the limit on calls in flight, the
-statistics), `_key` (the API key: read, checked, redacted), `_client` (HTTP, retries),
-`_session` (the httpx client of each event loop), `_providers` (OpenAI and Anthropic wire
-formats), `_prompt` and `_sections` (what the judge is told and shown), `_reply`, `_locate`
-and `_logprobs` (reading a score out of a reply), `_cache` (replies on disk), `_calls` (one
-call), `_grade` and `_outcome` (one grade). Only `_client` and `_session` import httpx, and
-nothing here is imported by `import gradekit`.
+The entry point is `gradekit.graders.prompt.kind:Prompt`. Only `client` imports httpx, and
+`kind` imports it (through `grade`) only when a grader is made or grades: `import gradekit`
+and listing kinds never load it.
 
-What a caller of a run uses: `configure` before it, `statistics` after it (the command line
-puts them in the report's summary as `judge`).
-
-May import: the core modules, `gradekit.graders` helpers, httpx (in `_client` and `_session`).
+May import: the core modules, `gradekit.graders` helpers, httpx (in `client`).
 """
-
-from __future__ import annotations
-
-from typing import TextIO
-
-from gradekit.graders.prompt.shared import (
-    JudgeSettings,
-    JudgeStatistics,
-    configure,
-    current_settings,
-    statistics,
-)
-
-__all__ = [
-    "JudgeSettings",
-    "JudgeStatistics",
-    "configure",
-    "current_settings",
-    "print_statistics",
-    "statistics",
-]
-
-
-def print_statistics(stream: TextIO) -> None:
-    """The judge line of the end-of-run summary; nothing when no judge ran."""
-    stats = statistics()
-    if stats is not None:
-        print(stats.describe(), file=stream)

@@ -1,25 +1,63 @@
-"""The judge's prompt: the rubric and the reply format in the system message, the material to
-grade in delimited sections of the user message.
+"""The judge's prompt: the rubric (`Criterion`) and the reply format in the system message,
+the material to grade in delimited sections of the user message.
+
+What the judge sees of a sample: the sections `include` asks for, as plain text. `input`,
+`output` and `expected` are the sample's values (structured values as JSON); `tool_calls` the
+calls as JSON; `messages` the conversation up to this turn; `files` the workspace's text files,
+each cut at `per_file` bytes and all of them at `total` bytes (binary files and what does not
+fit are listed by name only).
 
 Prompt injection: every section is between `<<<BEGIN TITLE code>>>` and `<<<END TITLE code>>>`
 lines, and the judge is told that what is inside is data, never instructions, and that only a
 marker with the code ends a section. The code is derived from everything the prompt holds
 (a SHA-256), so an output cannot close its section: it would have to contain the hash of a text
 that contains it. The same material always gives the same prompt, so replies can be cached.
+
+Imports the core and `gradekit.graders._paths` (walking a workspace).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit.graders.prompt._sections import Section
+from gradekit._errors import OptionError
+from gradekit._frozen import thaw
+from gradekit._types import Sample, ToolCall, as_text
+from gradekit.graders._paths import walk, workspace_error
 
-__all__ = ["Criterion", "JudgePrompt", "build_prompt", "reply_schema"]
+__all__ = [
+    "INCLUDABLE",
+    "Criterion",
+    "FileLimits",
+    "Includable",
+    "JudgePrompt",
+    "Section",
+    "at_least",
+    "build_prompt",
+    "non_empty",
+    "reply_schema",
+    "sections",
+]
+
+Includable = Literal["input", "output", "expected", "tool_calls", "messages", "files"]
+INCLUDABLE: Final = ("input", "output", "expected", "tool_calls", "messages", "files")
+
+TITLES: Final[Mapping[str, str]] = {
+    "input": "INPUT",
+    "output": "OUTPUT",
+    "expected": "EXPECTED",
+    "tool_calls": "TOOL CALLS",
+    "messages": "CONVERSATION",
+}
+
+LISTED_AT_MOST: Final = 50
+"""Files named in FILES NOT SHOWN; the rest are counted (a build folder holds thousands)."""
 
 NONCE_LENGTH: Final = 24
 """Hex digits of the section code: 96 bits."""
@@ -35,13 +73,38 @@ _LEGEND: Final = {
 }
 
 
-@attrs.frozen
-class Criterion:
-    """A named criterion of the rubric, scored on its own."""
+def at_least(minimum: float) -> Any:
+    """An option's validator: None, or a number >= `minimum`."""
 
-    name: str
-    description: str
-    weight: float = 1.0
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if value is not None and value < minimum:
+            raise OptionError(attribute.name, f"must be >= {minimum:g}, got {value!r}")
+
+    return check
+
+
+def non_empty(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    """An option's validator: None, or a text that is not blank."""
+    if value is not None and not value.strip():
+        raise OptionError(attribute.name, "must not be empty")
+
+
+@attrs.frozen(kw_only=True)
+class Criterion:
+    """A named part of the rubric, scored on its own (in the same judge call as the others)
+    and weighted in the grade."""
+
+    name: str = attrs.field(validator=non_empty)
+    description: str = attrs.field(validator=non_empty)
+    weight: float = attrs.field(default=1.0, validator=at_least(0))
+
+
+@attrs.frozen
+class Section:
+    """One delimited part of the prompt: `title` names it (`OUTPUT`, `FILE "app.py"`)."""
+
+    title: str
+    text: str
 
 
 @attrs.frozen
@@ -166,3 +229,117 @@ def _format(criteria: Sequence[Criterion], max_score: int) -> str:
         "Reply with one JSON object and nothing else, with one entry per criterion, each with "
         f'its reasoning first and its score last: {{"criteria": {{{example}}}}}. {scale}'
     )
+
+
+# -- what the judge sees of a sample -------------------------------------------------------
+
+
+@attrs.frozen
+class FileLimits:
+    """Bytes of one file, and of all files together, shown to the judge."""
+
+    per_file: int = 20_000
+    total: int = 100_000
+
+
+def sections(sample: Sample, include: Sequence[str], limits: FileLimits) -> list[Section]:
+    """The sections of `sample` in the order of `include`. `expected` and `input` are left out
+    when the sample has none. ValueError (an error text) when files are asked for and the
+    sample has no workspace."""
+    found: list[Section] = []
+    for part in include:
+        if part == "files":
+            found.extend(_files(sample, limits))
+        elif part == "tool_calls":
+            found.append(Section(TITLES[part], _json([_call(c) for c in sample.tool_calls])))
+        elif part == "messages":
+            found.append(Section(TITLES[part], _conversation(sample)))
+        elif part == "output":
+            found.append(Section(TITLES[part], _render(sample.output)))
+        else:
+            value = sample.input if part == "input" else sample.expected
+            if value is not None:
+                found.append(Section(TITLES[part], _render(value)))
+    return found
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, (Mapping, tuple, list)):
+        return _json(thaw(value))
+    return as_text(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _call(call: ToolCall) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": call.name, "arguments": thaw(call.arguments)}
+    if call.result is not None:
+        data["result"] = thaw(call.result)
+    if call.error is not None:
+        data["error"] = call.error
+    return data
+
+
+def _conversation(sample: Sample) -> str:
+    lines: list[str] = []
+    system = sample.metadata.get("system")
+    if isinstance(system, str):
+        lines.append(f"system: {system}")
+    for turn in (*sample.history, sample):
+        if turn.input is not None:
+            lines.append(f"user: {_render(turn.input)}")
+        lines.extend(
+            f"assistant called {call.name}: {_json(_call(call))}" for call in turn.tool_calls
+        )
+        if turn.output is not None:
+            lines.append(f"assistant: {_render(turn.output)}")
+    return "\n".join(lines)
+
+
+def _files(sample: Sample, limits: FileLimits) -> list[Section]:
+    problem = workspace_error(sample)
+    if problem is not None or sample.workspace is None:
+        raise ValueError((problem or "no workspace").split(": ", 1)[-1])
+    shown: list[Section] = []
+    left_out: list[str] = []
+    budget = limits.total
+    for file in walk(Path(sample.workspace)):
+        if budget <= 0:
+            left_out.append(f"{file.path} (the files' size limit was reached)")
+            continue
+        text, cut = _read_text(file.absolute, min(limits.per_file, budget))
+        if text is None:
+            left_out.append(f"{file.path} (not UTF-8 text)")
+            continue
+        budget -= len(text.encode())
+        note = "\n[... the rest of this file is not shown]" if cut else ""
+        shown.append(Section(f"FILE {json.dumps(file.path)}", text + note))
+    if left_out:
+        listed = left_out[:LISTED_AT_MOST]
+        if len(left_out) > LISTED_AT_MOST:
+            listed.append(f"... and {len(left_out) - LISTED_AT_MOST} more files not shown")
+        shown.append(Section("FILES NOT SHOWN", "\n".join(listed)))
+    return shown
+
+
+def _read_text(path: Path, limit: int) -> tuple[str | None, bool]:
+    """The file's text cut at `limit` bytes (and whether it was cut), or None for a file that
+    is not UTF-8 text or cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return None, False
+    cut = len(data) > limit
+    data = data[:limit]
+    if b"\0" in data:
+        return None, cut
+    try:
+        return data.decode("utf-8"), cut
+    except UnicodeDecodeError as error:
+        # A cut may fall inside the last character: that is still a text file.
+        if cut and error.start >= len(data) - 3:
+            return data[: error.start].decode("utf-8", errors="replace"), cut
+        return None, cut
