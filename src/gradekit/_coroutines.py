@@ -8,6 +8,7 @@ waited for (it may catch the cancellation and go on), so the loop ends without i
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, TypeVar
@@ -40,7 +41,9 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
         except BaseException as error:
             box.append((False, error))
 
-    thread = threading.Thread(target=target, name="gradekit-sync", daemon=True)
+    # The helper thread sees the caller's context variables (the run context among them).
+    context = contextvars.copy_context()
+    thread = threading.Thread(target=context.run, args=(target,), name="gradekit-sync", daemon=True)
     thread.start()
     thread.join()
     ok, value = box[0]

@@ -52,14 +52,15 @@ def write_all(
 def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, live: bool) -> None:
     """The one-line summary on stderr (unless the live bar showed it), the summary with the
     failing cases on stdout, and the judge's statistics."""
-    from gradekit.graders import _judge
+    from gradekit.graders.prompt.shared import JudgeStatistics
     from gradekit.report import terminal
     from gradekit.report.console import one_line_summary, print_summary
 
     if not live:
         print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
     print_summary(final, log.failing() if log is not None else iter(final.cases), sys.stdout)
-    _judge.print_statistics(sys.stdout)
+    if final.summary.judge is not None:  # the judge's line, when a judge ran
+        print(JudgeStatistics(**final.summary.judge).describe(), file=sys.stdout)
 
 
 def targets_of(args: argparse.Namespace, suite: Suite) -> tuple[list[tuple[str, str]], str | None]:

@@ -224,13 +224,15 @@ def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
     from gradekit._errors import ConfigError, WriteError
     from gradekit._exits import CURRENT_STDERR
+    from gradekit._load_context import DEFAULT_JUDGE_CONCURRENCY, RunContext, RunOptions
     from gradekit._scratch import sweep
-    from gradekit.graders import _judge
     from gradekit.report.progress import Progress
     from gradekit.report.target import probe
 
-    _judge.configure(
-        concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir
+    options = RunOptions(
+        judge_concurrency=args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY,
+        judge_cache=not args.no_cache,
+        judge_cache_dir=args.cache_dir,
     )
     if args.no_samples and args.max_text is not None:
         raise Invalid("gradekit: --max-text bounds the samples --no-samples leaves out; give one")
@@ -252,6 +254,7 @@ def run(args: argparse.Namespace) -> int:
         None if selection is not None else suite.case_count, enabled=show, stream=CURRENT_STDERR
     )
     with contextlib.ExitStack() as stack:
+        stack.enter_context(RunContext(options))  # the run takes its judge options from it
         try:
             for path in [path for _, path in targets] + ([args.resume] if args.resume else []):
                 probe(path)  # refused before anything is graded
@@ -264,7 +267,6 @@ def run(args: argparse.Namespace) -> int:
             args, suite, selection, log, progress, executor=executor, keep=show, baseline=baseline
         )
         warn(suite, shown)  # those of the dataset's lines
-        final = _with_judge(final, _judge.statistics())
         with contextlib.suppress(KeyboardInterrupt), RECORDING:  # written whole, even then
             failures += write_all(final, targets, log, show=show)
         for failure in failures:
@@ -372,16 +374,6 @@ def _check_sandbox(mode: str | None) -> None:
     problem = requested_problem(mode)
     if problem is not None:
         raise Invalid(f"gradekit: --sandbox bwrap: {problem}; nothing was graded")
-
-
-def _with_judge(final: SuiteReport, stats: Any) -> SuiteReport:
-    """The report with the run's LLM judge statistics in its summary, when a judge ran."""
-    if stats is None:
-        return final
-    import attrs
-
-    summary = attrs.evolve(final.summary, judge=stats.to_dict())
-    return attrs.evolve(final, stored_summary=summary)
 
 
 def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Namespace) -> int:

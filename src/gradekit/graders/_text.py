@@ -110,11 +110,14 @@ def output_not_text(kind: str, name: str, output: Any) -> GradeResult:
 def rebuilt(grader: Any) -> tuple[Any, tuple[Any, ...]]:
     """A `__reduce__` value that pickles a grader as its options and builds it again.
 
-    For graders whose private fields (a closure, a schema validator) cannot be pickled but
-    are derived from the options.
+    For graders whose derived fields (a closure, a schema validator; private or `init=False`)
+    cannot be pickled but are derived from the options.
     """
-    options = {field.name: getattr(grader, field.name) for field in attrs.fields(type(grader))}
-    options = {name: value for name, value in options.items() if not name.startswith("_")}
+    options = {
+        field.name: getattr(grader, field.name)
+        for field in attrs.fields(type(grader))
+        if field.init and not field.name.startswith("_")
+    }
     return (_build, (type(grader), options))
 
 

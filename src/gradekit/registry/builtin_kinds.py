@@ -38,6 +38,6 @@ BUILTIN_KINDS: Final[Mapping[str, str]] = {
     "program": "gradekit.graders.program:Program",
     "build": "gradekit.graders.build:Build",
     "lint": "gradekit.graders.lint:Lint",
-    "prompt": "gradekit.graders.prompt:Prompt",
+    "prompt": "gradekit.graders.prompt.kind:Prompt",
     "budget": "gradekit.graders.budget:Budget",
 }

@@ -115,7 +115,7 @@ class Summary:
     graders: Mapping[str, GraderSummary]
     judge: Mapping[str, int] | None = None
     """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
-    the command line after the run, from gradekit.graders._judge.statistics()."""
+    `run_suite` from the run context's judge figures (see gradekit._load_context)."""
     pass_at_k: PassAtK | None = None
     interval_level: float = DEFAULT_CONFIDENCE
     """The level of every interval of the summary (`run_suite(confidence=...)`)."""

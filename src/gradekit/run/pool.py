@@ -8,6 +8,7 @@ worker takes its place at once, and the old one leaves the pool if its task ever
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import queue
 import threading
@@ -48,8 +49,9 @@ class DaemonPool:
         self._closed = False
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Ticket:
-        """Queue `fn(*args)`; the ticket's future holds its result or exception."""
-        ticket = Ticket(fn, args)
+        """Queue `fn(*args)`, to run in a copy of the caller's context variables (the run
+        context among them); the ticket's future holds its result or exception."""
+        ticket = Ticket(contextvars.copy_context().run, (fn, *args))
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is shut down")

@@ -19,6 +19,7 @@ import attrs
 from gradekit._coroutines import run_sync
 from gradekit._errors import WriteError
 from gradekit._exits import refusing_exits
+from gradekit._load_context import RunContext, current_run
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
 from gradekit.registry.entries import GraderEntry, Isolation
@@ -166,11 +167,15 @@ def run_suite(
         collection = Collection(
             suite, settings, jobs, on_case, keep_cases, selection, log, ks, tally=counting
         )
+        # A run context of its own (what its grades share), with the options in effect.
+        run = stack.enter_context(RunContext(current_run().options))
         try:
-            report = collection.run(executor, scheduler)
+            report = _with_figures(collection.run(executor, scheduler), run)
             if confidence != DEFAULT_CONFIDENCE:
                 report = attrs.evolve(report, stored_summary=report.summary.at_level(confidence))
         except WriteError as error:
+            if error.report is not None:
+                error.report = _with_figures(error.report, run)
             if base is not None and error.report is not None:
                 marks = base.tally().add_all(error.report.cases).marks(confidence)
                 error.report = attrs.evolve(error.report, baseline=marks)
@@ -181,6 +186,15 @@ def run_suite(
             assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks(confidence))
+
+
+def _with_figures(report: SuiteReport, run: RunContext) -> SuiteReport:
+    """The report with what the run's judge calls cost in its summary (`summary.judge`),
+    when a judge ran."""
+    judge = run.figures().get("judge")
+    if judge is None:
+        return report
+    return attrs.evolve(report, stored_summary=attrs.evolve(report.summary, judge=judge))
 
 
 def _check_sandbox(sandbox: str | None) -> None:

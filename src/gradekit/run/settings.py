@@ -8,6 +8,7 @@ from contextvars import ContextVar
 
 import attrs
 
+from gradekit._load_context import RunContext, current_run, set_run
 from gradekit.registry.abilities import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.run.pool import DaemonPool
@@ -61,10 +62,13 @@ class Settings:
 
 @attrs.frozen
 class Context:
-    """The settings and worker pool of the run in progress."""
+    """The settings and worker pool of the run in progress, and its run context (what its
+    grades share: see `gradekit._load_context.RunContext`), by default the one in effect
+    where the Context is made (`run_suite` makes it inside the run's own)."""
 
     settings: Settings
     pool: DaemonPool
+    run: RunContext = attrs.field(factory=current_run, eq=False)
 
 
 _CONTEXT: ContextVar[Context | None] = ContextVar("gradekit_run", default=None)
@@ -86,4 +90,5 @@ def set_context(context: Context) -> None:
     from gradekit.process.bubblewrap import set_run_default
 
     _CONTEXT.set(context)
+    set_run(context.run)
     set_run_default(context.settings.sandbox)

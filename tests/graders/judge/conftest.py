@@ -1,5 +1,6 @@
-"""Fixtures for the prompt kind's tests: a real judge server on 127.0.0.1, fresh run-wide
-judge settings for every test, and no API key or base URL from the environment."""
+"""Fixtures for the prompt kind's tests: a real judge server on 127.0.0.1, a fresh run
+context (judge options, limit and statistics) for every test, and no API key or base URL
+from the environment."""
 
 from __future__ import annotations
 
@@ -11,19 +12,19 @@ from judge_server import JudgeServer
 from judge_support import Make
 
 import gradekit
-from gradekit.graders import _judge
+from gradekit._load_context import RunContext
 
 ENVIRONMENT = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
 
 @pytest.fixture(autouse=True)
 def fresh_judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Default judge settings and zero statistics; the environment's keys left out."""
+    """A run context of the test's own (default judge options, zero statistics); the
+    environment's keys left out."""
     for name in ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
-    _judge.configure()
-    yield
-    _judge.configure()
+    with RunContext():
+        yield
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ import threading
 from pathlib import Path
 
 from judge_server import JudgeServer, judged, text
+from judge_support import use_options
 
 import gradekit
-from gradekit.graders import _judge
-from gradekit.graders._judge._cache import ReplyCache
-from gradekit.graders._judge._providers import Reply
+from gradekit.graders.prompt.providers import Reply
+from gradekit.graders.prompt.shared import ReplyCache
 
 
 def write_suite(folder: Path, server: JudgeServer, *, outputs: list[str], extra: str = "") -> Path:
@@ -48,13 +48,12 @@ def test_a_second_run_is_served_from_the_cache(server: JudgeServer, tmp_path: Pa
     assert len(files) == 2
     assert (tmp_path / ".gradekit-cache" / ".gitignore").read_text().endswith("*\n")
 
-    _judge.configure()
     second = run(path)
     assert len(server.requests) == 2  # the server saw nothing new
     assert second.cases[0].to_dict()["turns"][0]["results"][0]["score"] == 0.8
-    stats = _judge.statistics()
+    stats = second.summary.judge  # this run's own figures
     assert stats is not None
-    assert (stats.calls, stats.cached, stats.input_tokens) == (0, 2, 0)
+    assert (stats["calls"], stats["cached"], stats["input_tokens"]) == (0, 2, 0)
     result = second.cases[0].turns[0].results[0].result
     assert result.details is not None
     assert (result.details["cached"], result.details["usage"]["input_tokens"]) == (1, 0)
@@ -97,10 +96,10 @@ def test_each_sample_has_its_own_entry(server: JudgeServer, tmp_path: Path) -> N
 def test_no_cache_neither_reads_nor_writes(server: JudgeServer, tmp_path: Path) -> None:
     path = write_suite(tmp_path, server, outputs=["Thanks!"])
     run(path)
-    _judge.configure(cache=False)
+    use_options(judge_cache=False)
     run(path)
     assert len(server.requests) == 2
-    _judge.configure(cache=False)
+    use_options(judge_cache=False)
     other = tmp_path / "other"
     other.mkdir()
     run(write_suite(other, server, outputs=["Hello"]))
@@ -109,7 +108,7 @@ def test_no_cache_neither_reads_nor_writes(server: JudgeServer, tmp_path: Path) 
 
 def test_cache_dir_puts_the_cache_elsewhere(server: JudgeServer, tmp_path: Path) -> None:
     elsewhere = tmp_path / "shared-cache"
-    _judge.configure(cache_dir=elsewhere)
+    use_options(judge_cache_dir=elsewhere)
     suite_folder = tmp_path / "suite"
     suite_folder.mkdir()
     run(write_suite(suite_folder, server, outputs=["Thanks!"]))
@@ -126,7 +125,7 @@ def test_a_grader_made_outside_a_suite_caches_only_when_told(
     gradekit.grade(sample, [grader])
     gradekit.grade(sample, [grader])
     assert len(server.requests) == 2
-    _judge.configure(cache_dir=tmp_path / "cache")
+    use_options(judge_cache_dir=tmp_path / "cache")
     gradekit.grade(sample, [grader])
     gradekit.grade(sample, [grader])
     assert len(server.requests) == 3

@@ -4,9 +4,9 @@ more requests at once than `--judge-concurrency` lets through."""
 from __future__ import annotations
 
 from judge_server import Answer, JudgeServer, judged
+from judge_support import use_options
 
 import gradekit
-from gradekit.graders import _judge
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Suite, Turn
 
@@ -18,7 +18,7 @@ def slow(request):  # each reply takes a moment, so requests pile up if nothing 
 
 def test_two_hundred_cases_never_exceed_the_limit(server: JudgeServer) -> None:
     server.default = slow
-    _judge.configure(concurrency=5)
+    use_options(judge_concurrency=5)
     grader = gradekit.create(
         "prompt", "judge", {"rubric": "Right?", "model": "gpt-test", "base_url": server.openai_url}
     )
@@ -34,6 +34,6 @@ def test_two_hundred_cases_never_exceed_the_limit(server: JudgeServer) -> None:
     assert report.summary.passed == 200
     assert len(server.requests) == 200
     assert server.max_in_flight == 5  # reached, never passed
-    stats = _judge.statistics()
+    stats = report.summary.judge
     assert stats is not None
-    assert (stats.calls, stats.errors) == (200, 0)
+    assert (stats["calls"], stats["errors"]) == (200, 0)

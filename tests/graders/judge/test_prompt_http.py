@@ -8,9 +8,7 @@ import socket
 import time
 
 from judge_server import Answer, JudgeServer, judged
-from judge_support import Make, grade_one
-
-from gradekit.graders import _judge
+from judge_support import Make, grade_one, statistics, use_options
 
 
 def test_a_429_is_retried_after_what_retry_after_asks(server: JudgeServer, make: Make) -> None:
@@ -20,7 +18,7 @@ def test_a_429_is_retried_after_what_retry_after_asks(server: JudgeServer, make:
     assert (result.outcome, result.score) == ("pass", 0.8)
     first, second = server.requests
     assert 0.9 <= second.at - first.at < 2.4
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.calls, stats.retries, stats.errors) == (1, 1, 0)
 
@@ -30,7 +28,7 @@ def test_a_500_twice_then_success(server: JudgeServer, make: Make) -> None:
     result = grade_one(make())
     assert result.outcome == "pass"
     assert len(server.requests) == 3
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.calls, stats.retries) == (1, 2)
 
@@ -45,7 +43,7 @@ def test_retries_give_up_after_max_retries(server: JudgeServer, make: Make) -> N
         "503: 'overloaded' (after 3 attempts); the server is failing: try again later or "
         "raise max_retries"
     )
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.calls, stats.retries, stats.errors) == (1, 2, 1)
 
@@ -100,7 +98,7 @@ def test_a_server_that_is_not_there_is_a_connection_error(make: Make) -> None:
     assert result.error.endswith(
         "(after 2 attempts); check base_url and that the server is running"
     )
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.retries, stats.errors) == (1, 1)
 
@@ -134,7 +132,7 @@ def test_tokens_and_calls_are_counted(server: JudgeServer, make: Make) -> None:
     grader = make()
     for _ in range(3):
         grade_one(grader)
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert stats.to_dict() == {
         "calls": 3,
@@ -150,7 +148,7 @@ def test_tokens_and_calls_are_counted(server: JudgeServer, make: Make) -> None:
 
 
 def test_no_judge_no_statistics() -> None:
-    assert _judge.statistics() is None
+    assert statistics() is None
 
 
 def test_anthropic_requests_carry_the_key_and_version(
@@ -177,7 +175,7 @@ def test_waiting_for_a_judge_slot_counts_against_the_timeout(
 ) -> None:
     from gradekit import Sample, grade
 
-    _judge.configure(concurrency=1)
+    use_options(judge_concurrency=1)
     server.script(lambda request: Answer(200, judged(8)(request).body, delay=0.8))
     holder = make(name="holder", timeout=5)
     waiter = make(name="waiter", timeout=0.3)

@@ -152,7 +152,7 @@ def test_the_base_url_environment_variable_is_a_base_url(monkeypatch: pytest.Mon
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     grader = gradekit.create("prompt", "judge", {"rubric": "Right?", "model": "claude-x"})
-    assert grader._connection.url == "http://127.0.0.1:9/v1/messages"  # type: ignore[attr-defined]
+    assert grader.connection.url == "http://127.0.0.1:9/v1/messages"
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_the_base_url_environment_variable_is_a_base_url(monkeypatch: pytest.Mon
 )
 def test_where_calls_go(model: str, base_url: str, url: str) -> None:
     grader = gradekit.create("prompt", "judge", {**BASE, "model": model, "base_url": base_url})
-    assert grader._connection.url == url  # type: ignore[attr-defined]
+    assert grader.connection.url == url
 
 
 def test_a_grader_survives_pickling_without_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,8 +190,7 @@ def test_httpx_is_imported_only_when_a_prompt_grader_is_made() -> None:
         import sys, gradekit
         gradekit.create("equality")
         gradekit.kinds()
-        import gradekit.graders.prompt
-        from gradekit.graders import _judge
+        import gradekit.graders.prompt.kind
         assert "httpx" not in sys.modules, "too early"
         gradekit.create("prompt", "j", {"rubric": "r", "model": "m", "base_url": "http://h"})
         assert "httpx" in sys.modules

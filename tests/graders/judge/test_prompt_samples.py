@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 from judge_server import JudgeServer, judged
-from judge_support import Make, grade_one
-
-from gradekit.graders import _judge
+from judge_support import Make, grade_one, statistics
 
 
 def test_majority_of_three_samples(server: JudgeServer, make: Make) -> None:
@@ -54,6 +52,6 @@ def test_one_failed_sample_makes_the_grade_an_error(server: JudgeServer, make: M
     server.script(judged(8), text("no idea"), judged(8))
     result = grade_one(make(samples=3))
     assert result.outcome == "error"
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.calls, stats.errors) == (3, 1)

@@ -9,11 +9,10 @@ import time
 
 import pytest
 from judge_server import Answer, JudgeServer, judged
-from judge_support import Make, grade_one
+from judge_support import Make, grade_one, statistics, use_options
 
 import gradekit
 from gradekit import ConfigError
-from gradekit.graders import _judge
 
 
 def test_a_reply_sent_a_byte_at_a_time_is_cut_at_the_timeout(
@@ -78,13 +77,13 @@ def test_a_reply_that_cannot_be_decoded_is_an_error_result_not_a_raise(
         "that cannot be read (DecodingError: "
     )
     assert len(server.requests) == 1  # the same server would send the same body again
-    stats = _judge.statistics()
+    stats = statistics()
     assert stats is not None
     assert (stats.calls, stats.errors) == (1, 1)
 
 
 def test_concurrency_above_a_hundred_is_what_is_in_flight(server: JudgeServer, make: Make) -> None:
-    _judge.configure(concurrency=150)
+    use_options(judge_concurrency=150)
     # Long enough for all 150 to connect on a busy machine.
     server.default = lambda request: Answer(200, judged(8)(request).body, delay=3.0)
     grader = make(timeout=30)

@@ -1,26 +1,132 @@
-"""From judgements to a result: per-sample normalised scores, the aggregate over samples,
-the verdict, and the message and details a person and a tool read."""
+"""One judge call and one grade's result.
+
+`ask`: the reply to one request, from the run's cache if it holds it, else over HTTP, with
+structured output where the server takes it and plain text where it refuses, counted in the
+run's statistics. `judged_result`: from judgements to a result: per-sample normalised scores,
+the aggregate over samples, the verdict, and the message and details a person and a tool read.
+
+Imports the core, `shared`, `client`, `providers`, `reply` and `text`.
+"""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 import attrs
 
-from gradekit import GradeResult
+from gradekit._errors import JudgeError, JudgeHTTPError
 from gradekit._numbers import reaches
-from gradekit.graders._judge._prompt import Criterion
-from gradekit.graders._judge._reply import Judgement, Score
+from gradekit._types import GradeResult
+from gradekit.graders.prompt.client import (
+    Connection,
+    HttpRequest,
+    UnusableKey,
+    api_key,
+    post_json,
+)
+from gradekit.graders.prompt.providers import JudgeRequest, Reply, headers, read_reply, wire_body
+from gradekit.graders.prompt.reply import Judgement, Score
+from gradekit.graders.prompt.shared import JudgeRun, ReplyCache, cache_key
+from gradekit.graders.prompt.text import Criterion
 
-if TYPE_CHECKING:
-    from gradekit.graders.prompt import Prompt
+__all__ = ["REFUSAL_STATUSES", "Asked", "Judged", "SampleOutcome", "ask", "judged_result"]
 
-__all__ = ["SampleOutcome", "judged_result"]
+REFUSAL_STATUSES = frozenset({400, 422})
+"""What a server answers to a `response_format` it does not take (vLLM, older Ollama...)."""
 
 REASONING_SHOWN: Final = 160
 """Characters of the judge's reasoning quoted in a message."""
+
+
+@attrs.frozen
+class Asked:
+    """A reply, whether it came from the cache, and its cache key (to store it once it gave
+    a judgement)."""
+
+    reply: Reply
+    cached: bool
+    key: str
+
+
+async def ask(
+    request: JudgeRequest,
+    connection: Connection,
+    run: JudgeRun,
+    cache: ReplyCache | None,
+    deadline: float,
+) -> Asked:
+    """The reply to `request`, counted in `run`'s statistics. Raises JudgeError (counted as
+    a failed call)."""
+    key = cache_key(request.key_material())
+    if cache is not None:
+        stored = cache.get(key)
+        if stored is not None:
+            run.count(cached=1)
+            return Asked(stored, True, key)
+    run.count(calls=1)
+    try:
+        reply = await _send(request, connection, run, deadline)
+    except JudgeError:
+        run.count(errors=1)
+        raise
+    run.count(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens)
+    return Asked(reply, False, key)
+
+
+async def _send(
+    request: JudgeRequest, connection: Connection, run: JudgeRun, deadline: float
+) -> Reply:
+    try:
+        secret = api_key(connection.key_env)
+    except UnusableKey as error:
+        raise JudgeError(str(error)) from None
+    if secret is None and connection.key_required:
+        raise JudgeError(
+            f"the environment variable {connection.key_env} is not set (it was when the suite "
+            "was loaded); set it to the API key"
+        )
+    hint = f"the API key in ${connection.key_env}"
+    send_headers = headers(request.provider, secret)
+    memo = (connection.url, request.model)
+    structured = request.schema is not None and memo not in run.plain_only
+
+    def http(structured: bool) -> HttpRequest:
+        body = wire_body(request, structured=structured)
+        return HttpRequest(connection.url, body, send_headers, secret, hint)
+
+    try:
+        data = await post_json(
+            http(structured), deadline=deadline, policy=connection.policy, run=run
+        )
+    except JudgeHTTPError as error:
+        if not (structured and request.provider == "openai" and error.status in REFUSAL_STATUSES):
+            raise
+        data = await post_json(http(False), deadline=deadline, policy=connection.policy, run=run)
+        run.remember_plain(*memo)
+    return read_reply(request.provider, data, connection.url)
+
+
+class Judged(Protocol):
+    """What `judged_result` reads of a prompt grader (its options)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def judge_provider(self) -> str: ...
+    @property
+    def scoring(self) -> str: ...
+    @property
+    def max_score(self) -> int: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def aggregate(self) -> str: ...
 
 
 @attrs.frozen
@@ -52,7 +158,7 @@ def _number(value: float) -> str:
 
 
 def judged_result(
-    grader: Prompt, criteria: Sequence[Criterion], outcomes: Sequence[SampleOutcome]
+    grader: Judged, criteria: Sequence[Criterion], outcomes: Sequence[SampleOutcome]
 ) -> GradeResult:
     """The grade from every sample's judgement (`outcomes` in sample order)."""
     top = grader.max_score
@@ -108,7 +214,7 @@ def _score_details(score: Score) -> dict[str, Any]:
 
 
 def _criteria_details(
-    grader: Prompt, criteria: Sequence[Criterion], outcomes: Sequence[SampleOutcome]
+    grader: Judged, criteria: Sequence[Criterion], outcomes: Sequence[SampleOutcome]
 ) -> list[dict[str, Any]]:
     rows = []
     for position, criterion in enumerate(criteria):
@@ -147,7 +253,7 @@ def _sample_details(
 
 
 def _message(
-    grader: Prompt,
+    grader: Judged,
     *,
     criteria: Sequence[Criterion],
     outcomes: Sequence[SampleOutcome],

@@ -20,7 +20,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit.graders._judge._errors import JudgeReplyError
+from gradekit._errors import JudgeReplyError
 
 __all__ = [
     "BASE_URL_ENV",

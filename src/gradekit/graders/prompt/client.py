@@ -1,37 +1,66 @@
-"""HTTP for judge calls: retries with backoff, and one boundary where transport and server
-errors become JudgeErrors with the API key removed (the client itself: _session.py).
+"""HTTP for judge calls: where calls go (`Connection`), retries with backoff, one httpx
+client per event loop, the API key (read, checked, redacted), and one boundary where
+transport and server errors become JudgeErrors with the API key removed.
 
 httpx is imported here only, and this module only when a judge call is made (or a prompt
-grader created): `import gradekit` never loads it.
+grader created): `import gradekit` never loads it. Every text that came from the server or
+from the transport passes through `redact` before it becomes an error's message, and the
+errors (in `gradekit._errors`) each become the `error` of a result, never a raise out of a
+grade: `JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
+
+A key is sent in an HTTP header, which carries printable ASCII (and spaces) only. A key read
+from a file often ends with a newline (`export KEY=$(cat key.txt)` keeps none, a CRLF `.env`
+keeps a `\\r`): surrounding whitespace is removed; any other character outside printable ASCII
+makes the key unusable, and is reported without showing the key.
+
+Connections are kept alive between calls: one httpx client per event loop, shared by the
+judge calls in flight on it and closed by the last call out, on its own loop (an httpx client
+belongs to the loop it was first used on, like every asyncio object).
+
+Imports the core, `shared` (the run's limit and statistics) and httpx.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import functools
 import json
 import math
+import os
 import random
+import ssl
+import threading
 import time
-from collections.abc import Mapping
-from typing import Any, Final
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Final, TypeGuard
 
 import attrs
 import httpx
 
-from gradekit.graders._judge import _budget
-from gradekit.graders._judge._errors import (
+from gradekit._errors import (
     JudgeConnectionError,
     JudgeError,
     JudgeHTTPError,
     JudgeReplyError,
     JudgeTimeoutError,
-    redact,
 )
-from gradekit.graders._judge._key import redact_values
-from gradekit.graders._judge._session import shared_client
+from gradekit.graders.prompt.shared import JudgeRun
 
-__all__ = ["HttpRequest", "RetryPolicy", "post_json"]
+__all__ = [
+    "REDACTED",
+    "Connection",
+    "HttpRequest",
+    "RetryPolicy",
+    "UnusableKey",
+    "api_key",
+    "post_json",
+    "redact",
+    "redact_values",
+    "shared_client",
+]
 
 RETRIED_STATUSES: Final = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 """429 (rate limited), 5xx (the server's trouble) and the two 4xx that say "try again"."""
@@ -74,6 +103,19 @@ class RetryPolicy:
         return delay * random.uniform(0.5, 1.0)
 
 
+@attrs.frozen
+class Connection:
+    """Where and how calls go: the server's `url` (the endpoint posted to), its `base_url`
+    (as the grader resolved it: part of the cache key), the environment variable holding the
+    key (the key itself is read at each call and kept nowhere), and the retry policy."""
+
+    url: str
+    base_url: str
+    key_env: str
+    key_required: bool
+    policy: RetryPolicy
+
+
 class _Retry(Exception):
     """An attempt failed in a way worth trying again: `error` if it is the last, `wait` (if
     set) is what the server asked for."""
@@ -84,10 +126,13 @@ class _Retry(Exception):
         self.wait = wait
 
 
-async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolicy) -> Any:
+async def post_json(
+    request: HttpRequest, *, deadline: float, policy: RetryPolicy, run: JudgeRun
+) -> Any:
     """POST `request.body` as JSON and return the decoded reply, retrying what is worth it.
 
-    `deadline` is a `time.monotonic()` instant past which no attempt starts or continues.
+    `deadline` is a `time.monotonic()` instant past which no attempt starts or continues;
+    each attempt holds one of the `run`'s slots, and each retry is counted in its statistics.
     Raises JudgeError subclasses only, whose messages hold no API key.
     """
     async with shared_client() as client:
@@ -97,7 +142,7 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
             if remaining <= 0:
                 raise _no_reply(request, policy, attempt)
             try:
-                return await _attempt(client, request, policy, remaining)
+                return await _attempt(client, request, policy, remaining, run)
             except _Retry as retry:
                 if attempt >= policy.max_retries:
                     raise _exhausted(retry.error, attempt + 1) from None
@@ -105,16 +150,19 @@ async def post_json(request: HttpRequest, *, deadline: float, policy: RetryPolic
                 if time.monotonic() + wait >= deadline:
                     raise _too_late(retry.error, policy) from None
                 attempt += 1
-                _budget.count(retries=1)
+                run.count(retries=1)
                 await asyncio.sleep(wait)
 
 
 async def _attempt(
-    client: httpx.AsyncClient, request: HttpRequest, policy: RetryPolicy, remaining: float
+    client: httpx.AsyncClient,
+    request: HttpRequest,
+    policy: RetryPolicy,
+    remaining: float,
+    run: JudgeRun,
 ) -> Any:
-    semaphore = _budget.slots()
     waited = time.monotonic()
-    if not await _acquire(semaphore, remaining):
+    if not await run.limit.acquire(remaining):
         raise JudgeTimeoutError(
             f"no free judge slot within the grader's timeout of {policy.timeout:g}s: more "
             "judge calls are waiting than --judge-concurrency lets through; raise timeout or "
@@ -156,35 +204,13 @@ async def _attempt(
             f"({_cause(error, request)}); check base_url and the server"
         ) from error
     finally:
-        semaphore.release()
+        run.limit.release()
     return _decode(response, request)
 
 
 def _cause(error: Exception, request: HttpRequest) -> str:
     """`ErrorClass: message` of a transport error, without the API key."""
     return redact(f"{type(error).__name__}: {error}", request.secret)
-
-
-async def _acquire(semaphore: asyncio.Semaphore, seconds: float) -> bool:
-    """Take a slot within `seconds`; False when none came free. Never leaks a slot, even when
-    cancelled at the moment the slot was granted."""
-    waiting = asyncio.ensure_future(semaphore.acquire())
-    try:
-        done, _ = await asyncio.wait((waiting,), timeout=seconds)
-    except BaseException:
-        _give_back(waiting, semaphore)
-        raise
-    if done:
-        return True
-    _give_back(waiting, semaphore)
-    return False
-
-
-def _give_back(waiting: asyncio.Future[Any], semaphore: asyncio.Semaphore) -> None:
-    if waiting.done() and not waiting.cancelled():
-        semaphore.release()
-    else:
-        waiting.cancel()
 
 
 def _decode(response: httpx.Response, request: HttpRequest) -> Any:
@@ -290,3 +316,114 @@ def _excerpt(text: str) -> str:
     if not text:
         return "(empty body)"
     return repr(text if len(text) <= BODY_SHOWN else text[: BODY_SHOWN - 1] + "…")
+
+
+# -- the API key ----------------------------------------------------------------------------
+
+REDACTED: Final = "[redacted]"
+
+SHORTEST_HIDDEN: Final = 8
+"""Keys shorter than this are placeholders (`none`, `ollama`, `9`) that a local server
+ignores, not secrets: hiding them would rewrite every `none` in a reply."""
+
+
+class UnusableKey(ValueError):
+    """The key in the variable holds a character an HTTP header cannot carry."""
+
+
+def api_key(variable: str) -> str | None:
+    """The key in `$variable` without surrounding whitespace; None when unset or blank.
+
+    Raises UnusableKey, naming the variable and the character (never the key), when the key
+    holds a character an HTTP header cannot carry.
+    """
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        return None
+    for position, character in enumerate(key, 1):
+        if not (" " <= character <= "~" or character == "\t"):  # what a header value takes
+            raise UnusableKey(
+                f"the API key in ${variable} holds {_described(character)} at character "
+                f"{position}, which an HTTP header cannot carry; set ${variable} to the key alone"
+            )
+    return key
+
+
+def _described(character: str) -> str:
+    if character.isascii():
+        return f"a control character (U+{ord(character):04X})"
+    return f"a non-ASCII character (U+{ord(character):04X})"
+
+
+def _hidden(secret: str | None) -> TypeGuard[str]:
+    """Whether texts must not show `secret`: a key, not a placeholder (SHORTEST_HIDDEN)."""
+    return secret is not None and len(secret) >= SHORTEST_HIDDEN
+
+
+def redact(text: str, secret: str | None) -> str:
+    """`text` with every form of `secret` (as is, and escaped as Python or JSON shows it)
+    replaced by `[redacted]`. Placeholder keys (shorter than SHORTEST_HIDDEN) are left."""
+    if not _hidden(secret):
+        return text
+    for form in {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1]}:
+        text = text.replace(form, REDACTED)
+    return text
+
+
+def redact_values(data: object, secret: str | None) -> object:
+    """Decoded JSON `data` with `redact` applied to each of its strings (keys included)."""
+    if not _hidden(secret):
+        return data
+    if isinstance(data, str):
+        return redact(data, secret)
+    if isinstance(data, list):
+        return [redact_values(item, secret) for item in data]
+    if isinstance(data, dict):
+        return {redact(str(k), secret): redact_values(v, secret) for k, v in data.items()}
+    return data
+
+
+# -- one client per event loop -----------------------------------------------------------------
+
+
+@attrs.define
+class _Shared:
+    client: httpx.AsyncClient
+    users: int = 0
+
+
+_lock = threading.Lock()
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every client: building one (loading the CA bundle) costs tens of
+    milliseconds, and a client is made per event loop."""
+    return httpx.create_ssl_context()
+
+
+@contextlib.asynccontextmanager
+async def shared_client() -> AsyncIterator[httpx.AsyncClient]:
+    """The running loop's client, for the duration of the block."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        shared = _clients.get(loop)
+        if shared is None:
+            # No pool limit of httpx's own (100 by default): --judge-concurrency is the limit.
+            unlimited = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False, limits=unlimited)
+            shared = _clients[loop] = _Shared(client)
+        shared.users += 1
+    try:
+        yield shared.client
+    finally:
+        with _lock:
+            shared.users -= 1
+            last = shared.users == 0
+            if last and _clients.get(loop) is shared:
+                del _clients[loop]
+        if last:
+            await asyncio.shield(shared.client.aclose())

@@ -16,18 +16,88 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit.graders._judge._errors import JudgeReplyError
-from gradekit.graders._judge._locate import Path, number_spans
-from gradekit.graders._judge._logprobs import Weighted, token_at, weighted_score
-from gradekit.graders._judge._providers import Token
+from gradekit._errors import JudgeReplyError
+from gradekit.graders.prompt.providers import Token
 
-__all__ = ["Judgement", "Score", "read_judgement"]
+__all__ = [
+    "Judgement",
+    "Path",
+    "Score",
+    "Weighted",
+    "number_spans",
+    "read_judgement",
+    "token_at",
+    "weighted_score",
+]
+
+Path = tuple[str | int, ...]
 
 SHOWN: Final = 200
 """Characters of a reply quoted in an error message."""
 
 _NUMERIC_TEXT: Final = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*(\d+(?:\.\d+)?)\s*)?")
 """A numeric string: `7`, `7.5`, or a fraction `7/10` (read on its own scale)."""
+
+_INTEGER: Final = re.compile(r"\s*(\d+)\s*")
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
+_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_WORD: Final = re.compile(r"true|false|null|NaN|-?Infinity")
+
+
+@attrs.frozen
+class Weighted:
+    """The expectation `score` over `distribution` (score -> probability, summing to 1);
+    `mass` is the probability the judge gave to score tokens before they were normalised."""
+
+    score: float
+    distribution: dict[int, float]
+    mass: float
+
+
+def token_at(tokens: Sequence[Token], offset: int) -> int:
+    """The index of the token covering character `offset` of the tokens' joined text."""
+    end = 0
+    for index, token in enumerate(tokens):
+        end += len(token.text)
+        if offset < end:
+            return index
+    raise ValueError(f"offset {offset} is past the reply's tokens")
+
+
+def weighted_score(token: Token, written: str, max_score: int) -> Weighted:
+    """The expected score at `token`, where the judge wrote `written` (the score's text).
+
+    Alternatives are the token and its `top` list; those that are a whole number from 0 to
+    `max_score` count, weighted by their probability and normalised.
+    """
+    if _INTEGER.fullmatch(token.text) is None or token.text.strip() != written:
+        raise JudgeReplyError(
+            f"the score {written!r} is not one token of its own (the token is "
+            f"{token.text!r}); scoring by logprobs reads one token: use a max_score of 9 or "
+            "less, or scoring: text"
+        )
+    weights: dict[int, float] = {}
+    seen: set[str] = set()
+    for text, logprob in ((token.text, token.logprob), *token.top):
+        if text in seen:
+            continue
+        seen.add(text)
+        match = _INTEGER.fullmatch(text)
+        if match is None or not math.isfinite(logprob):
+            continue
+        value = int(match.group(1))
+        if value <= max_score:
+            weights[value] = weights.get(value, 0.0) + math.exp(logprob)
+    mass = sum(weights.values())
+    if mass <= 0.0:
+        raise JudgeReplyError(
+            f"the judge gave no probability to any score token at the score {written!r}; "
+            "use scoring: text"
+        )
+    distribution = {value: weight / mass for value, weight in sorted(weights.items())}
+    score = sum(value * probability for value, probability in distribution.items())
+    return Weighted(score=score, distribution=distribution, mass=mass)
 
 
 @attrs.frozen
@@ -186,3 +256,71 @@ def _text(value: Any) -> str:
 
 def _excerpt(text: str) -> str:
     return repr(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")
+
+
+# -- where each number of a JSON text is ----------------------------------------------------
+# The text is known to be valid JSON (it was decoded first), so this scanner checks nothing:
+# it walks the value and records spans. A key that appears twice keeps its last span, as
+# `json.loads` keeps the last value.
+
+
+def number_spans(text: str, start: int) -> dict[Path, tuple[int, int]]:
+    """The (start, end) span in `text` of every number in the JSON value at `start`."""
+    spans: dict[Path, tuple[int, int]] = {}
+    _value(text, start, (), spans)
+    return spans
+
+
+def _skip(text: str, index: int) -> int:
+    match = _SPACE.match(text, index)
+    return index if match is None else match.end()
+
+
+def _value(text: str, index: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    """Walk the value at `index` (after any space); return the index just after it."""
+    index = _skip(text, index)
+    char = text[index]
+    if char == "{":
+        return _object(text, index + 1, path, spans)
+    if char == "[":
+        return _array(text, index + 1, path, spans)
+    if char == '"':
+        match = _STRING.match(text, index)
+        return index + 1 if match is None else match.end()
+    number = _NUMBER.match(text, index)
+    word = _WORD.match(text, index)
+    if word is not None and (number is None or word.end() > number.end()):
+        return word.end()
+    if number is None:
+        raise ValueError(f"not JSON at {index}")
+    spans[path] = (index, number.end())
+    return number.end()
+
+
+def _object(text: str, index: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    index = _skip(text, index)
+    if text[index] == "}":
+        return index + 1
+    while True:
+        match = _STRING.match(text, _skip(text, index))
+        if match is None:
+            raise ValueError(f"not JSON at {index}")
+        key = json.loads(match.group(0), strict=False)
+        index = _skip(text, match.end()) + 1  # past the colon
+        index = _skip(text, _value(text, index, (*path, key), spans))
+        if text[index] == "}":
+            return index + 1
+        index += 1  # past the comma
+
+
+def _array(text: str, index: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    index = _skip(text, index)
+    if text[index] == "]":
+        return index + 1
+    position = 0
+    while True:
+        index = _skip(text, _value(text, index, (*path, position), spans))
+        if text[index] == "]":
+            return index + 1
+        index += 1
+        position += 1

@@ -3,44 +3,54 @@
 The judge is any OpenAI-compatible chat completions server (OpenAI, vLLM, Ollama, LM Studio,
 LiteLLM...) or Anthropic's messages API, asked for `{"reasoning": ..., "score": 0..max_score}`.
 The HTTP client is httpx (`pip install 'gradekit[llm]'`), imported when a prompt grader is
-created, never by `import gradekit` or by listing kinds. The machinery lives in `_judge/`.
+created, never by `import gradekit` or by listing kinds.
 
-`configure` (before a run: judge calls in flight, the cache) and `statistics` (after it: calls,
-cache hits, retries, tokens) are the run-wide settings and figures, for Python callers; the
-command line calls them for `--judge-concurrency`, `--cache-dir` and `--no-cache`.
+`Prompt` holds the options and their checks, and a grade: build the prompt (`text`), ask the
+judge `samples` times (`grade.ask`, within the run's state: `shared.judge_run`), read each
+reply (`reply`), and combine the judgements into one result (`grade.judged_result`).
+
+Imports the core and every module of this package; `client` (httpx) when a grader is made.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import OptionError
+from gradekit._errors import JudgeError, JudgeReplyError, OptionError
 from gradekit._load_context import current_suite_dir
-from gradekit._types import GradeResult, Sample
-from gradekit.graders._judge import configure, statistics
-from gradekit.graders._judge._key import UnusableKey, api_key
-from gradekit.graders._judge._providers import (
+from gradekit._types import GradeResult, Sample, error_text
+from gradekit.graders._text import rebuilt
+from gradekit.graders.prompt.providers import (
     BASE_URL_ENV,
     DEFAULT_BASE_URLS,
     DEFAULT_KEY_ENV,
+    JudgeRequest,
     endpoint,
 )
-from gradekit.graders._judge._sections import Includable
-from gradekit.graders._text import rebuilt
+from gradekit.graders.prompt.reply import read_judgement
+from gradekit.graders.prompt.shared import JudgeRun, ReplyCache, judge_run
+from gradekit.graders.prompt.text import (
+    Criterion,
+    FileLimits,
+    Includable,
+    at_least,
+    build_prompt,
+    non_empty,
+    reply_schema,
+    sections,
+)
 
-__all__ = ["Criterion", "Prompt", "configure", "statistics"]
+if TYPE_CHECKING:
+    from gradekit.graders.prompt.grade import SampleOutcome
 
-
-def _at_least(minimum: float) -> Any:
-    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value is not None and value < minimum:
-            raise OptionError(attribute.name, f"must be >= {minimum:g}, got {value!r}")
-
-    return check
+__all__ = ["Prompt"]
 
 
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -51,21 +61,6 @@ def _positive(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> Non
 def _fraction(instance: Any, attribute: attrs.Attribute[Any], value: float) -> None:
     if not 0.0 <= value <= 1.0:
         raise OptionError(attribute.name, f"must be between 0 and 1, got {value!r}")
-
-
-def _text(instance: Any, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value is not None and not value.strip():
-        raise OptionError(attribute.name, "must not be empty")
-
-
-@attrs.frozen(kw_only=True)
-class Criterion:
-    """A named part of the rubric, scored on its own (in the same judge call as the others)
-    and weighted in the grade."""
-
-    name: str = attrs.field(validator=_text)
-    description: str = attrs.field(validator=_text)
-    weight: float = attrs.field(default=1.0, validator=_at_least(0))
 
 
 def _help(text: str) -> dict[str, str]:
@@ -92,9 +87,9 @@ class Prompt:
     )
 
     name: str = "prompt"
-    model: str = attrs.field(validator=_text, metadata=_help("The judge model."))
+    model: str = attrs.field(validator=non_empty, metadata=_help("The judge model."))
     rubric: str | None = attrs.field(
-        default=None, validator=_text, metadata=_help("What the judge checks.")
+        default=None, validator=non_empty, metadata=_help("What the judge checks.")
     )
     criteria: tuple[Criterion, ...] | None = attrs.field(
         default=None, metadata=_help("Named criteria, each scored on its own.")
@@ -103,35 +98,39 @@ class Prompt:
         default=None, metadata=_help("Default: anthropic for claude* models, else openai.")
     )
     base_url: str | None = attrs.field(
-        default=None, validator=_text, metadata=_help("An OpenAI-compatible or Anthropic server.")
+        default=None,
+        validator=non_empty,
+        metadata=_help("An OpenAI-compatible or Anthropic server."),
     )
     api_key_env: str | None = attrs.field(
-        default=None, validator=_text, metadata=_help("Environment variable with the API key.")
+        default=None, validator=non_empty, metadata=_help("Environment variable with the API key.")
     )
-    max_score: int = attrs.field(default=10, validator=_at_least(1))
+    max_score: int = attrs.field(default=10, validator=at_least(1))
     threshold: float = attrs.field(default=0.5, validator=_fraction)
-    temperature: float = attrs.field(default=0.0, validator=_at_least(0))
-    max_tokens: int | None = attrs.field(default=None, validator=_at_least(1))
+    temperature: float = attrs.field(default=0.0, validator=at_least(0))
+    max_tokens: int | None = attrs.field(default=None, validator=at_least(1))
     timeout: float = attrs.field(
         default=60.0, validator=_positive, metadata=_help("Seconds for the whole grade.")
     )
     request_timeout: float | None = attrs.field(
         default=None, validator=_positive, metadata=_help("Seconds for one HTTP attempt.")
     )
-    max_retries: int = attrs.field(default=3, validator=_at_least(0))
-    retry_base_delay: float = attrs.field(default=1.0, validator=_at_least(0))
-    samples: int = attrs.field(default=1, validator=_at_least(1))
+    max_retries: int = attrs.field(default=3, validator=at_least(0))
+    retry_base_delay: float = attrs.field(default=1.0, validator=at_least(0))
+    samples: int = attrs.field(default=1, validator=at_least(1))
     aggregate: Literal["mean", "median", "majority"] = "mean"
     scoring: Literal["text", "logprobs"] = "text"
     include: tuple[Includable, ...] = ("input", "output", "expected")
-    max_file_bytes: int = attrs.field(default=20_000, validator=_at_least(1))
-    max_files_bytes: int = attrs.field(default=100_000, validator=_at_least(1))
+    max_file_bytes: int = attrs.field(default=20_000, validator=at_least(1))
+    max_files_bytes: int = attrs.field(default=100_000, validator=at_least(1))
 
-    # Derived when the grader is created (see __attrs_post_init__); `Any` keeps the types
-    # of the httpx-using modules out of this module's annotations.
-    _connection: Any = attrs.field(init=False, repr=False, eq=False)
-    _base_url: str = attrs.field(init=False, repr=False, eq=False)
-    _suite_dir: Any = attrs.field(init=False, repr=False, eq=False)
+    suite_dir: Path | None = attrs.field(
+        init=False, factory=current_suite_dir, repr=False, eq=False
+    )
+    """The folder of the suite file the grader was loaded from (its cache goes beside it)."""
+    connection: Any = attrs.field(init=False, repr=False, eq=False)
+    """Where and how its calls go (a `client.Connection`, made when the grader is created,
+    once httpx is known to be installed; `Any` keeps httpx's module out of this one)."""
 
     def __attrs_post_init__(self) -> None:
         _check_options(self)
@@ -143,8 +142,7 @@ class Prompt:
                 "the prompt kind needs the httpx library; install it with "
                 "pip install 'gradekit[llm]'",
             ) from None
-        from gradekit.graders._judge._calls import Connection
-        from gradekit.graders._judge._client import RetryPolicy
+        from gradekit.graders.prompt.client import Connection, RetryPolicy, UnusableKey, api_key
 
         provider = self.judge_provider
         base_url = self.base_url or os.environ.get(BASE_URL_ENV[provider]) or None
@@ -171,10 +169,10 @@ class Prompt:
             request_timeout=self.request_timeout,
             timeout=self.timeout,
         )
-        connection = Connection(endpoint(provider, base_url), key_env, key_required, policy)
-        object.__setattr__(self, "_connection", connection)
-        object.__setattr__(self, "_base_url", base_url)
-        object.__setattr__(self, "_suite_dir", current_suite_dir())
+        connection = Connection(
+            endpoint(provider, base_url), base_url, key_env, key_required, policy
+        )
+        object.__setattr__(self, "connection", connection)  # attrs' way for a derived field
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as its options (a child process builds it again, without the suite's
@@ -189,10 +187,83 @@ class Prompt:
         return "anthropic" if self.model.strip().lower().startswith("claude") else "openai"
 
     async def agrade(self, sample: Sample) -> GradeResult:
-        """Ask the judge (`samples` times) and grade by its score; never raises."""
-        from gradekit.graders._judge._grade import judge
+        """Ask the judge (`samples` times) and grade by its score; never raises for the
+        judge's fault: every failure is an error result naming its cause."""
+        from gradekit.graders.prompt.grade import judged_result
 
-        return await judge(self, sample)
+        deadline = time.monotonic() + self.timeout
+        limits = FileLimits(self.max_file_bytes, self.max_files_bytes)
+        try:
+            shown = sections(sample, self.include, limits)
+        except ValueError as error:
+            return GradeResult.of_error(self.kind, self.name, f"ValueError: {error}")
+        criteria = self.criteria or ()
+        prompt = build_prompt(
+            rubric=self.rubric, criteria=criteria, max_score=self.max_score, sections=shown
+        )
+        requests = [
+            JudgeRequest(
+                provider=self.judge_provider,
+                base_url=self.connection.base_url,
+                model=self.model,
+                system=prompt.system,
+                user=prompt.user,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                schema=reply_schema(criteria),
+                logprobs=self.scoring == "logprobs",
+                sample=index,
+            )
+            for index in range(self.samples)
+        ]
+        run = judge_run()
+        cache = run.cache(self.suite_dir)
+        outcomes = await asyncio.gather(
+            *(self._one(request, run, cache, deadline) for request in requests),
+            return_exceptions=True,
+        )
+        judged: list[SampleOutcome] = []
+        for outcome in outcomes:
+            if isinstance(outcome, JudgeError):
+                details = {"model": self.model, "provider": self.judge_provider}
+                return GradeResult.of_error(self.kind, self.name, error_text(outcome), "", details)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            judged.append(outcome)
+        return judged_result(self, criteria, judged)
+
+    async def _one(
+        self, request: JudgeRequest, run: JudgeRun, cache: ReplyCache | None, deadline: float
+    ) -> SampleOutcome:
+        """One sample's judgement (a JudgeError when there is none)."""
+        from gradekit.graders.prompt.grade import SampleOutcome, ask
+
+        asked = await ask(request, self.connection, run, cache, deadline)
+        reply = asked.reply
+        text = reply.text
+        if request.logprobs:
+            if not reply.tokens:
+                run.count(errors=1)
+                raise JudgeReplyError(
+                    f"the judge at {self.connection.url} returned no logprobs; scoring: "
+                    "logprobs needs a server that returns them (OpenAI, vLLM, llama.cpp), or use "
+                    "scoring: text"
+                )
+            text = "".join(token.text for token in reply.tokens)
+        try:
+            judgement = read_judgement(
+                text,
+                max_score=self.max_score,
+                criteria=[c.name for c in self.criteria or ()],
+                tokens=reply.tokens if request.logprobs else None,
+            )
+        except JudgeReplyError:
+            if not asked.cached:
+                run.count(errors=1)
+            raise
+        if cache is not None and not asked.cached:
+            cache.put(asked.key, reply, provider=request.provider, model=request.model)
+        return SampleOutcome(judgement, asked.cached, reply.input_tokens, reply.output_tokens)
 
     def grade(self, sample: Sample) -> GradeResult:
         """`agrade` from sync code."""
