@@ -18,8 +18,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from gradekit.cli_values import fraction, whole_number
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
-    from gradekit.report.compare import FailOn
+    from gradekit.history.baseline import BaselineMarks
+    from gradekit.history.compare import FailOn
     from gradekit.report.model import Summary
 
 __all__ = [
@@ -114,7 +114,7 @@ def fail_on_of(args: argparse.Namespace) -> FailOn | None:
     """The rules `--fail-on` gives `gradekit run`, checked (a ConfigError names what to fix):
     None without `--fail-on`. They need `--baseline`, and are among `RUN_FAIL_ON_RULES`."""
     from gradekit._errors import ConfigError
-    from gradekit.report.compare import parse_fail_on
+    from gradekit.history.compare import parse_fail_on
 
     text = getattr(args, "fail_on", None)
     if text is None:
@@ -142,7 +142,7 @@ def baseline_failures(marks: BaselineMarks | None, rules: FailOn | None, out: IO
     its baseline; each broken one is printed on `out` (the regressed cases named, for
     `regressions`)."""
     from gradekit.cli_baseline import regressions
-    from gradekit.report.compare import FailOn, significant_regression
+    from gradekit.history.compare import FailOn, significant_regression
 
     if marks is None:
         return 0

@@ -34,7 +34,7 @@ from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
     from gradekit._errors import WriteError
-    from gradekit.report.baseline import Baseline
+    from gradekit.history.baseline import Baseline
     from gradekit.report.model import SuiteReport
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog

@@ -6,7 +6,7 @@ import pytest
 
 from gradekit import GradeResult
 from gradekit.report._escaped import escaped
-from gradekit.report._text import duration, result_text
+from gradekit.report.text import duration, result_text
 from gradekit.report.model import ResultRecord
 
 

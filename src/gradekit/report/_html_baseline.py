@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from gradekit.report.baseline import BaselineMarks
-from gradekit.report.baseline_views import statistics_line
+from gradekit.history.baseline import BaselineMarks
+from gradekit.report.marks import statistics_line
 
 __all__ = ["baseline_counts"]
 

@@ -37,7 +37,7 @@ from gradekit.report._case_data import CaseView, case_tags
 from gradekit.report.attempts import case_label
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
+    from gradekit.history.baseline import BaselineMarks
 
 __all__ = ["ViewerData", "script_safe"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gradekit.report._text import percent, rate_with_interval
+from gradekit.report.text import percent, rate_with_interval
 from gradekit.report.attempts import GroupCounts, PassAtK
 
 __all__ = [

@@ -4,11 +4,11 @@ A case given several attempts is graded as one case report per attempt (same nam
 `attempt` index). `AttemptTally` counts them, case group by case group, as a run finishes
 them (a run too large to keep its reports still counts); `PassAtK` is what the reports show:
 for each group its attempts (passed, failed, errored) and, for each k up to its number of
-attempts n, pass@k and pass^k (`gradekit.report.pass_at_k`), and the means over the groups
+attempts n, pass@k and pass^k (`gradekit.report.estimators`), and the means over the groups
 with at least k attempts. An errored attempt is not a pass, and is counted apart.
 
 The means carry an interval (`mean_interval`): the mean over the groups ± z times the standard
-error of the groups' figures (each group one value: `gradekit.report.statistics`), for every
+error of the groups' figures (each group one value: `gradekit.history.statistics`), for every
 k at which at least two groups are counted.
 
 Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)`), else
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from gradekit.report.pass_at_k import mean_over_tasks, pass_at_k, pass_hat_k
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, clustered_interval
+from gradekit.report.estimators import mean_over_tasks, pass_at_k, pass_hat_k
+from gradekit.history.statistics import DEFAULT_CONFIDENCE, clustered_interval
 
 if TYPE_CHECKING:
     from gradekit._types import GradeResult

@@ -17,7 +17,7 @@ from typing import TextIO
 from gradekit.report import terminal
 from gradekit.report._escaped import escaped
 from gradekit.report._pass_at_k_text import summary_line
-from gradekit.report._text import (
+from gradekit.report.text import (
     duration,
     failing_lines,
     graded_rate,
@@ -101,7 +101,7 @@ def print_summary(
         )
     marks = report.baseline
     if marks is not None:
-        from gradekit.report.baseline_views import print_baseline
+        from gradekit.report.marks import print_baseline
 
         print_baseline(marks, stream, limit=limit)
     if s.pass_at_k is not None:

@@ -15,7 +15,7 @@ from typing import Final
 import attrs
 
 from gradekit.report._escaped import escaped
-from gradekit.report._text import failing_lines
+from gradekit.report.text import failing_lines
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport
 

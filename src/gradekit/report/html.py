@@ -21,7 +21,7 @@ from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
-from gradekit.report._text import (
+from gradekit.report.text import (
     duration,
     graded_rate,
     interval_text,

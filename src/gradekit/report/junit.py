@@ -34,7 +34,7 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import (
+from gradekit.report.text import (
     advisory_errors,
     failing_lines,
     one_line,
@@ -43,7 +43,7 @@ from gradekit.report._text import (
     score_with_interval,
 )
 from gradekit.report.attempts import case_label
-from gradekit.report.baseline_views import statistics_line
+from gradekit.report.marks import statistics_line
 from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]

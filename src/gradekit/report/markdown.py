@@ -20,7 +20,7 @@ from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import (
+from gradekit.report.text import (
     duration,
     failing_lines,
     graded_rate,
@@ -193,7 +193,7 @@ def render_markdown(
     ]
     marks = report.baseline
     if marks is not None:
-        from gradekit.report.baseline_views import markdown_section
+        from gradekit.report.marks import markdown_section
 
         lines += markdown_section(marks, _cell)
     text = "\n".join(lines)

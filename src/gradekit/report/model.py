@@ -19,7 +19,7 @@ from gradekit.report.samples import SampleForm
 from gradekit.report.summary import GraderSummary, Outcome, Summary, outcome_of
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
+    from gradekit.history.baseline import BaselineMarks
 __all__ = [
     "CaseReport",
     "GraderCounts",

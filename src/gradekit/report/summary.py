@@ -15,7 +15,7 @@ import attrs
 from gradekit._types import GradeResult
 from gradekit.report._counts import GraderCounts
 from gradekit.report.attempts import AttemptTally, PassAtK
-from gradekit.report.statistics import (
+from gradekit.history.statistics import (
     DEFAULT_CONFIDENCE,
     check_confidence,
     clustered_interval,
@@ -124,7 +124,7 @@ class Summary:
     def pass_rate_interval(self) -> Interval | None:
         """The interval of `pass_rate` at `interval_level`: the Wilson interval over the cases
         when each was graded once; with several attempts of a case, the mean over every
-        attempt ± z times the standard error clustered by case (`gradekit.report.statistics`).
+        attempt ± z times the standard error clustered by case (`gradekit.history.statistics`).
         None when there is no case."""
         if not self.cases:
             return None

@@ -19,7 +19,7 @@ from typing import Final
 import attrs
 
 from gradekit._errors import SelectionError, WriteError
-from gradekit.report.baseline import BaselineTally
+from gradekit.history.baseline import BaselineTally
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder

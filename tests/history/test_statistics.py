@@ -1,4 +1,4 @@
-"""Every figure of gradekit.report.statistics against the reference implementations (scipy,
+"""Every figure of gradekit.history.statistics against the reference implementations (scipy,
 statsmodels) on many random inputs, to 1e-9."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gradekit.report.statistics import (
+from gradekit.history.statistics import (
     PairedDifferences,
     check_confidence,
     clustered_interval,

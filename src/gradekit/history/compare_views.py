@@ -10,16 +10,16 @@ from collections.abc import Iterable
 
 from gradekit.report._atomic import atomic_text
 from gradekit.report._escaped import escaped
-from gradekit.report._text import (
+from gradekit.report.text import (
     level_text,
     one_line,
     percent,
     points,
     verdict_line,
 )
-from gradekit.report.compare import CaseChange, Comparison
+from gradekit.history.compare import CaseChange, Comparison
 from gradekit.report.markdown import code_span
-from gradekit.report.statistics import verdict_of
+from gradekit.history.statistics import verdict_of
 
 __all__ = [
     "render_html",

@@ -27,7 +27,7 @@ from gradekit.report.reading import (
     not_a_report,
     outcome_of_data,
 )
-from gradekit.report.statistics import (
+from gradekit.history.statistics import (
     DEFAULT_CONFIDENCE,
     PairedDifferences,
     PairedStatistics,

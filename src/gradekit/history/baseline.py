@@ -22,7 +22,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit.report.attempts import case_label
-from gradekit.report.case_scores import (
+from gradekit.history.case_scores import (
     Seen,
     SeenReader,
     case_scores,
@@ -30,7 +30,7 @@ from gradekit.report.case_scores import (
     iter_seen,
     paired_case_statistics,
 )
-from gradekit.report.compare import Mark, Outcome, mark_of
+from gradekit.history.compare import Mark, Outcome, mark_of
 from gradekit.report.json_text import line_reader
 from gradekit.report.model import CaseReport
 from gradekit.report.reading import (
@@ -40,7 +40,7 @@ from gradekit.report.reading import (
     key_of_data,
     outcome_of_data,
 )
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, PairedStatistics
+from gradekit.history.statistics import DEFAULT_CONFIDENCE, PairedStatistics
 
 __all__ = [
     "MARKS",
@@ -274,7 +274,7 @@ class BaselineTally:
     def statistics(self, confidence: float = DEFAULT_CONFIDENCE) -> PairedStatistics:
         """The paired statistics of the cases counted so far against the baseline's, by
         name, at `confidence`, per grader too: the figures `gradekit compare` gives of the
-        same runs (see `gradekit.report.case_scores.paired_case_statistics`)."""
+        same runs (see `gradekit.history.case_scores.paired_case_statistics`)."""
         return paired_case_statistics(self._baseline.cases, self._cases, confidence)
 
     def marks(self, confidence: float = DEFAULT_CONFIDENCE) -> BaselineMarks:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from gradekit.report._escaped import escaped
-from gradekit.report._text import verdict_line
-from gradekit.report.baseline import MAX_NAMED, BaselineMarks
+from gradekit.report.text import verdict_line
+from gradekit.history.baseline import MAX_NAMED, BaselineMarks
 
 __all__ = ["counts_line", "markdown_section", "print_baseline", "statistics_line"]
 
@@ -31,7 +31,7 @@ def counts_line(marks: BaselineMarks) -> str:
 
 
 def statistics_line(marks: BaselineMarks) -> str | None:
-    """The paired comparison in one line (`gradekit.report._text.verdict_line`); None when
+    """The paired comparison in one line (`gradekit.report.text.verdict_line`); None when
     the marks carry no statistics."""
     if marks.statistics is None:
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gradekit.report._escaped import escaped
 from gradekit.report.model import CaseReport, ResultRecord, Summary
-from gradekit.report.statistics import PairedStatistics
+from gradekit.history.statistics import PairedStatistics
 
 __all__ = [
     "advisory_errors",
