@@ -26,8 +26,9 @@ ALLOWED = {
     "testing": {"testing", "run", "suite", "history", "report", "registry", "graders", "core"},
     "cli": {"cli", "run", "suite", "history", "report", "registry", "graders", "testing", "core"},
 }
-"""Which layers each layer may import: cli -> run, suite, history -> report -> registry, graders -> core
-(the command line also configures run-wide services of built-in kinds, such as the judge)."""
+"""Which layers each layer may import: cli -> run, suite, history -> report -> registry,
+graders -> core (the command line also configures run-wide services of built-in kinds, such
+as the judge)."""
 
 
 SPLIT_PENDING: set[str] = set()

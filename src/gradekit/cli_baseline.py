@@ -53,7 +53,7 @@ def baseline_of(args: argparse.Namespace) -> Baseline | None:
 def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     """How many cases regressed against the baseline; when any did, a line on `out` says so,
     naming the first of them."""
-    from gradekit.report._escaped import escaped
+    from gradekit.report.text import escaped
 
     if marks is None or not marks.regressed:
         return 0

@@ -18,8 +18,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from gradekit.cli_values import fraction, whole_number
 
 if TYPE_CHECKING:
-    from gradekit.history.baseline import BaselineMarks
     from gradekit.history.compare import FailOn
+    from gradekit.report.marks import Marks
     from gradekit.report.model import Summary
 
 __all__ = [
@@ -137,15 +137,17 @@ def fail_on_of(args: argparse.Namespace) -> FailOn | None:
     return rules
 
 
-def baseline_failures(marks: BaselineMarks | None, rules: FailOn | None, out: IO[str]) -> int:
+def baseline_failures(marks: Marks | None, rules: FailOn | None, out: IO[str]) -> int:
     """How many of `rules` (None: `regressions` alone, the default) the run breaks against
     its baseline; each broken one is printed on `out` (the regressed cases named, for
     `regressions`)."""
     from gradekit.cli_baseline import regressions
+    from gradekit.history.baseline import BaselineMarks
     from gradekit.history.compare import FailOn, significant_regression
 
     if marks is None:
         return 0
+    assert isinstance(marks, BaselineMarks)  # what run_suite(baseline=...) marks a run with
     if rules is None:
         rules = FailOn()
     failed = 0

@@ -29,7 +29,7 @@ from gradekit.cli_gates import (
 from gradekit.cli_reports import log_of, print_summaries, targets_of, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import output_path, whole_number
-from gradekit.report._escaped import escaped
+from gradekit.report.text import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
@@ -226,8 +226,8 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._exits import CURRENT_STDERR
     from gradekit._scratch import sweep
     from gradekit.graders import _judge
+    from gradekit.report.files import probe
     from gradekit.report.progress import Progress
-    from gradekit.report.target import probe
 
     _judge.configure(
         concurrency=args.judge_concurrency, cache=not args.no_cache, cache_dir=args.cache_dir

@@ -12,14 +12,16 @@ from hypothesis import strategies as st
 
 from gradekit.history.statistics import (
     PairedDifferences,
-    check_confidence,
-    clustered_interval,
-    clustered_se,
     mcnemar_exact_p,
     paired_statistics,
     paired_t_p,
     regularized_beta,
     student_t_two_sided_p,
+)
+from gradekit.report.estimators import (
+    check_confidence,
+    clustered_interval,
+    clustered_se,
     wilson_interval,
     z_value,
 )

@@ -19,22 +19,24 @@ from typing import Literal
 
 import attrs
 
-from gradekit.report.attempts import case_label
-from gradekit.history.case_scores import Seen, SeenReader, paired_case_statistics, read_seen
-from gradekit.report.environment import KindChange, kind_changes
+from gradekit.history.case_scores import (
+    ReadWatch,
+    Seen,
+    SeenReader,
+    paired_case_statistics,
+    read_seen,
+)
 from gradekit.history.fail_on import (
     FAIL_ON_RULES,
     FailOn,
     parse_fail_on,
     significant_regression,
 )
-from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: their old home)
-    ReadWatch,
-    Run,
-    read_report,
-    read_run,
-)
-from gradekit.history.statistics import DEFAULT_CONFIDENCE, PairedStatistics
+from gradekit.history.statistics import PairedStatistics
+from gradekit.report.attempts import case_label
+from gradekit.report.environment import KindChange, kind_changes
+from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.reading import Run
 
 __all__ = [
     "FAIL_ON_RULES",

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
+from gradekit.report.attempts import case_label
+from gradekit.report.files import atomic_text
+from gradekit.report.model import SuiteReport
 from gradekit.report.text import (
     duration,
     failing_lines,
@@ -29,8 +31,6 @@ from gradekit.report.text import (
     rate_with_interval,
     score_with_interval,
 )
-from gradekit.report.attempts import case_label
-from gradekit.report.model import SuiteReport
 
 __all__ = ["MAX_BYTES", "MAX_LISTED", "code_span", "render_markdown", "write_markdown"]
 

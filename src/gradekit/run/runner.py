@@ -21,12 +21,12 @@ from gradekit._errors import WriteError
 from gradekit._exits import refusing_exits
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
+from gradekit.history.baseline import Baseline
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
-from gradekit.history.baseline import Baseline
+from gradekit.report.estimators import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
-from gradekit.history.statistics import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor
