@@ -29,7 +29,7 @@ from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
-from gradekit.run.executor import Executor
+from gradekit.run.executor import Executor, Remote
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
@@ -167,7 +167,7 @@ def run_suite(
             suite, settings, jobs, on_case, keep_cases, selection, log, ks, tally=counting
         )
         try:
-            report = collection.run(executor, scheduler)
+            report = collection.run(_remote(executor, scheduler))
             if confidence != DEFAULT_CONFIDENCE:
                 report = attrs.evolve(report, stored_summary=report.summary.at_level(confidence))
         except WriteError as error:
@@ -181,6 +181,27 @@ def run_suite(
             assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks(confidence))
+
+
+def _remote(executor: Executor | None, scheduler: str | None) -> Remote | None:
+    """The executor of `run_suite(executor=..., scheduler=...)`: None to grade here."""
+    if executor is None or executor == "local":  # None: what older callers gave
+        if scheduler is not None:
+            raise ValueError(
+                f"scheduler={scheduler!r} needs executor='dask'; the local executor has none"
+            )
+        return None
+    from gradekit.run.dask import DaskExecutor
+
+    if executor == "dask":
+        return DaskExecutor(scheduler)
+    if not isinstance(executor, DaskExecutor):
+        raise ValueError(
+            f"executor must be 'local', 'dask' or a gradekit.DaskExecutor, got {executor!r}"
+        )
+    if scheduler is not None:
+        raise ValueError("give the scheduler to DaskExecutor(scheduler) or as scheduler=, not both")
+    return executor
 
 
 def _check_sandbox(sandbox: str | None) -> None:
