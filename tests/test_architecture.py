@@ -22,13 +22,34 @@ ALLOWED = {
     "graders": {"graders", "process", "core"},
     "suite": {"suite", "registry", "process", "core"},
     "report": {"report", "core"},
-    "run": {"run", "suite", "report", "registry", "process", "core"},
-    "testing": {"testing", "run", "suite", "report", "registry", "graders", "process", "core"},
-    "cli": {"cli", "run", "suite", "report", "registry", "graders", "testing", "process", "core"},
+    "history": {"history", "report", "core"},
+    "run": {"run", "suite", "history", "report", "registry", "process", "core"},
+    "testing": {
+        "testing",
+        "run",
+        "suite",
+        "history",
+        "report",
+        "registry",
+        "graders",
+        "process",
+        "core",
+    },
+    "cli": {
+        "cli",
+        "run",
+        "suite",
+        "history",
+        "report",
+        "registry",
+        "graders",
+        "testing",
+        "process",
+        "core",
+    },
 }
-"""Which layers each layer may import: cli -> run, suite, report -> registry, graders ->
-process -> core (the command line also configures run-wide services of built-in kinds, such
-as the judge; the registry and the suite check a `sandbox:` mode with `process`)."""
+"""Which layers each layer may import: cli -> run, suite, history -> report -> registry, graders
+-> process -> core (the registry and the suite check a `sandbox:` mode with `process`)."""
 
 
 SPLIT_PENDING: set[str] = set()

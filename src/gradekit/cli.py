@@ -35,7 +35,7 @@ from gradekit.cli_run import (
 )
 from gradekit.cli_run import run as _run
 from gradekit.cli_traces import add_traces_command
-from gradekit.report._escaped import escaped
+from gradekit.report.text import escaped
 from gradekit.run.interrupts import first_signal, stopping_on
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "EXIT_UNWRITTEN", "main"]

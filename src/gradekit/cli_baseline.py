@@ -2,7 +2,7 @@
 
 BASE is a JSON report (`gradekit run -o`) or a results log (`--resume`), read before anything
 is graded (one that cannot be read exits 2). Every report then marks each case `new`, `fixed`,
-`regressed` or `unchanged` (`gradekit.report.baseline`) and gives the paired statistics, and a
+`regressed` or `unchanged` (`gradekit.history.baseline`) and gives the paired statistics, and a
 case that regressed fails the run (exit 1) even when the gates `--min-pass-rate` /
 `--max-errors` pass: the default rule of `--fail-on` (`gradekit.cli_gates`), which
 `--fail-on significant-regression` replaces.
@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from gradekit.cli_values import input_path
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import Baseline, BaselineMarks
+    from gradekit.history.baseline import Baseline, BaselineMarks
 
 __all__ = ["BASELINE_OPTIONS", "baseline_of", "regressions"]
 
@@ -43,7 +43,7 @@ def baseline_of(args: argparse.Namespace) -> Baseline | None:
     raises ConfigError naming it."""
     if args.baseline is None:
         return None
-    from gradekit.report.baseline import Baseline
+    from gradekit.history.baseline import Baseline
     from gradekit.report.progress import ReportsProgress
 
     watch = None if args.quiet else ReportsProgress().reading
@@ -53,7 +53,7 @@ def baseline_of(args: argparse.Namespace) -> Baseline | None:
 def regressions(marks: BaselineMarks | None, out: IO[str]) -> int:
     """How many cases regressed against the baseline; when any did, a line on `out` says so,
     naming the first of them."""
-    from gradekit.report._escaped import escaped
+    from gradekit.report.text import escaped
 
     if marks is None or not marks.regressed:
         return 0

@@ -1,6 +1,6 @@
 """`gradekit compare BASE NEW`: what changed since a baseline run; exit 1 when a rule is broken.
 
-The comparison is `gradekit.report.compare`; this module only parses its options, prints the
+The comparison is `gradekit.history.compare`; this module only parses its options, prints the
 text view, writes the files asked for and turns `--fail-on` into the exit code.
 """
 
@@ -50,8 +50,8 @@ def add_compare_command(commands: Any) -> None:
 
 def _compare(args: argparse.Namespace) -> int:
     from gradekit._errors import ConfigError
-    from gradekit.report import compare_views
-    from gradekit.report.compare import compare, parse_fail_on
+    from gradekit.history import compare_views
+    from gradekit.history.compare import compare, parse_fail_on
     from gradekit.report.progress import ReportsProgress
 
     try:

@@ -18,8 +18,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from gradekit.cli_values import fraction, whole_number
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
-    from gradekit.report.compare import FailOn
+    from gradekit.history.compare import FailOn
+    from gradekit.report.marks import Marks
     from gradekit.report.model import Summary
 
 __all__ = [
@@ -114,7 +114,7 @@ def fail_on_of(args: argparse.Namespace) -> FailOn | None:
     """The rules `--fail-on` gives `gradekit run`, checked (a ConfigError names what to fix):
     None without `--fail-on`. They need `--baseline`, and are among `RUN_FAIL_ON_RULES`."""
     from gradekit._errors import ConfigError
-    from gradekit.report.compare import parse_fail_on
+    from gradekit.history.compare import parse_fail_on
 
     text = getattr(args, "fail_on", None)
     if text is None:
@@ -137,15 +137,17 @@ def fail_on_of(args: argparse.Namespace) -> FailOn | None:
     return rules
 
 
-def baseline_failures(marks: BaselineMarks | None, rules: FailOn | None, out: IO[str]) -> int:
+def baseline_failures(marks: Marks | None, rules: FailOn | None, out: IO[str]) -> int:
     """How many of `rules` (None: `regressions` alone, the default) the run breaks against
     its baseline; each broken one is printed on `out` (the regressed cases named, for
     `regressions`)."""
     from gradekit.cli_baseline import regressions
-    from gradekit.report.compare import FailOn, significant_regression
+    from gradekit.history.baseline import BaselineMarks
+    from gradekit.history.compare import FailOn, significant_regression
 
     if marks is None:
         return 0
+    assert isinstance(marks, BaselineMarks)  # what run_suite(baseline=...) marks a run with
     if rules is None:
         rules = FailOn()
     failed = 0

@@ -29,12 +29,12 @@ from gradekit.cli_gates import (
 from gradekit.cli_reports import log_of, print_summaries, targets_of, write_all
 from gradekit.cli_select import SELECT_OPTIONS, selection_of
 from gradekit.cli_values import output_path, whole_number
-from gradekit.report._escaped import escaped
+from gradekit.report.text import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
     from gradekit._errors import WriteError
-    from gradekit.report.baseline import Baseline
+    from gradekit.history.baseline import Baseline
     from gradekit.report.model import SuiteReport
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
@@ -226,8 +226,8 @@ def run(args: argparse.Namespace) -> int:
     from gradekit._exits import CURRENT_STDERR
     from gradekit._load_context import DEFAULT_JUDGE_CONCURRENCY, RunContext, RunOptions
     from gradekit._scratch import sweep
+    from gradekit.report.files import probe
     from gradekit.report.progress import Progress
-    from gradekit.report.target import probe
 
     options = RunOptions(
         judge_concurrency=args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY,

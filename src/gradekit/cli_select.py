@@ -79,8 +79,8 @@ def _failed_in(path: str, *, quiet: bool) -> Selection:
     """The cases that failed or errored in the report or results log at `path` (its reading
     shown on stderr when it lasts, unless `quiet`)."""
     from gradekit._errors import ConfigError
+    from gradekit.history.case_scores import read_outcomes
     from gradekit.report.progress import ReportsProgress
-    from gradekit.report.reading import read_outcomes
     from gradekit.run.selection import Selection
 
     # By name and attempt index: only the attempts of a case that failed are graded again.

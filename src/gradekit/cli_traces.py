@@ -77,7 +77,7 @@ def _problem(message: str, jsonl: bool, out: TextIO) -> None:
 
 def _show(name: str, where: str, data: dict[str, Any], out: TextIO) -> bool:
     """Print one case's turns; False (and the problems) when the transcript rules refuse it."""
-    from gradekit.report._text import one_line
+    from gradekit.report.text import one_line
     from gradekit.suite.dataset import problem_text
     from gradekit.suite.transcript import transcript_turns
 

@@ -114,7 +114,7 @@ def test_run_suite_takes_a_path_or_a_report_as_its_baseline(changed: Path) -> No
     data = from_path.to_dict()
     assert [case["baseline"] for case in data["cases"]] == list(MARKS.values())
     # A report object as the baseline: the same marks; no case kept, still counted.
-    before = gradekit.report.compare.read_run(changed / "base.jsonl")
+    before = gradekit.report.reading.read_run(changed / "base.jsonl")
     from_cases = gradekit.run_suite(suite, baseline=before, keep_cases=False)
     assert from_cases.baseline is not None
     assert from_cases.baseline.counts == from_path.baseline.counts

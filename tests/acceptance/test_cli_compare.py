@@ -11,7 +11,7 @@ import pytest
 from cli_support import Run
 
 import gradekit
-from gradekit.report.compare import compare, parse_fail_on
+from gradekit.history.compare import compare, parse_fail_on
 
 BEFORE = """
 name: drift
@@ -104,8 +104,8 @@ def test_bad_input_exits_2_naming_it(
 def test_the_api_compares_report_objects_and_files_alike(runs: tuple[Path, Path]) -> None:
     base, new = runs
     from_files = compare(base, new)
-    loaded = gradekit.report.compare.read_run(new)
-    from_objects = compare(gradekit.report.compare.read_run(base), loaded)
+    loaded = gradekit.report.reading.read_run(new)
+    from_objects = compare(gradekit.report.reading.read_run(base), loaded)
     assert from_files == from_objects
     assert from_files.failures(parse_fail_on("regressions")) == ["1 case(s) regressed"]
     assert [c.grader for c in compare(base, new, tolerance=0.5).score_changes] == ["equality"] * 2

@@ -16,8 +16,8 @@ from cli_support import DATA, Run
 from lxml import etree
 
 from gradekit import Sample
+from gradekit.history.compare import compare
 from gradekit.registry.entries import build_entry
-from gradekit.report.compare import compare
 from gradekit.report.reading import read_report
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Case, Suite, Turn

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gradekit import GradeResult
-from gradekit.report._escaped import escaped
-from gradekit.report._text import duration, result_text
 from gradekit.report.model import ResultRecord
+from gradekit.report.text import duration, escaped, result_text
 
 
 def test_an_error_whose_message_repeats_it_is_said_once():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradekit import load_suite, run_suite
-from gradekit.report.compare import compare
+from gradekit.history.compare import compare
 from gradekit.report.model import Summary
 
 np = pytest.importorskip("numpy")

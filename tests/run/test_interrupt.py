@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.report.statistics import wilson_interval
+from gradekit.report.estimators import wilson_interval
 
 HERE = Path(__file__).parent
 

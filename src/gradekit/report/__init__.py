@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers
     from gradekit.report.jsonl import CaseLog, read_cases
     from gradekit.report.junit import write_junit
     from gradekit.report.markdown import render_markdown, write_markdown
-    from gradekit.report.records import to_frame, to_records
+    from gradekit.report.reading import to_frame, to_records
 
 # Each writer is imported when it is first asked for: a run writing one JSON report does not
 # load the HTML viewer's, the Markdown and the JUnit writers' modules.
@@ -26,8 +26,8 @@ _LAZY = {
     "CaseLog": "jsonl",
     "read_cases": "jsonl",
     "render_markdown": "markdown",
-    "to_frame": "records",
-    "to_records": "records",
+    "to_frame": "reading",
+    "to_records": "reading",
     "write_html": "html",
     "write_json": "json",
     "write_junit": "junit",

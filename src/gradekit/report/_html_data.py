@@ -37,7 +37,7 @@ from gradekit.report._case_data import CaseView, case_tags
 from gradekit.report.attempts import case_label
 
 if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
+    from gradekit.report.marks import Marks
 
 __all__ = ["ViewerData", "script_safe"]
 
@@ -63,7 +63,7 @@ class ViewerData:
     """Collects the index columns and the case lines of a page, one case at a time; `marks`:
     each case's mark against a baseline, when the report has one."""
 
-    def __init__(self, marks: BaselineMarks | None = None) -> None:
+    def __init__(self, marks: Marks | None = None) -> None:
         self.count = 0
         self._marks = marks
         self._baseline = bytearray()

@@ -9,8 +9,8 @@ from typing import TextIO
 
 from gradekit.report._html_data import script_safe
 from gradekit.report._pass_at_k_text import group_line, mean_shown, summary_line
-from gradekit.report._text import percent
 from gradekit.report.attempts import PassAtK
+from gradekit.report.text import percent
 
 __all__ = ["MAX_HTML_GROUPS", "write_pass_at_k_box", "write_pass_at_k_data"]
 

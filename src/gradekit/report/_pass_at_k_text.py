@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gradekit.report._text import percent, rate_with_interval
 from gradekit.report.attempts import GroupCounts, PassAtK
+from gradekit.report.text import percent, rate_with_interval
 
 __all__ = [
     "MAX_GROUP_ROWS",

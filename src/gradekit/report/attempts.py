@@ -4,11 +4,11 @@ A case given several attempts is graded as one case report per attempt (same nam
 `attempt` index). `AttemptTally` counts them, case group by case group, as a run finishes
 them (a run too large to keep its reports still counts); `PassAtK` is what the reports show:
 for each group its attempts (passed, failed, errored) and, for each k up to its number of
-attempts n, pass@k and pass^k (`gradekit.report.pass_at_k`), and the means over the groups
+attempts n, pass@k and pass^k (`gradekit.report.estimators`), and the means over the groups
 with at least k attempts. An errored attempt is not a pass, and is counted apart.
 
 The means carry an interval (`mean_interval`): the mean over the groups ± z times the standard
-error of the groups' figures (each group one value: `gradekit.report.statistics`), for every
+error of the groups' figures (each group one value: `gradekit.report.estimators`), for every
 k at which at least two groups are counted.
 
 Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)`), else
@@ -18,20 +18,25 @@ Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
-from gradekit.report.pass_at_k import mean_over_tasks, pass_at_k, pass_hat_k
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, clustered_interval
+from gradekit.report.estimators import (
+    DEFAULT_CONFIDENCE,
+    clustered_interval,
+    mean_over_tasks,
+    pass_at_k,
+    pass_hat_k,
+)
 
 if TYPE_CHECKING:
     from gradekit._types import GradeResult
-    from gradekit.report.model import CaseReport
 
 __all__ = [
     "DEFAULT_KS",
     "AttemptTally",
+    "CountedCase",
     "GroupCounts",
     "PassAtK",
     "case_label",
@@ -42,6 +47,45 @@ __all__ = [
 
 DEFAULT_KS: Final = (1, 5, 10)
 """The k shown when none is asked for: those at most the largest n (plus that n)."""
+
+
+class _CountedResult(Protocol):
+    @property
+    def result(self) -> GradeResult: ...
+
+
+class _CountedTurn(Protocol):
+    @property
+    def results(self) -> Sequence[_CountedResult]: ...
+
+
+class CountedCase(Protocol):
+    """What the counts of a run read of a finished case: a `gradekit.report.model.CaseReport`,
+    named by its shape because the model imports this module (and the summary's)."""
+
+    @property
+    def name(self) -> str:
+        """The case's name."""
+
+    @property
+    def passed(self) -> bool:
+        """Its verdict."""
+
+    @property
+    def errored(self) -> bool:
+        """Whether a turn errored."""
+
+    @property
+    def error(self) -> str | None:
+        """Why it could not be loaded, if it could not."""
+
+    @property
+    def attempt(self) -> int | None:
+        """Its attempt index, for one of several attempts."""
+
+    @property
+    def turns(self) -> Sequence[_CountedTurn]:
+        """Its turns, each with its results."""
 
 
 def case_label(name: str, attempt: int | None) -> str:
@@ -196,7 +240,7 @@ class AttemptTally:
         # name -> grader name -> [sum of scores, how many, sum of their squares]
         self._scores: dict[str, dict[str, list[float]]] = {}
 
-    def add(self, case: CaseReport) -> None:
+    def add(self, case: CountedCase) -> None:
         """Count `case` when it is one of several attempts."""
         if case.attempt is not None:
             self.count(case.name, case.passed, case.errored or case.error is not None)
@@ -265,7 +309,7 @@ class AttemptTally:
         return attrs.evolve(found, interval_level=confidence)
 
 
-def pass_at_k_of(cases: Iterable[CaseReport], ks: Sequence[int] | None = None) -> PassAtK | None:
+def pass_at_k_of(cases: Iterable[CountedCase], ks: Sequence[int] | None = None) -> PassAtK | None:
     """The pass@k of case reports (a run read back with `read_run`, say), at `ks`."""
     tally = AttemptTally()
     for case in cases:

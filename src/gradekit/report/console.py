@@ -4,7 +4,7 @@ is `gradekit.report.progress`).
 The tables are `gradekit.report.table`'s: rich on a terminal when it is installed (`pip
 install gradekit[cli]`), the same information as aligned plain text elsewhere. rich is imported
 only inside the functions that use it, never by `import gradekit`. FAIL and ERROR are coloured
-as `gradekit.report.terminal` allows.
+as `gradekit.report.terminal` allows. Against a baseline, its marks (`print_baseline`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,14 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from gradekit.report import terminal
-from gradekit.report._escaped import escaped
 from gradekit.report._pass_at_k_text import summary_line
-from gradekit.report._text import (
+from gradekit.report.attempts import case_label
+from gradekit.report.marks import Marks, listed
+from gradekit.report.model import CaseReport, SuiteReport, Summary
+from gradekit.report.table import print_table
+from gradekit.report.text import (
     duration,
+    escaped,
     failing_lines,
     graded_rate,
     interval_text,
@@ -26,11 +30,8 @@ from gradekit.report._text import (
     rate_with_interval,
     score_with_interval,
 )
-from gradekit.report.attempts import case_label
-from gradekit.report.model import CaseReport, SuiteReport, Summary
-from gradekit.report.table import print_table
 
-__all__ = ["one_line_summary", "print_summary"]
+__all__ = ["counts_line", "one_line_summary", "print_baseline", "print_summary"]
 
 
 def one_line_summary(report: SuiteReport, *, colour: bool = False) -> str:
@@ -101,8 +102,6 @@ def print_summary(
         )
     marks = report.baseline
     if marks is not None:
-        from gradekit.report.baseline_views import print_baseline
-
         print_baseline(marks, stream, limit=limit)
     if s.pass_at_k is not None:
         stream.write(f"\n{summary_line(s.pass_at_k)}\n")
@@ -122,3 +121,30 @@ def print_summary(
         if more_failing:
             stream.write(f"  ... and {more_failing} more (see the reports)\n")
     stream.flush()
+
+
+def counts_line(marks: Marks) -> str:
+    """`1 regressed, 1 fixed, 2 new, 3 unchanged (1 still failing), 1 removed`."""
+    counts = marks.counts
+    still = f" ({marks.still_failing} still failing)" if marks.still_failing else ""
+    return (
+        f"{counts['regressed']} regressed, {counts['fixed']} fixed, {counts['new']} new, "
+        f"{counts['unchanged']} unchanged{still}, {marks.removed} removed"
+    )
+
+
+def print_baseline(marks: Marks, stream: TextIO, *, limit: int = 20) -> None:
+    """The console's lines: the counts, then the cases regressed, fixed, new and removed
+    (the first `limit` of each)."""
+    source = escaped(marks.source or "the baseline")
+    stream.write(f"\ncompared with {source}: {counts_line(marks)}\n")
+    line = marks.verdict
+    if line is not None:
+        stream.write(f"{line}\n")
+    for mark, _, count, names in listed(marks):
+        if not count:
+            continue
+        stream.write(f"{mark} ({count}):\n")
+        stream.writelines(f"  {escaped(name)}\n" for name in names[:limit])
+        if count > min(limit, len(names)):
+            stream.write(f"  ... and {count - min(limit, len(names))} more (see the reports)\n")

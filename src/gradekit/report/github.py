@@ -14,10 +14,9 @@ from typing import Final
 
 import attrs
 
-from gradekit.report._escaped import escaped
-from gradekit.report._text import failing_lines
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.text import escaped, failing_lines
 
 __all__ = [
     "MAX_ANNOTATIONS",
@@ -109,7 +108,7 @@ def error_commands(
         f"{summary.errored} errored)"
     )
     if marks is not None:
-        source = escaped(marks.baseline.source or "the baseline")
+        source = escaped(marks.source or "the baseline")
         text += f"; {marks.regressed} regressed against {source}"
     if not_passed > shown:
         text += f"; {not_passed - shown} not annotated here (see the reports)"

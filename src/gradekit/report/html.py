@@ -15,20 +15,20 @@ from html import escape
 from typing import TextIO
 from urllib.parse import quote
 
-from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, view_of
-from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
-from gradekit.report._text import (
+from gradekit.report.files import atomic_text
+from gradekit.report.marks import baseline_counts
+from gradekit.report.model import SuiteReport
+from gradekit.report.text import (
     duration,
     graded_rate,
     interval_text,
     percent,
     score_with_interval,
 )
-from gradekit.report.model import SuiteReport
 
 __all__ = ["write_html"]
 

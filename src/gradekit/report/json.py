@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import attrs
 
-from gradekit.report._atomic import atomic_text
+from gradekit.report.files import atomic_text
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
 

@@ -9,7 +9,7 @@ starts as a case's line does: a file that is not a log is never modified.
 One run at a time per log: a durable log holds an advisory lock (`flock`) on the file while it
 is open, and a second opening raises WriteError saying another run holds it. Lines are strict
 JSON (NaN and Infinity are refused, a UTF-8 BOM opening the file is skipped), nested within
-what the decoder can read, and at most `MAX_CASE_BYTES` long (`gradekit.report.inputs`).
+what the decoder can read, and at most `MAX_CASE_BYTES` long (`gradekit.report.files`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, Final, cast
 
 from gradekit._errors import ConfigError, WriteError
 from gradekit._utf8 import utf8
-from gradekit.report.inputs import MAX_CASE_BYTES, open_regular, too_long
+from gradekit.report.files import MAX_CASE_BYTES, open_regular, too_long
 from gradekit.report.json_text import json_text, line_reader
 from gradekit.report.model import CaseReport
 

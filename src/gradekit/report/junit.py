@@ -30,11 +30,13 @@ from typing import Final, TextIO
 import attrs
 
 from gradekit._frozen import thaw
-from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import (
+from gradekit.report.attempts import case_label
+from gradekit.report.files import atomic_text
+from gradekit.report.model import SuiteReport
+from gradekit.report.text import (
     advisory_errors,
     failing_lines,
     one_line,
@@ -42,9 +44,6 @@ from gradekit.report._text import (
     result_text,
     score_with_interval,
 )
-from gradekit.report.attempts import case_label
-from gradekit.report.baseline_views import statistics_line
-from gradekit.report.model import SuiteReport
 
 __all__ = ["write_junit"]
 
@@ -261,14 +260,14 @@ def _properties(report: SuiteReport, changed: list[tuple[str, str]]) -> list[tup
         found += junit_properties(report.summary.pass_at_k)
     marks = report.baseline
     if marks is not None:
-        found.append(("gradekit.baseline", marks.baseline.source))
+        found.append(("gradekit.baseline", marks.source))
         counts = marks.to_dict().items()
         found += [
             (f"gradekit.baseline.{key}", str(n))
             for key, n in counts
             if key not in ("report", "statistics")
         ]
-        line = statistics_line(marks)
+        line = marks.verdict
         if line is not None:
             found.append(("gradekit.baseline.verdict", line))
         found += [(f"gradekit.baseline:{name}", mark) for name, mark in changed]

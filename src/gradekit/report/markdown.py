@@ -16,11 +16,13 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from gradekit.report._atomic import atomic_text
 from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
-from gradekit.report._text import (
+from gradekit.report.attempts import case_label
+from gradekit.report.files import atomic_text
+from gradekit.report.model import SuiteReport
+from gradekit.report.text import (
     duration,
     failing_lines,
     graded_rate,
@@ -29,8 +31,6 @@ from gradekit.report._text import (
     rate_with_interval,
     score_with_interval,
 )
-from gradekit.report.attempts import case_label
-from gradekit.report.model import SuiteReport
 
 __all__ = ["MAX_BYTES", "MAX_LISTED", "code_span", "render_markdown", "write_markdown"]
 
@@ -193,7 +193,7 @@ def render_markdown(
     ]
     marks = report.baseline
     if marks is not None:
-        from gradekit.report.baseline_views import markdown_section
+        from gradekit.report.marks import markdown_section
 
         lines += markdown_section(marks, _cell)
     text = "\n".join(lines)

@@ -12,14 +12,14 @@ import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
-from gradekit.report._counts import GraderCounts
 from gradekit.report.case_forms import case_data, result_data, turn_data
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SampleForm
-from gradekit.report.summary import GraderSummary, Outcome, Summary, outcome_of
+from gradekit.report.summary import GraderCounts, GraderSummary, Outcome, Summary, outcome_of
 
-if TYPE_CHECKING:
-    from gradekit.report.baseline import BaselineMarks
+if TYPE_CHECKING:  # the protocol of a run's baseline marks (gradekit.history implements it)
+    from gradekit.report.marks import Marks
+
 __all__ = [
     "CaseReport",
     "GraderCounts",
@@ -188,7 +188,7 @@ class SuiteReport:
     duration_ms: float = 0.0
     stored_summary: Summary | None = None
     environment: Environment | None = None
-    baseline: BaselineMarks | None = None
+    baseline: Marks | None = None
     """Each case marked against a baseline run (`run_suite(baseline=...)`); None without one."""
 
     @property

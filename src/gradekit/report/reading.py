@@ -1,30 +1,40 @@
-"""Reading a finished run back: from a JSON report, a `--resume` log, or report objects."""
+"""Reading a finished run back into the report model: from a JSON report (streamed a case at a
+time: `report_stream`), a `--resume` log (`jsonl`), or report objects (`read_report`,
+`read_run`); and as flat records (`to_records`, `to_frame`).
+
+`to_records`: one flat record per result, for pandas and friends. Each record is a plain
+dict: the case (`case`, `attempt`: its attempt index, None for a case of one attempt,
+`case_outcome`), the turn (`turn`), the result (`grader`, `kind`, `passed`, `score`,
+`outcome`, `error`, `message`, `advisory`, `weight`, `duration_ms`). A case
+that could not be loaded gives one record with `grader` None and its error. pandas is
+imported by `to_frame` only (`pip install pandas`).
+
+The comparisons of runs (`gradekit.history`) read runs' files through this module and
+`jsonl`; nothing here compares."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any
 
-from gradekit._errors import ConfigError
+from gradekit._errors import ConfigError, GradekitError
 from gradekit.report.environment import Environment
-from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
+from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.report_stream import open_report
 
+if TYPE_CHECKING:
+    import pandas
+
 __all__ = [
-    "CaseForms",
-    "CaseKey",
-    "ReadWatch",
     "Run",
     "environment_of",
-    "key_of_data",
     "not_a_report",
-    "outcome_of_data",
-    "read_outcomes",
     "read_report",
     "read_run",
+    "to_frame",
+    "to_records",
 ]
 
 
@@ -70,79 +80,6 @@ def environment_of(head: Mapping[str, Any]) -> Environment | None:
     return Environment.from_dict(environment) if isinstance(environment, Mapping) else None
 
 
-CaseKey = tuple[str, int | None]
-"""What tells a run's cases apart: the name, and the attempt index of one of several attempts."""
-
-
-ReadWatch = Callable[[str], contextlib.AbstractContextManager[Callable[[], None]]]
-"""`watch(path)`: the context in which the run's file at `path` is read; it yields a function
-called once per case read (`ReportsProgress.reading`)."""
-
-
-def read_outcomes(run: Run, watch: ReadWatch | None = None) -> Iterator[tuple[CaseKey, Outcome]]:
-    """`((name, attempt), outcome)` of each case of a run, in its order: what `read_run`
-    reads, without building case reports from a file (a baseline needs no more). `watch`:
-    the progress of reading a file."""
-    if not isinstance(run, (str, os.PathLike)):
-        for case in read_run(run):
-            yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
-        return
-    forms = CaseForms(run, watch)
-    for item in forms:
-        try:
-            yield key_of_data(item), outcome_of_data(item)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise not_a_report(forms.path, error) from None
-
-
-class CaseForms:
-    """The JSON forms of the cases of a run's file, read one at a time: the items of a JSON
-    report (streamed: `report_stream`) or the complete lines of a results log. Iterate once;
-    then `head` holds the report's other keys (`environment`, ...; empty for a log).
-    `watch`: the progress of the reading.
-
-    For what the readers of outcomes and scores read of a case: a JSON report's cases are
-    read `fast` (`report_stream`), where an integer past 64 bits reads as a float."""
-
-    def __init__(self, path: str | os.PathLike[str], watch: ReadWatch | None = None) -> None:
-        self.path: Final = Path(path)
-        self.head: Mapping[str, Any] = {}
-        self._watch = watch
-
-    def __iter__(self) -> Iterator[Any]:
-        if self._watch is None:
-            yield from self._forms()
-            return
-        with self._watch(str(self.path)) as tick:
-            for form in self._forms():
-                tick()
-                yield form
-
-    def _forms(self) -> Iterator[Any]:
-        from gradekit.report.jsonl import read_case_forms
-
-        with open_report(self.path, fast=True) as report:
-            if report is not None:
-                yield from report.cases()
-                self.head = report.head
-                return
-        for _, _, data in read_case_forms(self.path):
-            yield data
-
-
-def key_of_data(data: Mapping[str, Any]) -> CaseKey:
-    """The `(name, attempt)` of a case's JSON form (KeyError without `name`)."""
-    attempt = data.get("attempt")
-    return str(data["name"]), attempt if isinstance(attempt, int) else None
-
-
-def outcome_of_data(data: Mapping[str, Any]) -> Outcome:
-    """The outcome of a case's JSON form, as `CaseReport.outcome` says it (KeyError without
-    `passed`)."""
-    errored = bool(data.get("errored")) or data.get("error") is not None
-    return outcome_of(bool(data["passed"]), errored)
-
-
 def _case_report(data: Any, path: Path) -> CaseReport:
     try:
         return CaseReport.from_dict(data)
@@ -156,3 +93,54 @@ def not_a_report(path: Path, error: Exception) -> ConfigError:
         f"{path} is not a gradekit report: a case lacks or garbles {error}; give a JSON "
         "report (gradekit run -o) or a results log (--resume)"
     )
+
+
+def to_records(run: Run) -> Iterator[dict[str, Any]]:
+    """Yield one flat dict per result of `run`: a JSON report, a `--resume` log (paths), a
+    `SuiteReport` or case reports."""
+    for case in read_run(run):
+        base = {"case": case.name, "attempt": case.attempt, "case_outcome": case.outcome}
+        if case.error is not None and not case.turns:
+            yield {
+                **base,
+                "turn": None,
+                "grader": None,
+                "kind": None,
+                "passed": False,
+                "score": 0.0,
+                "outcome": "error",
+                "error": case.error,
+                "message": case.error,
+                "advisory": False,
+                "weight": 0.0,
+                "duration_ms": case.duration_ms,
+            }
+            continue
+        for turn in case.turns:
+            for record in turn.results:
+                result = record.result
+                yield {
+                    **base,
+                    "turn": turn.index,
+                    "grader": result.name,
+                    "kind": result.kind,
+                    "passed": result.passed,
+                    "score": result.score,
+                    "outcome": result.outcome,
+                    "error": result.error,
+                    "message": result.message,
+                    "advisory": record.advisory,
+                    "weight": record.weight,
+                    "duration_ms": result.duration_ms,
+                }
+
+
+def to_frame(run: Run) -> pandas.DataFrame:
+    """`to_records(run)` as a pandas DataFrame, one row per result."""
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise GradekitError(
+            "to_frame needs pandas, which is not installed; pip install 'gradekit[pandas]'"
+        ) from None
+    return pandas.DataFrame.from_records(list(to_records(run)))

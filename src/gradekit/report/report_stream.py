@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
 from gradekit._errors import ConfigError
-from gradekit.report.inputs import MAX_CASE_BYTES, open_regular
+from gradekit.report.files import MAX_CASE_BYTES, open_regular
 from gradekit.report.json_text import line_reader
 
 __all__ = ["CHUNK", "JsonReport", "open_report"]

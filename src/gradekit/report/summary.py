@@ -8,14 +8,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import attrs
 
 from gradekit._types import GradeResult
-from gradekit.report._counts import GraderCounts
-from gradekit.report.attempts import AttemptTally, PassAtK
-from gradekit.report.statistics import (
+from gradekit.report.attempts import AttemptTally, CountedCase, PassAtK
+from gradekit.report.estimators import (
     DEFAULT_CONFIDENCE,
     check_confidence,
     clustered_interval,
@@ -23,10 +22,14 @@ from gradekit.report.statistics import (
     z_value,
 )
 
-if TYPE_CHECKING:
-    from gradekit.report.model import CaseReport
-
-__all__ = ["GraderSummary", "Outcome", "Summary", "SummaryBuilder", "outcome_of"]
+__all__ = [
+    "GraderCounts",
+    "GraderSummary",
+    "Outcome",
+    "Summary",
+    "SummaryBuilder",
+    "outcome_of",
+]
 
 
 Outcome = Literal["pass", "fail", "error"]
@@ -124,7 +127,7 @@ class Summary:
     def pass_rate_interval(self) -> Interval | None:
         """The interval of `pass_rate` at `interval_level`: the Wilson interval over the cases
         when each was graded once; with several attempts of a case, the mean over every
-        attempt ± z times the standard error clustered by case (`gradekit.report.statistics`).
+        attempt ± z times the standard error clustered by case (`gradekit.report.estimators`).
         None when there is no case."""
         if not self.cases:
             return None
@@ -154,7 +157,7 @@ class Summary:
         )
 
     @classmethod
-    def of(cls, cases: Iterable[CaseReport], confidence: float = DEFAULT_CONFIDENCE) -> Summary:
+    def of(cls, cases: Iterable[CountedCase], confidence: float = DEFAULT_CONFIDENCE) -> Summary:
         """Summarise case reports (advisory results count in the per-grader figures), the
         intervals at `confidence`."""
         builder = SummaryBuilder()
@@ -188,6 +191,21 @@ def _listed(interval: Interval | None) -> list[float] | None:
     return None if interval is None else [interval[0], interval[1]]
 
 
+class GraderCounts:
+    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
+
+    __slots__ = ("errored", "failed", "passed", "score_squares", "score_sum")
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.failed = 0
+        self.errored = 0
+        self.score_sum = 0.0
+        """The sum of the scores of the results that are not errored."""
+        self.score_squares = 0.0
+        """The sum of their squares (for the interval of their mean)."""
+
+
 class SummaryBuilder:
     """Accumulates a Summary one case at a time, so a run of millions of cases need not keep
     every case report in memory to count them."""
@@ -198,7 +216,7 @@ class SummaryBuilder:
         self._graders: dict[str, GraderCounts] = {}
         self.attempts = AttemptTally()
 
-    def add(self, case: CaseReport) -> None:
+    def add(self, case: CountedCase) -> None:
         """Count one finished case and its results."""
         self.count_case(case.passed, case.errored or case.error is not None)
         self.attempts.add(case)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from gradekit.report import terminal
-from gradekit.report._escaped import escaped
+from gradekit.report.text import escaped
 
 __all__ = ["LONG_TABLE", "print_table"]
 

@@ -9,6 +9,6 @@ selection (`selection`), the results log a run resumes from (`resume`), the call
 run (`collect`) and the signals that stop it (`interrupts`).
 
 May import: `gradekit.suite` (the model it grades), `gradekit.report.model` (what it
-produces), `gradekit.report.jsonl` and `report.target` (the results log and where it may
+produces), `gradekit.report.jsonl` and `report.files` (the results log and where it may
 be), `gradekit.registry` and the core modules. Never `gradekit.cli` nor a report writer.
 """

@@ -19,12 +19,12 @@ from typing import Final
 import attrs
 
 from gradekit._errors import SelectionError, WriteError
-from gradekit.report.baseline import BaselineTally
+from gradekit.history.baseline import BaselineTally
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes
-from gradekit.run.executor import Execution, Executor, remote_run
+from gradekit.run.executor import Execution, Remote
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.resume import ResultsLog, RunIndex
@@ -87,20 +87,18 @@ class Collection:
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
 
-    def run(self, executor: Executor = "local", scheduler: str | None = None) -> SuiteReport:
-        """Grade the cases, here or with `executor` (see `run_suite`); the report in suite
+    def run(self, remote: Remote | None = None) -> SuiteReport:
+        """Grade the cases, here or with `remote` (see `run_suite`); the report in suite
         order (see `run_suite` for what it raises)."""
         started = time.perf_counter()
         collector = self.collector
-        run: Execution = remote_run(
-            executor,
-            scheduler,
-            self.graded,
-            self.settings,
-            self.jobs,
-            keep=self.keep,
-            encode=self.encode,
-        ) or _Run(self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode)
+        run: Execution
+        if remote is None:
+            run = _Run(self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode)
+        else:
+            run = remote.start_run(
+                self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode
+            )
         complete = True
         failure: WriteError | None = None
         # Finished reports (and the suite already in memory) are long-lived: frozen, the cyclic

@@ -1,29 +1,26 @@
-"""Where a run grades: in this process (the default) or on a Dask cluster.
+"""Where a run grades: in this process (the default) or elsewhere, through a `Remote` executor.
 
-`run_suite(executor=..., scheduler=...)` asks `remote_run` for the run's execution: None for
-`local` (the runner's own loop thread grades), else a Dask run that sends batches of cases to
-a cluster (`gradekit.run.dask`). Both give the runner the same three calls, `start`,
-`deliver` and `stop`, so `on_case`, counting, selection and resume work the same whichever
-grades. `distributed` is imported only when `dask` is asked for.
+`run_suite(executor=..., scheduler=...)` turns its `executor` into a `Remote` (`dask`: a
+`gradekit.DaskExecutor`) or None for `local` (the runner's own loop thread grades). A remote's
+`start_run` gives the run's `Execution`, with the same three calls, `start`, `deliver` and
+`stop`, as the local one, so `on_case`, counting, selection and resume work the same whichever
+grades. This module names no executor: the runner picks one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol, Union
+from typing import Literal, Protocol, Union
 
 from gradekit.report.case_text import FinishedCase
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite
 
-if TYPE_CHECKING:
-    from gradekit.run.dask import DaskExecutor
+__all__ = ["Execution", "Executor", "Receive", "Remote"]
 
-__all__ = ["Execution", "Executor", "Receive", "remote_run"]
-
-Executor = Union[Literal["local", "dask"], "DaskExecutor"]
-"""What `run_suite(executor=...)` takes: `local`, `dask`, or a `DaskExecutor`."""
+Executor = Union[Literal["local", "dask"], "Remote"]
+"""What `run_suite(executor=...)` takes: `local`, `dask`, or a `Remote` (a `DaskExecutor`)."""
 
 Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None], None]
 """`receive(items, counted)`: finished cases as (position, report), and their summary when
@@ -44,37 +41,13 @@ class Execution(Protocol):
         """Cancel the run; what finished is still delivered."""
 
 
-def remote_run(
-    executor: Executor | None,
-    scheduler: str | None,
-    suite: Suite,
-    settings: Settings,
-    jobs: int,
-    *,
-    keep: bool,
-    encode: bool = False,
-) -> Execution | None:
-    """The execution of a run that grades elsewhere, or None to grade in this process.
-    `keep`: whether anyone reads the case reports; `encode`: whether they go only to a
-    stream or a log, which take their texts alone.
+class Remote(Protocol):
+    """An executor that grades a run's cases elsewhere (`gradekit.DaskExecutor`)."""
 
-    Connects to the cluster now (raises ExecutorError when it cannot), so that nothing is
-    graded when the cluster cannot be used.
-    """
-    if executor is None or executor == "local":
-        if scheduler is not None:
-            raise ValueError(
-                f"scheduler={scheduler!r} needs executor='dask'; the local executor has none"
-            )
-        return None
-    from gradekit.run.dask import DaskExecutor
-
-    if executor == "dask":
-        executor = DaskExecutor(scheduler)
-    elif not isinstance(executor, DaskExecutor):
-        raise ValueError(
-            f"executor must be 'local', 'dask' or a gradekit.DaskExecutor, got {executor!r}"
-        )
-    elif scheduler is not None:
-        raise ValueError("give the scheduler to DaskExecutor(scheduler) or as scheduler=, not both")
-    return executor.start_run(suite, settings, jobs, keep=keep, encode=encode)
+    def start_run(
+        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
+    ) -> Execution:
+        """The execution of a run of `suite`: `keep`, whether anyone reads the case reports;
+        `encode`, whether they go only to a stream or a log, which take their texts alone.
+        Connects now (ExecutorError when it cannot), so that nothing is graded when the
+        executor cannot be used."""

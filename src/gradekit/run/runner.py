@@ -22,15 +22,15 @@ from gradekit._exits import refusing_exits
 from gradekit._load_context import RunContext, current_run
 from gradekit._seconds import seconds
 from gradekit._types import Grader, GradeResult, Sample
+from gradekit.history.baseline import Baseline
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
-from gradekit.report.baseline import Baseline
+from gradekit.report.estimators import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.report.reading import Run
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
-from gradekit.run.executor import Executor
+from gradekit.run.executor import Executor, Remote
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
@@ -170,7 +170,7 @@ def run_suite(
         # A run context of its own (what its grades share), with the options in effect.
         run = stack.enter_context(RunContext(current_run().options))
         try:
-            report = _with_figures(collection.run(executor, scheduler), run)
+            report = _with_figures(collection.run(_remote(executor, scheduler)), run)
             if confidence != DEFAULT_CONFIDENCE:
                 report = attrs.evolve(report, stored_summary=report.summary.at_level(confidence))
         except WriteError as error:
@@ -195,6 +195,27 @@ def _with_figures(report: SuiteReport, run: RunContext) -> SuiteReport:
     if judge is None:
         return report
     return attrs.evolve(report, stored_summary=attrs.evolve(report.summary, judge=judge))
+
+
+def _remote(executor: Executor | None, scheduler: str | None) -> Remote | None:
+    """The executor of `run_suite(executor=..., scheduler=...)`: None to grade here."""
+    if executor is None or executor == "local":  # None: what older callers gave
+        if scheduler is not None:
+            raise ValueError(
+                f"scheduler={scheduler!r} needs executor='dask'; the local executor has none"
+            )
+        return None
+    from gradekit.run.dask import DaskExecutor
+
+    if executor == "dask":
+        return DaskExecutor(scheduler)
+    if not isinstance(executor, DaskExecutor):
+        raise ValueError(
+            f"executor must be 'local', 'dask' or a gradekit.DaskExecutor, got {executor!r}"
+        )
+    if scheduler is not None:
+        raise ValueError("give the scheduler to DaskExecutor(scheduler) or as scheduler=, not both")
+    return executor
 
 
 def _check_sandbox(sandbox: str | None) -> None:

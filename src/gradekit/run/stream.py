@@ -25,9 +25,9 @@ import attrs
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit._utf8 import utf8
-from gradekit.report._atomic import atomic_text
-from gradekit.report.baseline import BaselineTally, with_mark
+from gradekit.history.baseline import BaselineTally, with_mark
 from gradekit.report.case_text import CaseText, FinishedCase
+from gradekit.report.files import atomic_text
 from gradekit.report.github import MAX_ANNOTATIONS
 from gradekit.report.json import json_head, json_tail
 from gradekit.report.jsonl import case_json

@@ -8,8 +8,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradekit.report.baseline import Baseline
-from gradekit.report.compare import compare, mark_of
+from gradekit.history.baseline import Baseline
+from gradekit.history.compare import compare, mark_of
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport
 
@@ -75,7 +75,7 @@ def test_the_names_of_a_mark_are_in_suite_order_whatever_order_the_cases_end_in(
 ) -> None:
     # Cases end in any order under --jobs or a cluster; the lists name them as the suite does,
     # the first MAX_NAMED of them when there are more.
-    import gradekit.report.baseline as baseline_module
+    import gradekit.history.baseline as baseline_module
 
     base = [_case(f"c{index}", "pass") for index in range(12)]
     tally = Baseline.load(base).tally()

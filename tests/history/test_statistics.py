@@ -1,4 +1,4 @@
-"""Every figure of gradekit.report.statistics against the reference implementations (scipy,
+"""Every figure of gradekit.history.statistics against the reference implementations (scipy,
 statsmodels) on many random inputs, to 1e-9."""
 
 from __future__ import annotations
@@ -10,16 +10,18 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gradekit.report.statistics import (
+from gradekit.history.statistics import (
     PairedDifferences,
-    check_confidence,
-    clustered_interval,
-    clustered_se,
     mcnemar_exact_p,
     paired_statistics,
     paired_t_p,
     regularized_beta,
     student_t_two_sided_p,
+)
+from gradekit.report.estimators import (
+    check_confidence,
+    clustered_interval,
+    clustered_se,
     wilson_interval,
     z_value,
 )

@@ -6,7 +6,7 @@ a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a 
 newly failing, newly erroring and newly passing cases, cases failing now that errored before,
 added and removed cases, the cases `unchanged` by `mark_of` (and how many of them are still
 failing), score changes per grader beyond a tolerance, the pass-rate change, and the paired
-`statistics` of the cases in both runs (`gradekit.report.statistics`: the change with its
+`statistics` of the cases in both runs (`gradekit.history.statistics`: the change with its
 interval, McNemar's exact test or the paired t-test, the verdict).
 `Comparison.failures(rules)` says which of the rules a CI gate cares about were broken
 (`gradekit compare` exits 1 on any).
@@ -19,22 +19,24 @@ from typing import Literal
 
 import attrs
 
-from gradekit.report.attempts import case_label
-from gradekit.report.case_scores import Seen, SeenReader, paired_case_statistics, read_seen
-from gradekit.report.environment import KindChange, kind_changes
-from gradekit.report.fail_on import (
+from gradekit.history.case_scores import (
+    ReadWatch,
+    Seen,
+    SeenReader,
+    paired_case_statistics,
+    read_seen,
+)
+from gradekit.history.fail_on import (
     FAIL_ON_RULES,
     FailOn,
     parse_fail_on,
     significant_regression,
 )
-from gradekit.report.reading import (  # noqa: F401 (read_report, read_run: their old home)
-    ReadWatch,
-    Run,
-    read_report,
-    read_run,
-)
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, PairedStatistics
+from gradekit.history.statistics import PairedStatistics
+from gradekit.report.attempts import case_label
+from gradekit.report.environment import KindChange, kind_changes
+from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.reading import Run
 
 __all__ = [
     "FAIL_ON_RULES",

@@ -1,4 +1,4 @@
-"""What `compare` reads of each case (`gradekit.report.case_scores`): the same from a JSON
+"""What `compare` reads of each case (`gradekit.history.case_scores`): the same from a JSON
 report, from a results log and from the report objects, without building case reports."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_case_text import cases
 
 from gradekit import ConfigError
-from gradekit.report.case_scores import SeenReader, read_seen
+from gradekit.history.case_scores import SeenReader, read_seen
 from gradekit.report.case_writers import FormCaseWriter
 from gradekit.report.json_text import STDLIB_WRITER
 from gradekit.report.jsonl import case_json

@@ -1,7 +1,9 @@
 """What comparing two runs reads of each case: its outcome, and each grader's score on each
 turn (results that did not error).
 
-Read from a file straight from the cases' JSON forms, one at a time (`CaseForms`): no case
+Read from a file straight from the cases' JSON forms, one at a time (`CaseForms`, which also
+give a case's key, `key_of_data`, and outcome, `outcome_of_data`, as `--resume`,
+`--rerun-failed` and `--baseline` read them): no case
 report is built and neither file is held whole, so two runs of a million cases compare in
 memory for their scores alone. From report objects, the same is read from the objects.
 
@@ -11,38 +13,106 @@ memory for their scores alone. From report objects, the same is read from the ob
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from gradekit.history.statistics import PairedDifferences, PairedStatistics, paired_statistics
 from gradekit.report.environment import Environment
-from gradekit.report.model import CaseReport, Outcome, SuiteReport
-from gradekit.report.reading import (
-    CaseForms,
-    CaseKey,
-    ReadWatch,
-    Run,
-    environment_of,
-    key_of_data,
-    not_a_report,
-    outcome_of_data,
-)
-from gradekit.report.statistics import (
-    DEFAULT_CONFIDENCE,
-    PairedDifferences,
-    PairedStatistics,
-    paired_statistics,
-)
+from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.jsonl import read_case_forms
+from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
+from gradekit.report.reading import Run, environment_of, not_a_report, read_run
+from gradekit.report.report_stream import open_report
+
+CaseKey = tuple[str, int | None]
+"""What tells a run's cases apart: the name, and the attempt index of one of several attempts."""
+
+
+ReadWatch = Callable[[str], contextlib.AbstractContextManager[Callable[[], None]]]
+"""`watch(path)`: the context in which the run's file at `path` is read; it yields a function
+called once per case read (`ReportsProgress.reading`)."""
+
+
+def read_outcomes(run: Run, watch: ReadWatch | None = None) -> Iterator[tuple[CaseKey, Outcome]]:
+    """`((name, attempt), outcome)` of each case of a run, in its order: what `read_run`
+    reads, without building case reports from a file (a baseline needs no more). `watch`:
+    the progress of reading a file."""
+    if not isinstance(run, (str, os.PathLike)):
+        for case in read_run(run):
+            yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
+        return
+    forms = CaseForms(run, watch)
+    for item in forms:
+        try:
+            yield key_of_data(item), outcome_of_data(item)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise not_a_report(forms.path, error) from None
+
+
+class CaseForms:
+    """The JSON forms of the cases of a run's file, read one at a time: the items of a JSON
+    report (streamed: `report_stream`) or the complete lines of a results log. Iterate once;
+    then `head` holds the report's other keys (`environment`, ...; empty for a log).
+    `watch`: the progress of the reading.
+
+    For what the readers of outcomes and scores read of a case: a JSON report's cases are
+    read `fast` (`report_stream`), where an integer past 64 bits reads as a float."""
+
+    def __init__(self, path: str | os.PathLike[str], watch: ReadWatch | None = None) -> None:
+        self.path: Final = Path(path)
+        self.head: Mapping[str, Any] = {}
+        self._watch = watch
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._watch is None:
+            yield from self._forms()
+            return
+        with self._watch(str(self.path)) as tick:
+            for form in self._forms():
+                tick()
+                yield form
+
+    def _forms(self) -> Iterator[Any]:
+        with open_report(self.path, fast=True) as report:
+            if report is not None:
+                yield from report.cases()
+                self.head = report.head
+                return
+        for _, _, data in read_case_forms(self.path):
+            yield data
+
+
+def key_of_data(data: Mapping[str, Any]) -> CaseKey:
+    """The `(name, attempt)` of a case's JSON form (KeyError without `name`)."""
+    attempt = data.get("attempt")
+    return str(data["name"]), attempt if isinstance(attempt, int) else None
+
+
+def outcome_of_data(data: Mapping[str, Any]) -> Outcome:
+    """The outcome of a case's JSON form, as `CaseReport.outcome` says it (KeyError without
+    `passed`)."""
+    errored = bool(data.get("errored")) or data.get("error") is not None
+    return outcome_of(bool(data["passed"]), errored)
+
 
 __all__ = [
+    "CaseForms",
+    "CaseKey",
     "Layout",
+    "ReadWatch",
     "Scores",
     "Seen",
     "SeenReader",
     "case_scores",
     "data_scores",
     "iter_seen",
+    "key_of_data",
+    "outcome_of_data",
     "paired_case_statistics",
+    "read_outcomes",
     "read_seen",
 ]
 

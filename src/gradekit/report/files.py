@@ -1,11 +1,24 @@
-"""Where a report may be written: a regular file (or a symlink to one), never a device, a FIFO,
+"""The files of a run: where its reports are written, atomically, and the files it is read
+back from.
+
+Where a report may be written: a regular file (or a symlink to one), never a device, a FIFO,
 a socket or a folder, in a folder that exists or can be made and that takes new files.
 
 `target(path)` is the file to replace (a symlink's target: reports are written through
 symlinks, and the link stays; a dangling symlink only into a folder that exists: no folder is
 made where a link leads). `probe(path)` checks all the rest by making the folders and a
 temporary file there, so the command line can refuse a bad path before grading anything. Both
-raise `WriteError` with a reason a user can act on.
+raise `WriteError` with a reason a user can act on. `atomic_text(path)` writes one
+atomically: readers see the old file or the whole new one, never a part.
+
+The files a run is read back from (`--resume`, `--baseline`, `--rerun-failed`, `compare`)
+are opened only when they are regular files (`open_regular`), read in bounded memory.
+
+A FIFO would block the open (or the read) until a writer came, a device such as /dev/zero
+never ends, a folder is no file: each is refused naming the path and what it is, before a
+byte is read. A case (a line of a results log, an item of a JSON report) longer than
+`MAX_CASE_BYTES` is refused too, so a file of one endless line costs that much memory at
+most, not the file's size.
 """
 
 from __future__ import annotations
@@ -15,12 +28,26 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO, Final, TextIO
 
-from gradekit._errors import WriteError
-from gradekit._scratch import scratch_prefix
+from gradekit._errors import ConfigError, WriteError
+from gradekit._scratch import scratch_prefix, sweep
+from gradekit._utf8 import REPLACE_SURROGATES
 
-__all__ = ["creation_error", "kind_of", "make_folder", "probe", "target", "temp_prefix"]
+__all__ = [
+    "MAX_CASE_BYTES",
+    "atomic_text",
+    "creation_error",
+    "kind_of",
+    "make_folder",
+    "open_regular",
+    "probe",
+    "target",
+    "temp_prefix",
+    "too_long",
+]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -155,3 +182,91 @@ def _file_among_parents(folder: Path) -> Path | None:
         if parent.exists():
             return None if parent.is_dir() else parent
     return None
+
+
+@contextlib.contextmanager
+def atomic_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """Yield a text file that replaces `path` when the block ends without an error.
+
+    The temporary file sits in the same folder (so the final rename never crosses file
+    systems), is fsynced, then renamed over `path`. A symlink is written through: its target
+    is replaced, the link stays. A device, FIFO, socket or folder at `path` is never replaced
+    (WriteError). On an error the temporary file is removed and `path` is left as it was;
+    a write that fails (a full disk) raises WriteError naming the path and the cause. Missing
+    parent folders are created. Temporary files that killed runs left in the folder are
+    removed first.
+    """
+    final = target(path)
+    make_folder(path, final)
+    sweep(final.parent)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=final.parent)
+    except OSError as error:
+        raise creation_error(path, final.parent, error) from error
+    try:
+        text = os.fdopen(fd, "w", encoding="utf-8", errors=REPLACE_SURROGATES, newline="\n")
+        with text as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp creates the file 0600; a report is an ordinary file for its reader.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, final)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(error, WriteError):
+            raise
+        raise WriteError(str(path), error.strerror or str(error), _hint(error)) from error
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _hint(error: OSError) -> str:
+    import errno
+
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space on that disk, or choose another path"
+    return "check the path"
+
+
+MAX_CASE_BYTES: Final = 64 << 20
+"""The longest case read back (its JSON text), in bytes: 64 MiB. gradekit writes a case's
+texts cut at `--max-text` (4 KiB by default), so a real case is far shorter."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` open for reading in binary, when it is a regular file (or a symlink to one);
+    ConfigError naming it otherwise (missing, unreadable, a FIFO, a device, a folder)."""
+    shown = os.fspath(path)
+    try:
+        # O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read {shown}: {error.strerror or error}; check the path"
+        ) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(
+                f"cannot read {shown}: it is {kind_of(mode)}, not a file; give the path of a "
+                "JSON report or a results log"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def too_long(path: Path, line: int) -> ConfigError:
+    """The error of a case longer than `MAX_CASE_BYTES` at `line` of `path`."""
+    return ConfigError(
+        f"{path}:{line}: a case longer than {MAX_CASE_BYTES >> 20} MiB; this file is not a "
+        "gradekit report or results log (or was damaged): give another file"
+    )

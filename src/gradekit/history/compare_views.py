@@ -8,18 +8,17 @@ import json
 import os
 from collections.abc import Iterable
 
-from gradekit.report._atomic import atomic_text
-from gradekit.report._escaped import escaped
-from gradekit.report._text import (
+from gradekit.history.compare import CaseChange, Comparison
+from gradekit.history.statistics import verdict_line, verdict_of
+from gradekit.report.files import atomic_text
+from gradekit.report.markdown import code_span
+from gradekit.report.text import (
+    escaped,
     level_text,
     one_line,
     percent,
     points,
-    verdict_line,
 )
-from gradekit.report.compare import CaseChange, Comparison
-from gradekit.report.markdown import code_span
-from gradekit.report.statistics import verdict_of
 
 __all__ = [
     "render_html",

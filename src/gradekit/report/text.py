@@ -1,14 +1,20 @@
-"""Small text helpers shared by the console, Markdown and JUnit writers."""
+"""Text shared by the writers (console, Markdown, JUnit, HTML) and by the comparisons of
+`gradekit.history`: `escaped` (the one rule that makes a text safe for a terminal or a CI log),
+rates, points and intervals for people, a case's failing lines. Imports the report model for
+its annotations only, so `escaped` costs nothing else to import."""
 
 from __future__ import annotations
 
-from gradekit.report._escaped import escaped
-from gradekit.report.model import CaseReport, ResultRecord, Summary
-from gradekit.report.statistics import PairedStatistics
+import re
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from gradekit.report.model import CaseReport, ResultRecord, Summary
 
 __all__ = [
     "advisory_errors",
     "duration",
+    "escaped",
     "failing_lines",
     "graded_rate",
     "interval_text",
@@ -19,8 +25,28 @@ __all__ = [
     "rate_with_interval",
     "result_text",
     "score_with_interval",
-    "verdict_line",
 ]
+
+
+# C0 controls (ESC, NUL, a newline), DEL and the C1 controls (U+0080-U+009F: U+009B is a
+# one-character CSI on some terminals); the bidi controls a "Trojan Source" text hides behind
+# (embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069, the marks U+200E, U+200F
+# and U+061C); and the line and paragraph separators U+2028, U+2029, which split a line.
+_HIDDEN: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return repr(match[0])[1:-1]  # `\x1b`, `\n`, `\x00`, `\u202e`
+
+
+def escaped(text: str) -> str:
+    """`text` for a terminal or a CI log: as written, but each control character (ESC, NUL,
+    a newline, DEL, a C1 control) and each bidi control (U+202E, U+2066...) as its escape
+    (`\\x1b`, `\\u202e`), so a name or a message can neither drive the terminal (`\\x1b[2J`
+    clears it), nor reorder what is shown (U+202E reverses the rest of the line), nor split a
+    line of a table or a list. Every text gradekit did not write itself goes through it on
+    its way to a terminal or a GitHub workflow command."""
+    return _HIDDEN.sub(_escape, text) if _HIDDEN.search(text) else text
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -93,45 +119,6 @@ def score_with_interval(
     if interval is None:
         return f"{mean:.3f}"
     return f"{mean:.3f} ({level_text(level)} CI {interval[0]:.3f}-{interval[1]:.3f})"
-
-
-def _p_text(p_value: float) -> str:
-    return "p < 0.001" if p_value < 0.001 else f"p = {p_value:.2g}"
-
-
-def verdict_line(
-    base_rate: float | None,
-    new_rate: float | None,
-    statistics: PairedStatistics,
-    *,
-    all_paired: bool = True,
-) -> str:
-    """A comparison in one line, as the console, Markdown and HTML say it: `pass rate 80.0% ->
-    74.5%: -5.5 points (95% CI -9.8 to -1.2), 16 regressed / 5 fixed, McNemar p = 0.027:
-    worse`. The rates are over each run's cases, the change, its interval and the test over
-    the cases in both: when, `all_paired` False, some case is in one run only, the line gives
-    the change of the rates, then the paired figures `over the N cases in both runs`."""
-    head = f"pass rate {percent(base_rate)} -> {percent(new_rate)}"
-    s = statistics
-    if s.pass_rate_change is None:
-        return f"{head}: no case in both runs to compare"
-    if not all_paired:
-        if base_rate is not None and new_rate is not None:
-            head += f" ({points(new_rate - base_rate)} points)"
-        noun = "case" if s.paired == 1 else "cases"
-        head += f"; over the {s.paired} {noun} in both runs"
-    parts = [f"{points(s.pass_rate_change)} points"]
-    interval = s.pass_rate_change_interval
-    if interval is not None:
-        low, high = interval
-        parts[0] += f" ({level_text(s.interval_level)} CI {points(low)} to {points(high)})"
-    parts.append(f"{s.regressed} regressed / {s.fixed} fixed")
-    if s.p_value is None:
-        parts.append("too few paired cases for a test")
-    else:
-        test = "McNemar" if s.test == "mcnemar-exact" else "paired t"
-        parts.append(f"{test} {_p_text(s.p_value)}")
-    return f"{head}: {', '.join(parts)}: {s.verdict}"
 
 
 def graded_rate(summary: Summary) -> str | None:

@@ -21,26 +21,26 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit.report.attempts import case_label
-from gradekit.report.case_scores import (
+from gradekit.history.case_scores import (
+    CaseKey,
+    ReadWatch,
     Seen,
     SeenReader,
     case_scores,
     data_scores,
     iter_seen,
-    paired_case_statistics,
-)
-from gradekit.report.compare import Mark, Outcome, mark_of
-from gradekit.report.json_text import line_reader
-from gradekit.report.model import CaseReport
-from gradekit.report.reading import (
-    CaseKey,
-    ReadWatch,
-    Run,
     key_of_data,
     outcome_of_data,
+    paired_case_statistics,
 )
-from gradekit.report.statistics import DEFAULT_CONFIDENCE, PairedStatistics
+from gradekit.history.compare import Mark, Outcome, mark_of
+from gradekit.history.statistics import PairedStatistics, verdict_line
+from gradekit.report.attempts import case_label
+from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.json_text import line_reader
+from gradekit.report.marks import MarkedCase
+from gradekit.report.model import CaseReport
+from gradekit.report.reading import Run
 
 __all__ = [
     "MARKS",
@@ -58,7 +58,7 @@ MAX_NAMED = 1000
 """At most this many cases are named per mark (and of the removed); the counts stay exact."""
 
 
-def with_mark(text: str, mark: Mark) -> str:
+def with_mark(text: str, mark: str) -> str:
     """A case's JSON text (one object, no key `baseline` yet) with `mark` as its `baseline`."""
     return f'{text.rstrip()[:-1]}, "baseline": "{mark}"}}'
 
@@ -115,7 +115,7 @@ class Baseline:
         case = self.cases.get(key)
         return None if case is None else case.outcome
 
-    def mark(self, case: CaseReport) -> Mark:
+    def mark(self, case: MarkedCase) -> Mark:
         """How `case` compares with the baseline's case of the same name and attempt."""
         return mark_of(self._outcome((case.name, case.attempt)), case.outcome)  # type: ignore[arg-type]
 
@@ -133,11 +133,14 @@ class BaselineMarks:
     """How a run compares with its baseline: the cases of each mark (counts, and the first
     `MAX_NAMED` names of each, in suite order), the baseline's cases the run does not have
     (`removed`), and among `unchanged` those that did not pass either time (`still_failing`).
-    `mark(case)` marks any case of the run."""
+    `mark(case)` marks any case of the run. What the report model carries as its `baseline`
+    (`gradekit.report.marks.Marks`)."""
 
     baseline: Baseline
-    counts: Mapping[Mark, int]
-    names: Mapping[Mark, tuple[str, ...]]
+    counts: Mapping[str, int]
+    """How many cases of the run got each mark."""
+    names: Mapping[str, tuple[str, ...]]
+    """The names of the cases of each mark (the first `MAX_NAMED`, in suite order)."""
     removed: int = 0
     removed_names: tuple[str, ...] = ()
     still_failing: int = 0
@@ -148,9 +151,25 @@ class BaselineMarks:
     new_pass_rate: float | None = None
     """The run's pass rate over the cases counted; None when none was."""
 
-    def mark(self, case: CaseReport) -> Mark:
+    def mark(self, case: MarkedCase) -> Mark:
         """The case's mark (see `Baseline.mark`)."""
         return self.baseline.mark(case)
+
+    @property
+    def source(self) -> str:
+        """The file the baseline was read from (`""` for report objects)."""
+        return self.baseline.source
+
+    @property
+    def verdict(self) -> str | None:
+        """The paired comparison in one line (`statistics.verdict_line`); None when the marks
+        carry no statistics."""
+        if self.statistics is None:
+            return None
+        all_paired = not self.counts["new"] and not self.removed
+        return verdict_line(
+            self.base_pass_rate, self.new_pass_rate, self.statistics, all_paired=all_paired
+        )
 
     @property
     def regressed(self) -> int:
@@ -171,11 +190,11 @@ class BaselineMarks:
         """What the marks add to the JSON report's `summary`: its `baseline`."""
         return {"baseline": self.to_dict()}
 
-    def marked(self, case: CaseReport) -> dict[str, Any]:
+    def marked(self, case: MarkedCase) -> dict[str, Any]:
         """The case's JSON form with its mark, the key `baseline`."""
         return {**case.to_dict(), "baseline": self.mark(case)}
 
-    def mark_text(self, text: str, mark: Mark | None = None) -> str:
+    def mark_text(self, text: str, mark: str | None = None) -> str:
         """A case's JSON text (one line, as the results log holds it) with its mark added as
         the key `baseline`; `mark`: the case's, when known (the text is then not parsed)."""
         if mark is None or '"baseline"' in text:
@@ -197,7 +216,7 @@ class BaselineTally:
 
     def __init__(self, baseline: Baseline) -> None:
         self._baseline = baseline
-        self._counts: dict[Mark, int] = dict.fromkeys(MARKS, 0)
+        self._counts: dict[str, int] = dict.fromkeys(MARKS, 0)
         # Per mark, the MAX_NAMED cases of the lowest suite positions seen so far, as a heap
         # whose top is the highest of them: cases end in any order, names are in suite order.
         self._named: dict[Mark, list[tuple[int, str]]] = {mark: [] for mark in MARKS}
@@ -274,7 +293,7 @@ class BaselineTally:
     def statistics(self, confidence: float = DEFAULT_CONFIDENCE) -> PairedStatistics:
         """The paired statistics of the cases counted so far against the baseline's, by
         name, at `confidence`, per grader too: the figures `gradekit compare` gives of the
-        same runs (see `gradekit.report.case_scores.paired_case_statistics`)."""
+        same runs (see `gradekit.history.case_scores.paired_case_statistics`)."""
         return paired_case_statistics(self._baseline.cases, self._cases, confidence)
 
     def marks(self, confidence: float = DEFAULT_CONFIDENCE) -> BaselineMarks:

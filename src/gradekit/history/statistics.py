@@ -1,11 +1,11 @@
-"""Error bars and significance, closed-form with the standard library alone, after Miller
-(2024), "Adding Error Bars to Evals" (arXiv 2411.00640): `wilson_interval` (a proportion, each
-case graded once); `clustered_interval` (a mean ± z · its cluster-robust standard error without
-small-sample correction, SE = sqrt(Σ_c (Σ_i (x_i - mean))²) / N, clusters being cases);
-`mcnemar_exact_p` (regressed against fixed cases, each graded once in each run);
-`paired_t_p` (per-case differences, from `regularized_beta`); `PairedDifferences` and
-`paired_statistics`, a comparison's `statistics` (`PairedStatistics`). Nothing here reads or
-writes reports: callers hand in counts and values.
+"""Significance of the change between two runs, closed-form with the standard library alone,
+after Miller (2024), "Adding Error Bars to Evals" (arXiv 2411.00640): `mcnemar_exact_p`
+(regressed against fixed cases, each graded once in each run); `paired_t_p` (per-case
+differences, from `regularized_beta`); `PairedDifferences` and `paired_statistics`, a
+comparison's `statistics` (`PairedStatistics`); and `verdict_line`, the comparison in one
+line as every report says it. The intervals of a single run (Wilson, clustered) are the
+report's: `gradekit.report.estimators`, whose confidence level this module shares. Nothing
+here reads reports: callers hand in counts and values.
 """
 
 from __future__ import annotations
@@ -16,29 +16,24 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from gradekit.report.estimators import DEFAULT_CONFIDENCE, Interval, check_confidence, z_value
+from gradekit.report.text import level_text, percent, points
+
 __all__ = [
     "DEFAULT_ALPHA",
-    "DEFAULT_CONFIDENCE",
     "GraderChange",
     "PairedDifferences",
     "PairedStatistics",
     "Test",
     "Verdict",
-    "check_confidence",
-    "clustered_interval",
-    "clustered_se",
     "mcnemar_exact_p",
     "paired_statistics",
     "paired_t_p",
     "regularized_beta",
     "student_t_two_sided_p",
+    "verdict_line",
     "verdict_of",
-    "wilson_interval",
-    "z_value",
 ]
-
-DEFAULT_CONFIDENCE: Final = 0.95
-"""The level of every interval unless another is asked for (`--confidence C`)."""
 
 DEFAULT_ALPHA: Final = 0.05
 """The significance level of `--fail-on significant-regression` when none is given."""
@@ -50,78 +45,9 @@ runs) or the paired t-test (several attempts per case: on the per-case mean pass
 Verdict = Literal["worse", "better", "no significant change"]
 """What a comparison concludes: significantly worse, significantly better, or neither."""
 
-Interval = tuple[float, float]
-
 _EXACT_BINOMIAL_UP_TO: Final = 5000
 """McNemar's p-value is an exact sum of binomial coefficients up to this many discordant
 pairs; past it, the same tail from `regularized_beta` (as precise, far faster)."""
-
-
-def check_confidence(confidence: float) -> float:
-    """`confidence` checked: a number strictly between 0 and 1 (ValueError otherwise)."""
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float))
-        or not 0.0 < confidence < 1.0
-    ):
-        raise ValueError(
-            f"the confidence level must be a number between 0 and 1 (exclusive), got "
-            f"{confidence!r}; write 0.95 for 95% intervals"
-        )
-    return float(confidence)
-
-
-def z_value(confidence: float = DEFAULT_CONFIDENCE) -> float:
-    """The two-sided normal quantile of `confidence`: 1.959964... for 0.95."""
-    from statistics import NormalDist  # imported when needed: it imports `random`, `decimal`
-
-    return NormalDist().inv_cdf(1.0 - (1.0 - check_confidence(confidence)) / 2.0)
-
-
-def _clip(low: float, high: float) -> Interval:
-    return (min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0))
-
-
-def wilson_interval(
-    successes: float, n: int, confidence: float = DEFAULT_CONFIDENCE
-) -> Interval | None:
-    """The Wilson score interval of `successes` out of `n` (None when n is 0). `successes`
-    may be a sum of scores in [0, 1] (a grader's mean score over results graded once)."""
-    if n <= 0:
-        return None
-    z = z_value(confidence)
-    z2 = z * z
-    rate = successes / n
-    denominator = 1.0 + z2 / n
-    center = (rate + z2 / (2.0 * n)) / denominator
-    half = z * math.sqrt(rate * (1.0 - rate) / n + z2 / (4.0 * n * n)) / denominator
-    return _clip(center - half, center + half)
-
-
-def clustered_se(clusters: Iterable[tuple[float, int]]) -> tuple[float, float, int] | None:
-    """The mean and its clustered standard error over `clusters`, each given as (sum of its
-    values, how many values): SE = sqrt(Σ_c (S_c - n_c · mean)²) / N, N = Σ n_c (no
-    small-sample correction). Returns (mean, SE, N); None when there is no value."""
-    listed = [(float(total), int(count)) for total, count in clusters if count > 0]
-    n = sum(count for _, count in listed)
-    if n == 0:
-        return None
-    mean = math.fsum(total for total, _ in listed) / n
-    spread = math.fsum((total - count * mean) ** 2 for total, count in listed)
-    return mean, math.sqrt(spread) / n, n
-
-
-def clustered_interval(
-    clusters: Iterable[tuple[float, int]], confidence: float = DEFAULT_CONFIDENCE
-) -> Interval | None:
-    """The mean ± z · clustered SE over `clusters` (see `clustered_se`), clipped to [0, 1];
-    None when there is no value."""
-    found = clustered_se(clusters)
-    if found is None:
-        return None
-    mean, se, _ = found
-    half = z_value(confidence) * se
-    return _clip(mean - half, mean + half)
 
 
 def _continued_fraction(a: float, b: float, x: float) -> float:
@@ -398,3 +324,42 @@ def paired_statistics(
             for name, scores in sorted(graders.items())
         },
     )
+
+
+def _p_text(p_value: float) -> str:
+    return "p < 0.001" if p_value < 0.001 else f"p = {p_value:.2g}"
+
+
+def verdict_line(
+    base_rate: float | None,
+    new_rate: float | None,
+    statistics: PairedStatistics,
+    *,
+    all_paired: bool = True,
+) -> str:
+    """A comparison in one line, as the console, Markdown and HTML say it: `pass rate 80.0% ->
+    74.5%: -5.5 points (95% CI -9.8 to -1.2), 16 regressed / 5 fixed, McNemar p = 0.027:
+    worse`. The rates are over each run's cases, the change, its interval and the test over
+    the cases in both: when, `all_paired` False, some case is in one run only, the line gives
+    the change of the rates, then the paired figures `over the N cases in both runs`."""
+    head = f"pass rate {percent(base_rate)} -> {percent(new_rate)}"
+    s = statistics
+    if s.pass_rate_change is None:
+        return f"{head}: no case in both runs to compare"
+    if not all_paired:
+        if base_rate is not None and new_rate is not None:
+            head += f" ({points(new_rate - base_rate)} points)"
+        noun = "case" if s.paired == 1 else "cases"
+        head += f"; over the {s.paired} {noun} in both runs"
+    parts = [f"{points(s.pass_rate_change)} points"]
+    interval = s.pass_rate_change_interval
+    if interval is not None:
+        low, high = interval
+        parts[0] += f" ({level_text(s.interval_level)} CI {points(low)} to {points(high)})"
+    parts.append(f"{s.regressed} regressed / {s.fixed} fixed")
+    if s.p_value is None:
+        parts.append("too few paired cases for a test")
+    else:
+        test = "McNemar" if s.test == "mcnemar-exact" else "paired t"
+        parts.append(f"{test} {_p_text(s.p_value)}")
+    return f"{head}: {', '.join(parts)}: {s.verdict}"

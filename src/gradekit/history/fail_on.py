@@ -8,7 +8,7 @@ from typing import Final
 import attrs
 
 from gradekit._errors import ConfigError
-from gradekit.report.statistics import DEFAULT_ALPHA, PairedStatistics
+from gradekit.history.statistics import DEFAULT_ALPHA, PairedStatistics
 
 __all__ = ["FAIL_ON_RULES", "FailOn", "parse_fail_on", "significant_regression"]
 
