@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit._exits import leave, refusing_exits, settle_streams
-from gradekit.cli_compare import add_compare_command
-from gradekit.cli_run import (
+from gradekit.cli.compare import add_compare_command
+from gradekit.cli.run import (
     EXIT_FAILED,
     EXIT_INVALID,
     EXIT_PASSED,
@@ -33,8 +33,8 @@ from gradekit.cli_run import (
     load,
     warn,
 )
-from gradekit.cli_run import run as _run
-from gradekit.cli_traces import add_traces_command
+from gradekit.cli.run import run as _run
+from gradekit.cli.traces import add_traces_command
 from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import first_signal, stopping_on
 

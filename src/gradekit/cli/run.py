@@ -16,19 +16,19 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
-from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
-from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of
-from gradekit.cli_gates import (
+from gradekit.cli.annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
+from gradekit.cli.attempts import ATTEMPT_OPTIONS, k_note
+from gradekit.cli.baseline import BASELINE_OPTIONS, baseline_of
+from gradekit.cli.gates import (
     GATE_OPTIONS,
     baseline_failures,
     fail_on_of,
     failed_gates,
     gates_given,
 )
-from gradekit.cli_reports import log_of, print_summaries, targets_of, write_all
-from gradekit.cli_select import SELECT_OPTIONS, selection_of
-from gradekit.cli_values import output_path, whole_number
+from gradekit.cli.reports import log_of, print_summaries, targets_of, write_all
+from gradekit.cli.options import SELECT_OPTIONS, selection_of
+from gradekit.cli.values import output_path, whole_number
 from gradekit.report._escaped import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 

@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, Invalid
+from gradekit.cli.run import EXIT_FAILED, EXIT_PASSED, Invalid
 
 __all__ = ["add_traces_command"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit.cli_values import input_path
+from gradekit.cli.values import input_path
 
 if TYPE_CHECKING:
     from gradekit.run.selection import Selection

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from gradekit.cli_values import fraction, whole_number
+from gradekit.cli.values import fraction, whole_number
 
 if TYPE_CHECKING:
     from gradekit.report.baseline import BaselineMarks
@@ -141,7 +141,7 @@ def baseline_failures(marks: BaselineMarks | None, rules: FailOn | None, out: IO
     """How many of `rules` (None: `regressions` alone, the default) the run breaks against
     its baseline; each broken one is printed on `out` (the regressed cases named, for
     `regressions`)."""
-    from gradekit.cli_baseline import regressions
+    from gradekit.cli.baseline import regressions
     from gradekit.report.compare import FailOn, significant_regression
 
     if marks is None:

@@ -4,7 +4,7 @@ BASE is a JSON report (`gradekit run -o`) or a results log (`--resume`), read be
 is graded (one that cannot be read exits 2). Every report then marks each case `new`, `fixed`,
 `regressed` or `unchanged` (`gradekit.report.baseline`) and gives the paired statistics, and a
 case that regressed fails the run (exit 1) even when the gates `--min-pass-rate` /
-`--max-errors` pass: the default rule of `--fail-on` (`gradekit.cli_gates`), which
+`--max-errors` pass: the default rule of `--fail-on` (`gradekit.cli.gates`), which
 `--fail-on significant-regression` replaces.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from gradekit.cli_values import input_path
+from gradekit.cli.values import input_path
 
 if TYPE_CHECKING:
     from gradekit.report.baseline import Baseline, BaselineMarks

@@ -65,7 +65,7 @@ def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, 
 def targets_of(args: argparse.Namespace, suite: Suite) -> tuple[list[tuple[str, str]], str | None]:
     """The reports asked, `(form, path)` each, and what clashes among them, the `--resume` log
     and the suite's own files (None when nothing does)."""
-    from gradekit.cli_paths import path_clash
+    from gradekit.cli.paths import path_clash
 
     wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
     targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
