@@ -11,8 +11,14 @@ import sys
 from typing import Any
 
 from gradekit.cli.gates import CONFIDENCE_OPTION
-from gradekit.cli.run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
-from gradekit.cli.values import fraction, output_path
+from gradekit.cli.options import (
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_UNWRITTEN,
+    Invalid,
+    fraction,
+    output_path,
+)
 
 __all__ = ["add_compare_command"]
 
