@@ -282,9 +282,12 @@ def _grade(
     baseline: Baseline | None = None,
 ) -> tuple[SuiteReport, list[WriteError]]:
     """Run the suite as the arguments say; the report, and the results log's write failure."""
-    from gradekit import run_suite
     from gradekit._errors import ConfigError, SelectionError, WriteError
     from gradekit._exits import after_graders
+    from gradekit.run.options import GraderDefaults, Outputs, Statistics
+    from gradekit.run.resume import ResultsLog
+    from gradekit.run.runner import run_suite
+    from gradekit.run.stream import CaseStream
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
@@ -292,6 +295,8 @@ def _grade(
         # needs no report object of the cases it only writes (see `Collection.encode`).
         log.on_resumed = advance
         log.on_recorded = progress.advance if progress.enabled else None
+    # The console lists the cases that did not pass: from the log when there is one.
+    failing = (lambda case: case.outcome != "pass") if keep and log is None else False
     folder = os.getcwd()  # where relative report paths lead, whatever a grader's os.chdir
     with progress, after_graders(folder):
         try:
@@ -299,20 +304,22 @@ def _grade(
                 suite,
                 jobs=args.jobs,
                 on_case=advance if log is None else None,
-                timeout=args.timeout,
-                isolation=args.isolation,
-                memory_limit_mb=args.memory_limit,
-                sandbox=args.sandbox,
-                executor=executor,
                 select=selection,
-                resume=log,
-                samples=not args.no_samples,
-                max_text=4096 if args.max_text is None else args.max_text,
-                k=args.k,
-                confidence=args.confidence,
-                # The console lists the cases that did not pass: from the log when there is one.
-                keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
-                baseline=baseline,
+                resume=log if isinstance(log, ResultsLog) else None,
+                executor=executor,
+                defaults=GraderDefaults(
+                    timeout=args.timeout,
+                    isolation=args.isolation,
+                    memory_limit_mb=args.memory_limit,
+                    sandbox=args.sandbox,
+                ),
+                outputs=Outputs(
+                    keep_cases=failing,
+                    samples=not args.no_samples,
+                    max_text=4096 if args.max_text is None else args.max_text,
+                    stream=log if isinstance(log, CaseStream) else None,
+                ),
+                statistics=Statistics(baseline=baseline, k=args.k, confidence=args.confidence),
             )
         except SelectionError as error:
             raise Invalid(f"gradekit: {error}") from error

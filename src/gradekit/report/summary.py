@@ -118,7 +118,7 @@ class Summary:
     the command line after the run, from gradekit.graders._judge.statistics()."""
     pass_at_k: PassAtK | None = None
     interval_level: float = DEFAULT_CONFIDENCE
-    """The level of every interval of the summary (`run_suite(confidence=...)`)."""
+    """The level of every interval of the summary (`Statistics(confidence=...)`)."""
 
     @property
     def pass_rate_interval(self) -> Interval | None:

@@ -87,14 +87,13 @@ class Collection:
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
 
-    def run(self, executor: Executor = "local", scheduler: str | None = None) -> SuiteReport:
+    def run(self, executor: Executor = "local") -> SuiteReport:
         """Grade the cases, here or with `executor` (see `run_suite`); the report in suite
         order (see `run_suite` for what it raises)."""
         started = time.perf_counter()
         collector = self.collector
         run: Execution = remote_run(
             executor,
-            scheduler,
             self.graded,
             self.settings,
             self.jobs,

@@ -1,6 +1,6 @@
 """Where a run grades: in this process (the default) or on a Dask cluster.
 
-`run_suite(executor=..., scheduler=...)` asks `remote_run` for the run's execution: None for
+`run_suite(executor=...)` asks `remote_run` for the run's execution: None for
 `local` (the runner's own loop thread grades), else a Dask run that sends batches of cases to
 a cluster (`gradekit.run.dask`). Both give the runner the same three calls, `start`,
 `deliver` and `stop`, so `on_case`, counting, selection and resume work the same whichever
@@ -46,7 +46,6 @@ class Execution(Protocol):
 
 def remote_run(
     executor: Executor | None,
-    scheduler: str | None,
     suite: Suite,
     settings: Settings,
     jobs: int,
@@ -62,19 +61,13 @@ def remote_run(
     graded when the cluster cannot be used.
     """
     if executor is None or executor == "local":
-        if scheduler is not None:
-            raise ValueError(
-                f"scheduler={scheduler!r} needs executor='dask'; the local executor has none"
-            )
         return None
     from gradekit.run.dask import DaskExecutor
 
     if executor == "dask":
-        executor = DaskExecutor(scheduler)
+        executor = DaskExecutor()
     elif not isinstance(executor, DaskExecutor):
         raise ValueError(
             f"executor must be 'local', 'dask' or a gradekit.DaskExecutor, got {executor!r}"
         )
-    elif scheduler is not None:
-        raise ValueError("give the scheduler to DaskExecutor(scheduler) or as scheduler=, not both")
     return executor.start_run(suite, settings, jobs, keep=keep, encode=encode)
