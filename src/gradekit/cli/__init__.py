@@ -8,7 +8,7 @@ command shares; `cli.gates` the gates, the baseline and GitHub's annotations; `c
 is `gradekit compare`.
 
 May import: every package of gradekit (run, suite, report, registry, the built-in kinds'
-run-wide services, testing) and the core modules; nothing imports `gradekit.cli`.
+run-wide services, testing) and the core modules; only `gradekit.__main__` imports it.
 """
 
 from __future__ import annotations
