@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import gradekit
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
@@ -58,7 +58,7 @@ def suite(graders: Sequence[GraderEntry], outputs: Sequence[str]) -> Suite:
 
 def timed_run(graders: Sequence[GraderEntry], outputs: Sequence[str], jobs: int = 2) -> float:
     started = time.perf_counter()
-    report = run_suite(suite(graders, outputs), jobs=jobs, keep_cases=False)
+    report = run_suite(suite(graders, outputs), jobs=jobs, outputs=Outputs(keep_cases=False))
     elapsed = time.perf_counter() - started
     if report.summary.passed != len(outputs):
         raise SystemExit(f"the benchmark's grades did not all pass: {report.summary}")

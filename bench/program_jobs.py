@@ -40,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import gradekit
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.process.bubblewrap import problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
@@ -86,7 +86,9 @@ def gradekit_side(outputs: Sequence[str], jobs: int, sandbox: str) -> float:
         entry = GraderEntry(grader=grader, kind="program", name="program")
         cases.append(Case(f"c{index}", (Turn(Sample(output=text), (entry,)),)))
     started = time.perf_counter()
-    report = run_suite(Suite("bench", lambda: iter(cases)), jobs=jobs, keep_cases=False)
+    report = run_suite(
+        Suite("bench", lambda: iter(cases)), jobs=jobs, outputs=Outputs(keep_cases=False)
+    )
     elapsed = time.perf_counter() - started
     if report.summary.passed != len(outputs):
         raise SystemExit(f"gradekit's grades did not all pass: {report.summary}")

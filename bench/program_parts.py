@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 
 import gradekit
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.process import limits
 from gradekit.process.commands import DEFAULT_MEMORY_LIMIT, run
 from gradekit.process.limits import launcher, limit_prefix
@@ -110,7 +110,7 @@ def sides(calls: int, argv: list[str]) -> dict[str, Callable[[], None]]:
             raise SystemExit(f"the grade failed: {result.message}")
 
     def graded_suite() -> None:
-        report = run_suite(suite, jobs=1, keep_cases=False)
+        report = run_suite(suite, jobs=1, outputs=Outputs(keep_cases=False))
         if report.summary.passed != calls:
             raise SystemExit(f"the run's grades did not all pass: {report.summary}")
 

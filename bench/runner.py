@@ -26,7 +26,7 @@ import time
 from _timing import paired_ratio
 
 import gradekit
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Case, Suite, Turn
@@ -66,7 +66,7 @@ def main() -> None:
         assert report.summary.cases == len(cases)
 
     def streamed() -> None:
-        report = run_suite(suite, keep_cases=False)
+        report = run_suite(suite, outputs=Outputs(keep_cases=False))
         assert report.summary.cases == len(cases)
 
     sides = {

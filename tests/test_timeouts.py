@@ -84,7 +84,7 @@ def test_run_suite_and_grade(tmp_path, value):
     path.write_text("graders: [{kind: equality}]\ncases: [{output: a, expected: a}]\n")
     suite = gradekit.load_suite(path)
     with pytest.raises(ConfigError, match="finite number of seconds > 0"):
-        gradekit.run_suite(suite, timeout=value)
+        gradekit.run_suite(suite, defaults=gradekit.GraderDefaults(timeout=value))
     with pytest.raises(ConfigError, match="finite number of seconds > 0"):
         gradekit.grade(Sample(output="a"), [gradekit.create("equality")], timeout=value)
 

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
+    from gradekit.run.options import GraderDefaults, Outputs, Statistics
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
     from gradekit.run.selection import Selection
@@ -59,8 +60,10 @@ __all__ = [
     "GradeResult",
     "GradekitError",
     "Grader",
+    "GraderDefaults",
     "InlineGrader",
     "OptionError",
+    "Outputs",
     "PatternTimeoutError",
     "PluginLoadError",
     "Problem",
@@ -69,6 +72,7 @@ __all__ = [
     "Sample",
     "Selection",
     "SelectionError",
+    "Statistics",
     "Suite",
     "SuiteReport",
     "ToolCall",
@@ -97,6 +101,9 @@ _LAZY = {
     "ResultsLog": "gradekit.run.resume",
     "Selection": "gradekit.run.selection",
     "DaskExecutor": "gradekit.run.dask",
+    "GraderDefaults": "gradekit.run.options",
+    "Outputs": "gradekit.run.options",
+    "Statistics": "gradekit.run.options",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

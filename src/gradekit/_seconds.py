@@ -1,7 +1,7 @@
 """The one rule for a timeout: a finite number of seconds > 0, at most a day.
 
 Every timeout gradekit takes goes through `seconds_problem` / `seconds`: a suite's and a grader
-entry's `timeout`, the `timeout` option of the process-running kinds, `run_suite(timeout=)`,
+entry's `timeout`, the `timeout` option of the process-running kinds, `GraderDefaults(timeout=)`,
 `grade(timeout=)`, a `GraderEntry` made in Python, and `--timeout`. NaN compares false with
 everything, so a check such as `value <= 0` lets it through and the timeout never fires; the
 upper bound keeps every clock and wait call gradekit makes within what it can represent.

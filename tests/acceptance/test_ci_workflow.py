@@ -17,7 +17,7 @@ import pytest
 import yaml
 from cli_support import REPO, Run
 
-from gradekit.cli import _parser
+from gradekit.cli.parser import _parser
 
 WORKFLOW = REPO / "examples" / "ci" / "github-workflow.yml"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cli_support import Run, gradekit_command
 
-from gradekit import load_suite, run_suite
+from gradekit import Statistics, load_suite, run_suite
 from gradekit.report.attempts import PassAtK, pass_at_k_of
 from gradekit.report.reading import read_run
 
@@ -162,7 +162,7 @@ def test_attempts_are_graded_and_reported_with_pass_at_k_in_every_report(
 
     # The API gives the same figures (its grader writes graded.log in the test's folder).
     monkeypatch.chdir(tmp_path)
-    api = run_suite(load_suite(tmp_path / "suite.yaml"), k=(1, 2, 5, 20))
+    api = run_suite(load_suite(tmp_path / "suite.yaml"), statistics=Statistics(k=(1, 2, 5, 20)))
     assert api.to_dict()["summary"]["pass_at_k"] == block
 
 

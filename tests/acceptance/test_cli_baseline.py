@@ -105,7 +105,9 @@ def test_a_baseline_that_cannot_be_read_exits_2_before_grading(
 
 def test_run_suite_takes_a_path_or_a_report_as_its_baseline(changed: Path) -> None:
     suite = gradekit.load_suite(changed / "suite.yaml")
-    from_path = gradekit.run_suite(suite, baseline=changed / "base.json")
+    from_path = gradekit.run_suite(
+        suite, statistics=gradekit.Statistics(baseline=changed / "base.json")
+    )
     assert from_path.baseline is not None
     assert {case.name: from_path.baseline.mark(case) for case in from_path.cases} == MARKS
     assert from_path.baseline.to_dict() == {**SUMMARY, "report": str(changed / "base.json")}
@@ -115,7 +117,11 @@ def test_run_suite_takes_a_path_or_a_report_as_its_baseline(changed: Path) -> No
     assert [case["baseline"] for case in data["cases"]] == list(MARKS.values())
     # A report object as the baseline: the same marks; no case kept, still counted.
     before = gradekit.report.reading.read_run(changed / "base.jsonl")
-    from_cases = gradekit.run_suite(suite, baseline=before, keep_cases=False)
+    from_cases = gradekit.run_suite(
+        suite,
+        outputs=gradekit.Outputs(keep_cases=False),
+        statistics=gradekit.Statistics(baseline=before),
+    )
     assert from_cases.baseline is not None
     assert from_cases.baseline.counts == from_path.baseline.counts
     assert gradekit.run_suite(suite).baseline is None
@@ -178,7 +184,10 @@ def test_run_suite_names_the_regressed_cases_in_suite_order(
     suite = gradekit.load_suite(slow_first / "suite.yaml")
     for keep_cases in (True, False):
         report = gradekit.run_suite(
-            suite, jobs=4, baseline=slow_first / "base.json", keep_cases=keep_cases
+            suite,
+            jobs=4,
+            outputs=gradekit.Outputs(keep_cases=keep_cases),
+            statistics=gradekit.Statistics(baseline=slow_first / "base.json"),
         )
         assert report.baseline is not None
         assert report.baseline.names["regressed"] == ("c0", "c1", "c2", "c3", "c4")

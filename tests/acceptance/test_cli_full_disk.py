@@ -95,7 +95,9 @@ def test_run_suite_stops_with_the_report_of_what_the_log_holds(write: Write, dis
     _big_suite(write)
     suite = gradekit.load_suite(str(disk.parent / "suite.yaml"))
     with pytest.raises(WriteError) as raised:
-        gradekit.run_suite(suite, resume=disk / "r.jsonl", keep_cases=True)
+        gradekit.run_suite(
+            suite, resume=disk / "r.jsonl", outputs=gradekit.Outputs(keep_cases=True)
+        )
     report = raised.value.report
     logged = _logged(disk / "r.jsonl")
     assert report.complete is False

@@ -173,10 +173,10 @@ def test_max_text_cuts_and_no_samples_leaves_them_out(
 def test_run_suite_samples_and_max_text(write: Write, tmp_path: Path) -> None:
     _suite(write)
     suite = gradekit.load_suite(tmp_path / "suite.yaml")
-    cut = gradekit.run_suite(suite, max_text=5).cases[0].to_dict()
+    cut = gradekit.run_suite(suite, outputs=gradekit.Outputs(max_text=5)).cases[0].to_dict()
     assert cut["turns"][0]["input"] == "Weath…[cut 12 more characters]"
     assert cut["metadata"] == {"ticket": 4411, "team": "suppo…[cut 2 more characters]"}
-    bare = gradekit.run_suite(suite, samples=False).cases[0].to_dict()
+    bare = gradekit.run_suite(suite, outputs=gradekit.Outputs(samples=False)).cases[0].to_dict()
     assert "input" not in bare["turns"][0] and "metadata" not in bare
 
 

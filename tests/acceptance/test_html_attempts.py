@@ -8,7 +8,7 @@ from pathlib import Path
 
 from chromium import Browser, chromium, file_url
 
-from gradekit import load_suite, run_suite
+from gradekit import Statistics, load_suite, run_suite
 from gradekit.report import write_html
 
 SUITE = """name: attempts
@@ -26,7 +26,7 @@ cases:
 def test_the_case_header_shows_the_pass_at_k_of_its_case(tmp_path: Path) -> None:
     chromium()
     (tmp_path / "suite.yaml").write_text(SUITE)
-    report = run_suite(load_suite(tmp_path / "suite.yaml"), k=(1, 2))
+    report = run_suite(load_suite(tmp_path / "suite.yaml"), statistics=Statistics(k=(1, 2)))
     page = tmp_path / "report.html"
     write_html(report, page)
     browser = Browser()

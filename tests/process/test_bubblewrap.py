@@ -16,7 +16,7 @@ import pytest
 from hostile_graders import needs_bwrap
 
 import gradekit
-from gradekit import ConfigError, Sample, load_suite, run_suite
+from gradekit import ConfigError, GraderDefaults, Sample, load_suite, run_suite
 from gradekit._errors import SandboxError
 from gradekit.process.bubblewrap import _probe
 
@@ -70,7 +70,8 @@ def test_which_sandbox_applies(tmp_path: Path) -> None:
     suite = load_suite(suite_file)
 
     def outcome(**options: str) -> dict[str, str]:
-        results = run_suite(suite, **options).cases[0].turns[0].results  # type: ignore[arg-type]
+        run = run_suite(suite, defaults=GraderDefaults(**options))  # type: ignore[arg-type]
+        results = run.cases[0].turns[0].results
         return {record.result.name: where(record.result) for record in results}
 
     # The entry's own, else the run's, else the suite's, else auto.
@@ -111,7 +112,7 @@ def test_bwrap_for_a_run_where_it_is_not_installed_grades_nothing(
         "cases: [{name: a, output: x, expected: x, graders: [{kind: equality}]}]\n"
     )
     with pytest.raises(SandboxError) as caught:
-        run_suite(load_suite(suite_file), sandbox="bwrap")
+        run_suite(load_suite(suite_file), defaults=GraderDefaults(sandbox="bwrap"))
     assert str(caught.value) == NOT_INSTALLED
     cli = subprocess.run(
         [str(Path(PY).parent / "gradekit"), "run", str(suite_file), "--sandbox", "bwrap"],

@@ -63,7 +63,7 @@ def test_common_keys_are_split_from_options(registry):
     assert entry.grader == Scored(name="s", score=0.3)
     assert (entry.kind, entry.name, entry.weight, entry.advisory) == ("scored", "s", 2.0, True)
     assert (entry.threshold, entry.timeout, entry.isolation) == (0.2, 5.0, "process")
-    assert entry.fail_on_error and entry.enabled
+    assert entry.fail_on_error
     assert entry.config == {"score": 0.3}
     assert entry.location == "suite.yaml:3:5"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit import load_suite, run_suite
+from gradekit import Outputs, Statistics, load_suite, run_suite
 from gradekit.history.compare import compare
 from gradekit.report.model import Summary
 
@@ -60,8 +60,13 @@ def test_summary_intervals_counted_as_the_run_goes_match_statsmodels(
     suite_path: Path, confidence: float
 ) -> None:
     suite = load_suite(suite_path)
-    kept = run_suite(suite, jobs=2, confidence=confidence)
-    counted = run_suite(suite, jobs=2, keep_cases=False, confidence=confidence)
+    kept = run_suite(suite, jobs=2, statistics=Statistics(confidence=confidence))
+    counted = run_suite(
+        suite,
+        jobs=2,
+        outputs=Outputs(keep_cases=False),
+        statistics=Statistics(confidence=confidence),
+    )
     # From the case reports, and counted without keeping them: the same.
     from_cases = Summary.of(kept.cases, confidence)
     for summary in (kept.summary, counted.summary, from_cases):
@@ -84,7 +89,7 @@ def test_summary_intervals_counted_as_the_run_goes_match_statsmodels(
 
 def test_run_suite_refuses_a_confidence_outside_0_1(suite_path: Path) -> None:
     with pytest.raises(ValueError, match="confidence level must be a number between 0 and 1"):
-        run_suite(load_suite(suite_path), confidence=1.0)
+        run_suite(load_suite(suite_path), statistics=Statistics(confidence=1.0))
 
 
 def write(tmp_path: Path, name: str, outputs: list[str]) -> Path:
@@ -98,7 +103,9 @@ def write(tmp_path: Path, name: str, outputs: list[str]) -> Path:
 def test_comparison_statistics_from_python(tmp_path: Path) -> None:
     base = run_suite(load_suite(write(tmp_path, "base.yaml", ["a"] * 30 + ["b"] * 10)))
     after = ["b"] * 8 + ["a"] * 22 + ["b"] * 9 + ["a"]  # 8 regressed, 1 fixed
-    new = run_suite(load_suite(write(tmp_path, "new.yaml", after)), baseline=base)
+    new = run_suite(
+        load_suite(write(tmp_path, "new.yaml", after)), statistics=Statistics(baseline=base)
+    )
     statistics = compare(base, new).statistics
     assert statistics is not None
     assert list(statistics.to_dict()) == [

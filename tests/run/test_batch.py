@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from runner_graders import Fixed, PooledScored, Scored, entry
 
-from gradekit import GradeResult, Sample
+from gradekit import GradeResult, Outputs, Sample
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.alike import GROUPS, entries_key
 from gradekit.run.runner import run_suite
@@ -73,7 +73,7 @@ def suite(kind, scores):
 @pytest.mark.parametrize("keep", [True, False])
 def test_more_distinct_turns_than_groups_are_each_decided_and_counted(keep):
     scores = [index / (4 * GROUPS) for index in range(4 * GROUPS)]
-    batched = run_suite(suite(Scored, scores), keep_cases=keep)
+    batched = run_suite(suite(Scored, scores), outputs=Outputs(keep_cases=keep))
     pooled = run_suite(suite(PooledScored, scores))
     expected, summary = pooled.summary.graders["scored"], batched.summary.graders["scored"]
     assert (summary.passed, summary.failed) == (expected.passed, expected.failed)

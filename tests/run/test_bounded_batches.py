@@ -84,7 +84,9 @@ def test_while_another_case_is_graded_bounded_batches_go_to_the_lane() -> None:
 
 
 def test_the_run_s_timeout_holds_for_a_bounded_grade_graded_on_the_loop() -> None:
-    report = gradekit.run_suite(_suite(BoundedSpin(seconds=0.05), 3), timeout=0.01)
+    report = gradekit.run_suite(
+        _suite(BoundedSpin(seconds=0.05), 3), defaults=gradekit.GraderDefaults(timeout=0.01)
+    )
 
     errors = [case.turns[0].results[0].result.error for case in report.cases]
     assert len(errors) == 3

@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
 
-from gradekit import Sample, ToolCall
+from gradekit import Outputs, Sample, ToolCall
 from gradekit.report import json_text
 from gradekit.report.json import write_json
 from gradekit.run.resume import ResultsLog
@@ -103,8 +104,8 @@ def test_counting_only_gives_the_summary_of_the_full_reports(spec, policy):
     suite = build(spec, policy, inline=True)
     full = run_suite(suite)
     streamed: list[Any] = []
-    on_case = run_suite(suite, keep_cases=False, on_case=streamed.append)
-    counted = run_suite(suite, keep_cases=False)
+    on_case = run_suite(suite, on_case=streamed.append, outputs=Outputs(keep_cases=False))
+    counted = run_suite(suite, outputs=Outputs(keep_cases=False))
     assert counted.cases == () and on_case.cases == ()
     assert counted.summary == full.summary == on_case.summary
     assert sorted(map(str, map(without_durations, (c.to_dict() for c in streamed)))) == sorted(
@@ -137,13 +138,13 @@ def test_the_streamed_json_report_and_the_logged_one_equal_the_kept_one(spec, po
         full = run_suite(suite, jobs=3)
         write_json(full, kept)
         with CaseStream(streamed, spool=True) as stream:
-            report = run_suite(suite, jobs=3, keep_cases=False, resume=stream)
+            report = run_suite(suite, jobs=3, outputs=Outputs(keep_cases=False, stream=stream))
             assert stream.write_json(report) == []
             assert [without_durations(c.to_dict()) for c in stream.cases()] == reports(full)
             failing = [c.name for c in full.cases if c.outcome != "pass"][:FAILING_KEPT]
             assert [c.name for c in stream.failing()] == failing
         with ResultsLog(Path(folder) / "results.jsonl") as log:
-            again = run_suite(suite, jobs=3, keep_cases=False, resume=log)
+            again = run_suite(suite, jobs=3, resume=log, outputs=Outputs(keep_cases=False))
             write_json(again, logged, log.case_texts())
         assert json_report(streamed) == json_report(kept) == json_report(logged)
 
@@ -236,20 +237,23 @@ def test_streamed_and_logged_reports_of_rich_cases_equal_the_kept_one(
 
 def check_rich_reports(data: Any, spec: Any, policy: Policy, cut: int | None) -> None:
     suite = data.draw(rich(spec, policy))
-    options: dict[str, Any] = {"samples": False} if cut is None else {"max_text": cut}
+    options = Outputs(samples=False) if cut is None else Outputs(max_text=cut)
     with tempfile.TemporaryDirectory() as folder:
         kept, streamed, logged = (Path(folder) / name for name in ("kept", "streamed", "log"))
-        full = run_suite(suite, jobs=3, **options)
+        full = run_suite(suite, jobs=3, outputs=options)
         write_json(full, kept)
         with CaseStream(streamed, spool=True) as stream:
-            report = run_suite(suite, jobs=3, keep_cases=False, resume=stream, **options)
+            streaming = attrs.evolve(options, keep_cases=False, stream=stream)
+            report = run_suite(suite, jobs=3, outputs=streaming)
             assert stream.write_json(report) == []
             assert [without_durations(c.to_dict()) for c in stream.cases()] == reports(full)
             failing = [c.name for c in full.cases if c.outcome != "pass"][:FAILING_KEPT]
             assert [c.name for c in stream.failing()] == failing
             assert report.summary == full.summary
         with ResultsLog(Path(folder) / "results.jsonl") as log:
-            again = run_suite(suite, jobs=3, keep_cases=False, resume=log, **options)
+            again = run_suite(
+                suite, jobs=3, resume=log, outputs=attrs.evolve(options, keep_cases=False)
+            )
             write_json(again, logged, log.case_texts())
             assert again.summary == full.summary
         assert json_report(streamed) == json_report(kept) == json_report(logged)

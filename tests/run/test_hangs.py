@@ -32,7 +32,7 @@ print(json.dumps({"seconds": time.monotonic() - started, "cancelled": hung_async
 
 HUNG_INLINE = """
 import json
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.suite.model import Case, Suite, Turn
 from gradekit.run.runner import run_suite
 from runner_graders import Fixed, InlineSpin, entry
@@ -41,7 +41,7 @@ cases = [Case(f"c{i}", (Turn(Sample(output="0", expected="0"), (entry(Fixed()),)
          for i in range(50)]
 hung = Turn(Sample(output="0", expected="0"), (entry(Fixed()), entry(InlineSpin(), timeout=1)))
 cases.insert(10, Case("hung", (hung,)))
-report = run_suite(Suite("s", lambda: iter(cases)), keep_cases=KEEP)
+report = run_suite(Suite("s", lambda: iter(cases)), outputs=Outputs(keep_cases=KEEP))
 print(json.dumps(report.to_dict()))
 """
 
@@ -78,7 +78,7 @@ def test_hung_graders_time_out_the_run_goes_on_and_the_process_exits_promptly():
 STUBBORN = """
 import json, time
 import gradekit
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from runner_graders import Fixed, Stubborn, entry, one_turn_suite
 from gradekit.run.runner import run_suite
 
@@ -143,11 +143,16 @@ HUNG_STREAMED = (
     )
     + """
 import os, tempfile
+from gradekit import GraderDefaults, Outputs
 from gradekit.run.stream import CaseStream
 path = os.path.join(tempfile.mkdtemp(), "report.json")
 with CaseStream(path, spool=False) as stream:
     suite = Suite("s", lambda: iter(cases))
-    report = run_suite(suite, keep_cases=False, resume=stream, timeout=1)
+    report = run_suite(
+        suite,
+        defaults=GraderDefaults(timeout=1),
+        outputs=Outputs(keep_cases=False, stream=stream),
+    )
     assert stream.write_json(report) == []
 print(open(path, encoding="utf-8").read())
 """

@@ -34,7 +34,7 @@ print(json.dumps({"complete": report.complete, "cases": [c.name for c in report.
 
 COUNTING = """
 import json
-from gradekit import Sample
+from gradekit import Outputs, Sample
 from gradekit.suite.model import Case, Suite, Turn
 from gradekit.run.runner import run_suite
 from runner_graders import Fixed, entry
@@ -47,7 +47,7 @@ def cases():
             print("running", flush=True)
         yield Case(f"c{index}", (Turn(Sample(output="0"), graders),))
 
-report = run_suite(Suite("s", cases), keep_cases=False)
+report = run_suite(Suite("s", cases), outputs=Outputs(keep_cases=False))
 print(json.dumps({"complete": report.complete, "summary": report.summary.to_dict()}), flush=True)
 """
 

@@ -9,6 +9,7 @@ import time
 
 from runner_graders import Crash, Echo, Exit, Hog, Pid, Sleep, entry, one_turn_suite
 
+from gradekit import GraderDefaults
 from gradekit.run.runner import run_suite
 from gradekit.suite.model import Suite
 
@@ -24,7 +25,7 @@ def test_exit_crash_and_memory_give_error_results_for_those_graders_only():
         entry(Hog(), isolation="process"),
         entry(Echo()),
     ]
-    report = run_suite(one_turn_suite(graders, ["0"]), memory_limit_mb=400)
+    report = run_suite(one_turn_suite(graders, ["0"]), defaults=GraderDefaults(memory_limit_mb=400))
     results = results_of(report)
     assert results["exit"].error == (
         "ChildProcessError: grader 'exit' ended its process with exit code 1 before returning "
@@ -53,7 +54,7 @@ def test_a_hung_child_is_killed_at_its_timeout():
 
 def test_run_wide_isolation_applies_where_the_entry_sets_none():
     graders = [entry(Pid(name="default")), entry(Pid(name="thread"), isolation="thread")]
-    report = run_suite(one_turn_suite(graders, ["0"]), isolation="process")
+    report = run_suite(one_turn_suite(graders, ["0"]), defaults=GraderDefaults(isolation="process"))
     results = results_of(report)
     assert results["default"].details["pid"] != os.getpid()
     assert results["thread"].details["pid"] == os.getpid()

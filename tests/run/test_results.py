@@ -8,7 +8,7 @@ import pytest
 from runner_graders import Cached, InlineCached, entry, one_turn_suite
 
 import gradekit
-from gradekit import GradeResult, Sample
+from gradekit import GradeResult, Outputs, Sample
 from gradekit.run.runner import run_suite
 
 CACHED = GradeResult("cached", "cached", True, 1.0, "from the cache")
@@ -28,7 +28,9 @@ def test_a_result_a_grader_returned_is_never_changed_and_durations_are_the_recor
 
 def test_a_run_that_only_counts_leaves_the_results_alone_too():
     grader = InlineCached()
-    report = run_suite(one_turn_suite([entry(grader)], ["0"] * 5), keep_cases=False)
+    report = run_suite(
+        one_turn_suite([entry(grader)], ["0"] * 5), outputs=Outputs(keep_cases=False)
+    )
     assert report.summary.passed == 5 and grader.result == CACHED
 
 

@@ -19,7 +19,7 @@ from runner_graders import (
 )
 
 import gradekit
-from gradekit import GradeResult, Sample
+from gradekit import GraderDefaults, GradeResult, Outputs, Sample, Statistics
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.loop import BATCH_SIZE
 from gradekit.run.runner import run_suite
@@ -44,7 +44,7 @@ def test_timeout_precedence(entry_timeout, run_timeout, suite_timeout, times_out
     suite = one_turn_suite(
         [entry(Sleep(seconds=0.6), timeout=entry_timeout)], ["0"], timeout=suite_timeout
     )
-    report = run_suite(suite, timeout=run_timeout)
+    report = run_suite(suite, defaults=GraderDefaults(timeout=run_timeout))
     result = results_of(report)["sleep"]
     assert (result.error is not None) is times_out
     if times_out:
@@ -186,7 +186,9 @@ def test_keep_cases_false_reads_cases_lazily_with_a_bounded_window():
         delivered += 1
         most_in_flight = max(most_in_flight, produced - delivered)
 
-    report = run_suite(Suite("s", cases), jobs=4, on_case=on_case, keep_cases=False)
+    report = run_suite(
+        Suite("s", cases), jobs=4, on_case=on_case, outputs=Outputs(keep_cases=False)
+    )
     assert report.cases == ()
     assert report.summary.cases == total and delivered == total
     assert report.summary.passed == (total + 1) // 2
@@ -198,7 +200,47 @@ def test_jobs_is_validated():
     with pytest.raises(ValueError, match=r"^jobs must be a whole number >= 1, got 0$"):
         run_suite(suite, jobs=0)
     with pytest.raises(ValueError, match=r"^isolation must be 'thread' or 'process', got 'x'$"):
-        run_suite(suite, isolation="x")
+        run_suite(suite, defaults=GraderDefaults(isolation="x"))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: GraderDefaults(memory_limit_mb=0), r"^memory_limit_mb must be > 0, got 0$"),
+        (lambda: GraderDefaults(sandbox="x"), r"^sandbox: expected one of 'auto', 'bwrap'"),
+        (lambda: Outputs(max_text=0), r"^max_text must be a whole number of bytes >= 1, got 0$"),
+        (lambda: Statistics(k=(0,)), r"^each k must be a whole number >= 1, got 0$"),
+        (lambda: Statistics(confidence=1.0), r"^the confidence level must be a number between"),
+    ],
+)
+def test_the_run_options_are_checked_when_made(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_the_run_options_read_as_given():
+    assert GraderDefaults(timeout=5).timeout == 5.0
+    assert Statistics(k=[1, 5]).k == (1, 5)
+    assert Outputs() == Outputs(keep_cases=True, samples=True, max_text=4096, stream=None)
+
+
+def test_run_suite_takes_at_most_eight_keyword_arguments():
+    import inspect
+
+    keywords = [
+        p for p in inspect.signature(run_suite).parameters.values() if p.kind is p.KEYWORD_ONLY
+    ]
+    assert len(keywords) <= 8
+
+
+def test_a_stream_and_a_results_log_are_not_given_together(tmp_path):
+    from gradekit.run.stream import CaseStream
+
+    suite = one_turn_suite([entry(Fixed())], ["0"])
+    refused = pytest.raises(ValueError, match=r"^give a results log \(resume=\) or a stream")
+    with CaseStream(str(tmp_path / "r.json"), spool=False) as stream, refused:
+        run_suite(suite, resume=tmp_path / "r.jsonl", outputs=Outputs(stream=stream))
+    assert not (tmp_path / "r.jsonl").exists()
 
 
 def test_on_case_errors_propagate():

@@ -118,7 +118,10 @@ def test_a_results_log_streams_the_run_back_without_holding_it(tmp_path):
     resumed = []
     with ResultsLog(path, on_resumed=lambda case: resumed.append(case.name)) as log:
         report = gradekit.run_suite(
-            suite_of(Recorder(), failing=(1, 6)), resume=log, keep_cases=False, jobs=3
+            suite_of(Recorder(), failing=(1, 6)),
+            resume=log,
+            jobs=3,
+            outputs=gradekit.Outputs(keep_cases=False),
         )
         assert report.cases == ()
         assert (report.summary.cases, report.summary.failed) == (10, 2)
@@ -141,8 +144,8 @@ def test_a_log_held_open_cannot_be_opened_again_until_closed(tmp_path):
 def test_keep_cases_may_keep_only_some_in_suite_order_with_an_exact_summary():
     report = gradekit.run_suite(
         suite_of(Recorder(), count=40, failing=(30, 2, 17)),
-        keep_cases=lambda case: case.outcome != "pass",
         jobs=8,
+        outputs=gradekit.Outputs(keep_cases=lambda case: case.outcome != "pass"),
     )
     assert names(report.cases) == ["c2", "c17", "c30"]
     assert (report.summary.cases, report.summary.failed) == (40, 3)

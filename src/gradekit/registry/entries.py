@@ -54,6 +54,7 @@ class GraderEntry:
     `timeout`, `isolation` and `sandbox` are None when the entry does not set them (the run's
     default applies). `config` keeps the kind's own options as written, so the grader can be
     created again in a child process. `location` is `file:line:column` of the entry, when known.
+    An entry written `enabled: false` is never built (`build_entry` returns None).
     """
 
     grader: Grader
@@ -64,7 +65,6 @@ class GraderEntry:
     threshold: float | None = None
     timeout: float | None = attrs.field(default=None, validator=_timeout)
     isolation: Isolation | None = None
-    enabled: bool = True
     fail_on_error: bool = False
     config: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=freeze)
     location: str | None = None

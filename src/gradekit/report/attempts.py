@@ -11,7 +11,7 @@ The means carry an interval (`mean_interval`): the mean over the groups ± z tim
 error of the groups' figures (each group one value: `gradekit.report.estimators`), for every
 k at which at least two groups are counted.
 
-Which k are shown: those asked for (`gradekit run --k 1,5,10`, `run_suite(k=...)`), else
+Which k are shown: those asked for (`gradekit run --k 1,5,10`, `Statistics(k=...)`), else
 `DEFAULT_KS` that are at most the largest n, and the largest n itself.
 """
 

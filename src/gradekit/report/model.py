@@ -189,7 +189,7 @@ class SuiteReport:
     stored_summary: Summary | None = None
     environment: Environment | None = None
     baseline: Marks | None = None
-    """Each case marked against a baseline run (`run_suite(baseline=...)`); None without one."""
+    """Each case marked against a baseline run (`Statistics(baseline=...)`); None without one."""
 
     @property
     def summary(self) -> Summary:

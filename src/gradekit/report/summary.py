@@ -121,7 +121,7 @@ class Summary:
     `run_suite` from the run context's judge figures (see gradekit._load_context)."""
     pass_at_k: PassAtK | None = None
     interval_level: float = DEFAULT_CONFIDENCE
-    """The level of every interval of the summary (`run_suite(confidence=...)`)."""
+    """The level of every interval of the summary (`Statistics(confidence=...)`)."""
 
     @property
     def pass_rate_interval(self) -> Interval | None:

@@ -1,6 +1,6 @@
 """Where a run grades: in this process (the default) or elsewhere, through a `Remote` executor.
 
-`run_suite(executor=..., scheduler=...)` turns its `executor` into a `Remote` (`dask`: a
+`run_suite(executor=...)` turns its `executor` into a `Remote` (`dask`: a
 `gradekit.DaskExecutor`) or None for `local` (the runner's own loop thread grades). A remote's
 `start_run` gives the run's `Execution`, with the same three calls, `start`, `deliver` and
 `stop`, as the local one, so `on_case`, counting, selection and resume work the same whichever

@@ -2,7 +2,7 @@
 
 `gradekit run -o report.json` without `--resume` needs every case once, in suite order, in
 its reports, and nothing after: no log to resume from. A `CaseStream` takes the place of the
-results log in such a run (`run_suite(suite, resume=stream)`): each finished case is encoded
+results log in such a run (`run_suite(suite, outputs=Outputs(stream=stream))`): each case is encoded
 once, put back in suite order (cases finish out of order, but never more than the run's
 window of cases in flight apart), and its text is written, a chunk at a time, straight into
 the JSON report's temporary file (`cases` first, the summary after, when it is known). Only

@@ -23,8 +23,10 @@ def test_a_dask_run_keeps_attempts_and_their_pass_at_k(client: Any, tmp_path: Pa
         "  - {name: add, expected: '4', attempts: ['4', '5', '4']}\n"
     )
     suite = gradekit.load_suite(tmp_path / "suite.yaml")
-    local = gradekit.run_suite(suite, k=(1, 2))
-    remote = gradekit.run_suite(suite, executor=DaskExecutor(client=client), k=(1, 2))
+    local = gradekit.run_suite(suite, statistics=gradekit.Statistics(k=(1, 2)))
+    remote = gradekit.run_suite(
+        suite, executor=DaskExecutor(client=client), statistics=gradekit.Statistics(k=(1, 2))
+    )
     cases = [case.to_dict() for case in remote.cases]
     assert [(case["name"], case.get("attempt")) for case in cases] == [
         ("add", 0),

@@ -189,17 +189,11 @@ def test_without_distributed_the_error_says_what_to_install() -> None:
     assert out.stdout.startswith("the dask executor needs the distributed package")
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"executor": "threads"}, "executor must be 'local', 'dask' or a gradekit.DaskExecutor"),
-        ({"scheduler": "tcp://h:1"}, "scheduler='tcp://h:1' needs executor='dask'"),
-    ],
-)
-def test_bad_executor_arguments_are_refused(kwargs: dict[str, Any], message: str) -> None:
+def test_a_bad_executor_is_refused() -> None:
     suite = Suite("s", lambda: iter(()))
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        gradekit.run_suite(suite, **kwargs)
+    message = r"executor must be 'local', 'dask' or a gradekit\.DaskExecutor"
+    with pytest.raises(ValueError, match=message):
+        gradekit.run_suite(suite, executor="threads")  # type: ignore[arg-type]
 
 
 def test_a_grade_result_from_a_worker_is_rebuilt_exactly() -> None:

@@ -38,6 +38,7 @@ from gradekit.run.dask._pack import (
     pack_reports,
     suite_folder,
 )
+from gradekit.run.options import GraderDefaults, Outputs
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text
 from gradekit.suite.model import Case, Policy
@@ -104,10 +105,8 @@ def grade_packed(spec: bytes, batch: bytes) -> PackedBatch | bytes:
     report = run_suite(
         attrs.evolve(built.suite, cases=batch_cases, case_count=len(cases)),
         jobs=built.jobs,
-        isolation=built.isolation,
-        memory_limit_mb=built.memory_limit_mb,
-        samples=built.max_text is not None,
-        max_text=built.max_text or 4096,
+        defaults=GraderDefaults(isolation=built.isolation, memory_limit_mb=built.memory_limit_mb),
+        outputs=Outputs(samples=built.max_text is not None, max_text=built.max_text or 4096),
     )
     return pack_batch(report.cases)
 

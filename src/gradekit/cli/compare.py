@@ -10,9 +10,15 @@ import argparse
 import sys
 from typing import Any
 
-from gradekit.cli_gates import CONFIDENCE_OPTION
-from gradekit.cli_run import EXIT_FAILED, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
-from gradekit.cli_values import fraction, output_path
+from gradekit.cli.gates import CONFIDENCE_OPTION
+from gradekit.cli.options import (
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_UNWRITTEN,
+    Invalid,
+    fraction,
+    output_path,
+)
 
 __all__ = ["add_compare_command"]
 

@@ -4,6 +4,11 @@ The steps the command adds to `run_suite`: report paths are checked before anyth
 (a bad one exits 2), the cases go straight to the reports as they end when `--resume` gives no
 log (`run.stream`), every report is attempted even when one cannot be written (exit 3), and
 the exit code says how the run ended (0, 1, 3, or 128 + the signal that stopped it).
+
+`log_of` chooses where finished cases are kept: the `--resume` log, or a `CaseStream` that
+writes them straight into the JSON report (and spools them for the other reports, or for
+GitHub's annotations), or nowhere. `write_all` writes every report asked for, each announced
+on stderr; `print_summaries` prints what the console shows after the run.
 """
 
 from __future__ import annotations
@@ -16,19 +21,33 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit.cli_annotations import ANNOTATION_OPTIONS, github_wanted, report_to_github
-from gradekit.cli_attempts import ATTEMPT_OPTIONS, k_note
-from gradekit.cli_baseline import BASELINE_OPTIONS, baseline_of
-from gradekit.cli_gates import (
+from gradekit.cli.gates import (
+    ANNOTATION_OPTIONS,
+    BASELINE_OPTIONS,
     GATE_OPTIONS,
     baseline_failures,
+    baseline_of,
     fail_on_of,
     failed_gates,
     gates_given,
+    github_wanted,
+    report_to_github,
 )
-from gradekit.cli_reports import log_of, print_summaries, targets_of, write_all
-from gradekit.cli_select import SELECT_OPTIONS, selection_of
-from gradekit.cli_values import output_path, whole_number
+from gradekit.cli.options import (
+    ATTEMPT_OPTIONS,
+    EXIT_FAILED,
+    EXIT_PASSED,
+    EXIT_UNWRITTEN,
+    SELECT_OPTIONS,
+    Invalid,
+    Option,
+    k_note,
+    output_path,
+    path_clash,
+    positive_seconds,
+    selection_of,
+    whole_number,
+)
 from gradekit.report.text import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
@@ -43,38 +62,17 @@ if TYPE_CHECKING:
     from gradekit.suite.model import Suite
 
 __all__ = [
-    "EXIT_FAILED",
-    "EXIT_INVALID",
-    "EXIT_PASSED",
-    "EXIT_UNWRITTEN",
     "RUN_OPTIONS",
-    "Invalid",
     "load",
+    "log_of",
+    "print_summaries",
     "run",
+    "targets_of",
     "warn",
+    "write_all",
 ]
 
-EXIT_PASSED: Final = 0
-EXIT_FAILED: Final = 1
-EXIT_INVALID: Final = 2
-EXIT_UNWRITTEN: Final = 3
-"""A report or the results log could not be written (every other report was)."""
-
-
-def _positive_float(text: str) -> float:
-    from gradekit._seconds import seconds_problem
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    problem = seconds_problem(value)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return value
-
-
-RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
+RUN_OPTIONS: Final[tuple[Option, ...]] = (
     (
         ("-o", "--output"),
         {"type": output_path, "metavar": "FILE", "help": "write the JSON report to FILE"},
@@ -120,7 +118,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--dask-timeout",),
         {
-            "type": _positive_float,
+            "type": positive_seconds,
             "metavar": "S",
             "help": "with --executor dask: end the run once the scheduler has had no worker for "
             "S seconds (default 300); the results log keeps every finished case",
@@ -129,7 +127,7 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     (
         ("--timeout",),
         {
-            "type": _positive_float,
+            "type": positive_seconds,
             "metavar": "S",
             "help": "default timeout of each grader, in seconds (a grader's own `timeout` wins)",
         },
@@ -188,14 +186,6 @@ RUN_OPTIONS: Final[tuple[tuple[tuple[str, ...], dict[str, Any]], ...]] = (
     *ATTEMPT_OPTIONS,
 )
 """The options of `gradekit run`, as argparse takes them (flags, keyword arguments)."""
-
-
-class Invalid(Exception):
-    """The suite or the command line cannot be used: `main` prints the lines and exits 2."""
-
-    def __init__(self, *lines: str) -> None:
-        super().__init__("\n".join(lines))
-        self.lines = lines
 
 
 def load(path: str, *, strict: bool = False) -> Suite:
@@ -294,9 +284,12 @@ def _grade(
     baseline: Baseline | None = None,
 ) -> tuple[SuiteReport, list[WriteError]]:
     """Run the suite as the arguments say; the report, and the results log's write failure."""
-    from gradekit import run_suite
     from gradekit._errors import ConfigError, SelectionError, WriteError
     from gradekit._exits import after_graders
+    from gradekit.run.options import GraderDefaults, Outputs, Statistics
+    from gradekit.run.resume import ResultsLog
+    from gradekit.run.runner import run_suite
+    from gradekit.run.stream import CaseStream
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
     if log is not None:
@@ -304,6 +297,8 @@ def _grade(
         # needs no report object of the cases it only writes (see `Collection.encode`).
         log.on_resumed = advance
         log.on_recorded = progress.advance if progress.enabled else None
+    # The console lists the cases that did not pass: from the log when there is one.
+    failing = (lambda case: case.outcome != "pass") if keep and log is None else False
     folder = os.getcwd()  # where relative report paths lead, whatever a grader's os.chdir
     with progress, after_graders(folder):
         try:
@@ -311,20 +306,22 @@ def _grade(
                 suite,
                 jobs=args.jobs,
                 on_case=advance if log is None else None,
-                timeout=args.timeout,
-                isolation=args.isolation,
-                memory_limit_mb=args.memory_limit,
-                sandbox=args.sandbox,
-                executor=executor,
                 select=selection,
-                resume=log,
-                samples=not args.no_samples,
-                max_text=4096 if args.max_text is None else args.max_text,
-                k=args.k,
-                confidence=args.confidence,
-                # The console lists the cases that did not pass: from the log when there is one.
-                keep_cases=(lambda case: case.outcome != "pass") if keep and log is None else False,
-                baseline=baseline,
+                resume=log if isinstance(log, ResultsLog) else None,
+                executor=executor,
+                defaults=GraderDefaults(
+                    timeout=args.timeout,
+                    isolation=args.isolation,
+                    memory_limit_mb=args.memory_limit,
+                    sandbox=args.sandbox,
+                ),
+                outputs=Outputs(
+                    keep_cases=failing,
+                    samples=not args.no_samples,
+                    max_text=4096 if args.max_text is None else args.max_text,
+                    stream=log if isinstance(log, CaseStream) else None,
+                ),
+                statistics=Statistics(baseline=baseline, k=args.k, confidence=args.confidence),
             )
         except SelectionError as error:
             raise Invalid(f"gradekit: {error}") from error
@@ -390,3 +387,83 @@ def _exit_code(final: SuiteReport, failures: list[WriteError], args: argparse.Na
         failed = failed_gates(args, final.summary, sys.stderr)
         return EXIT_FAILED if failed or broken else EXIT_PASSED
     return EXIT_PASSED if final.passed else EXIT_FAILED
+
+
+def write_all(
+    final: SuiteReport,
+    targets: list[tuple[str, str]],
+    log: ResultsLog | CaseStream | None,
+    *,
+    show: bool,
+) -> list[WriteError]:
+    """Every report asked for, each announced on stderr unless quiet; the failures."""
+    from gradekit.report.progress import ReportsProgress
+    from gradekit.report.writers import write_reports
+    from gradekit.run.stream import CaseStream
+
+    watch = ReportsProgress(sys.stderr).writing if show else None  # stderr as it is now
+    failures = []
+    if isinstance(log, CaseStream):  # the JSON report's cases were written as they ended
+        json_path = next((path for form, path in targets if form == "json"), None)
+        if json_path is not None and watch is not None:
+            with watch(json_path, final.summary.cases):
+                failures += log.write_json(final)
+        else:
+            failures += log.write_json(final)
+        targets = [(form, path) for form, path in targets if form != "json"]
+    return failures + write_reports(final, targets, log, watch=watch)
+
+
+def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, live: bool) -> None:
+    """The one-line summary on stderr (unless the live bar showed it), the summary with the
+    failing cases on stdout, and the judge's statistics."""
+    from gradekit.graders.prompt.shared import JudgeStatistics
+    from gradekit.report import terminal
+    from gradekit.report.console import one_line_summary, print_summary
+
+    if not live:
+        print(one_line_summary(final, colour=terminal.colour(sys.stderr)), file=sys.stderr)
+    print_summary(final, log.failing() if log is not None else iter(final.cases), sys.stdout)
+    if final.summary.judge is not None:  # the judge's line, when a judge ran
+        print(JudgeStatistics(**final.summary.judge).describe(), file=sys.stdout)
+
+
+def targets_of(args: argparse.Namespace, suite: Suite) -> tuple[list[tuple[str, str]], str | None]:
+    """The reports asked, `(form, path)` each, and what clashes among them, the `--resume` log
+    and the suite's own files (None when nothing does)."""
+    wanted = [("json", args.output), ("junit", args.junit), ("markdown", args.markdown)]
+    targets = [(form, path) for form, path in [*wanted, ("html", args.html)] if path]
+    flags = {"json": "-o", "junit": "--junit", "markdown": "--markdown", "html": "--html"}
+    outputs = [(flags[form], path) for form, path in targets]
+    outputs += [("--resume", args.resume)] if args.resume else []
+    inputs = [("the suite file", suite.path), ("the dataset", suite.dataset)]
+    return targets, path_clash(outputs, inputs)
+
+
+def log_of(
+    args: argparse.Namespace,
+    targets: list[tuple[str, str]],
+    stack: contextlib.ExitStack,
+    *,
+    github: bool,
+    progress: Progress,
+) -> ResultsLog | CaseStream | None:
+    """The `--resume` log; else, when reports (or GitHub's annotations and step summary) are
+    asked, the stream that writes the cases straight to them (spooled only when something
+    other than the JSON report needs them back)."""
+    from gradekit.run.resume import ResultsLog
+    from gradekit.run.stream import CaseStream
+
+    if args.resume:
+        log = stack.enter_context(ResultsLog(args.resume))
+        if progress.enabled and not progress.live:
+            # Reading a large log before the first case says so in lines (a live bar's clock
+            # shows the run is alive, and lines would tear it).
+            from gradekit.report.progress import ReportsProgress
+
+            log.watch = ReportsProgress().reading
+        return log
+    if targets or github:
+        others = github or any(form != "json" for form, _ in targets)
+        return stack.enter_context(CaseStream(args.output, spool=others))
+    return None

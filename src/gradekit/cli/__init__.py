@@ -1,0 +1,18 @@
+"""The `gradekit` command line: a thin layer over the Python API (`load_suite`, `run_suite`,
+the writers of `gradekit.report`) that parses the arguments, calls it and prints.
+
+`main` (the console script `gradekit`, and `python -m gradekit`) lives in `cli.parser`, with
+the parser and the small commands (validate, kinds, schema, check-pack, new-pack, traces);
+`cli.run` is `gradekit run`; `cli.options` the argument types and the case selection every
+command shares; `cli.gates` the gates, the baseline and GitHub's annotations; `cli.compare`
+is `gradekit compare`.
+
+May import: every package of gradekit (run, suite, report, registry, the built-in kinds'
+run-wide services, testing) and the core modules; only `gradekit.__main__` imports it.
+"""
+
+from __future__ import annotations
+
+from gradekit.cli.parser import main
+
+__all__ = ["main"]
