@@ -18,7 +18,7 @@ import attrs
 from gradekit import Sample
 from gradekit._frozen import thaw
 from gradekit._types import ToolCall, as_text
-from gradekit.graders._paths import walk, workspace_error
+from gradekit.graders._patterns import walk, workspace_error
 
 __all__ = ["INCLUDABLE", "FileLimits", "Includable", "Section", "sections"]
 
