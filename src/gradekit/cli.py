@@ -185,8 +185,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _kinds(args: argparse.Namespace) -> int:
-    from gradekit.registry.listing import kind_rows
-    from gradekit.registry.registry import default_registry
+    from gradekit.registry.registry import default_registry, kind_rows
 
     rows = kind_rows(default_registry, load=args.load)
     if args.json:
