@@ -169,7 +169,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from gradekit.suite.check import check_cases
+    from gradekit.suite.load import check_cases
 
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
