@@ -20,9 +20,9 @@ import sys
 from typing import TYPE_CHECKING, Final, TextIO
 
 if TYPE_CHECKING:
-    from gradekit.testing._engine import Outcome
+    from gradekit.testing._contract import Outcome
     from gradekit.testing._packs import PackKind
-    from gradekit.testing._violation import Violation
+    from gradekit.testing._subject import Violation
 
 __all__ = ["main"]
 
@@ -37,7 +37,7 @@ ENDS_THE_PROCESS: Final = "ends_the_process"
 def _check_kind(pack_kind: PackKind) -> tuple[list[Violation], int, int]:
     """(violations, rules checked, rules skipped) for one kind over all its examples."""
     from gradekit.registry.registry import Registry
-    from gradekit.testing._engine import contract_settings, run_rule
+    from gradekit.testing._contract import contract_settings, run_rule
 
     settings = contract_settings()
     outcomes: list[Outcome] = []
@@ -92,7 +92,7 @@ def _check_apart(pack_kind: PackKind, out: TextIO) -> tuple[list[str], int, int]
     if said and os.waitstatus_to_exitcode(status) == 0:
         texts, checked, skipped = json.loads(said)
         return texts, checked, skipped
-    from gradekit.testing._violation import Violation
+    from gradekit.testing._subject import Violation
 
     how = _ended(status)
     message = (
