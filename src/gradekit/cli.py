@@ -215,12 +215,12 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _check_pack(args: argparse.Namespace) -> int:
-    from gradekit.testing._check_pack import main as check_pack
+    from gradekit.testing.commands import check_pack
 
     return check_pack(args.dist, sys.stdout)
 
 
 def _new_pack(args: argparse.Namespace) -> int:
-    from gradekit.testing._scaffold import main as new_pack
+    from gradekit.testing.commands import new_pack
 
     return new_pack(args.name, args.dest, sys.stdout)
