@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.registry.builtin_kinds import BUILTIN_KINDS
+from gradekit.registry.plugins import BUILTIN_KINDS
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 

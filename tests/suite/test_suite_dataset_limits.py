@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gradekit.suite.load import load_suite
-from gradekit.suite.yaml_checks import MAX_DEPTH
+from gradekit.suite.located_yaml import MAX_DEPTH
 
 GOOD = json.dumps({"name": "good", "output": "1"})
 

@@ -39,7 +39,7 @@ def test_a_grader_that_raises_on_empty_text(pack_registry: Registry) -> None:
 
 
 def _shown(violation: Violation) -> str:
-    from gradekit.testing._violation import show
+    from gradekit.testing._subject import show
 
     return show(violation.example)
 

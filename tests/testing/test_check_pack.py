@@ -115,7 +115,7 @@ def test_gradekit_itself_keeps_its_own_contract() -> None:
 
 def test_a_kind_missing_inside_a_factory_gets_no_hint_about_examples() -> None:
     from gradekit import Registry, UnknownKindError
-    from gradekit.testing._engine import contract_settings, run_rule
+    from gradekit.testing._contract import contract_settings, run_rule
     from gradekit.testing._packs import PackKind
 
     def wrapper(name: str, config: object) -> object:

@@ -11,8 +11,8 @@ import attrs
 
 from gradekit import Sample, ToolCall
 from gradekit.testing import Violation
-from gradekit.testing._violation import show
-from gradekit.testing._wrong_types import wrong_values
+from gradekit.testing._rules import wrong_values
+from gradekit.testing._subject import show
 
 SEARCHES = """
 import time

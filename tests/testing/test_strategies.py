@@ -23,7 +23,7 @@ from gradekit.testing import (
     texts,
     tool_calls,
 )
-from gradekit.testing._text import HUGE_TEXT_SIZE
+from gradekit.testing._strategies import HUGE_TEXT_SIZE
 
 # hypothesis warns when it writes out a found example of 100,000 characters.
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")

@@ -163,7 +163,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from gradekit.suite.check import check_cases
+    from gradekit.suite.load import check_cases
 
     suite = load(args.suite, strict=args.strict)
     shown = len(suite.warnings)
@@ -179,8 +179,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _kinds(args: argparse.Namespace) -> int:
-    from gradekit.registry.listing import kind_rows
-    from gradekit.registry.registry import default_registry
+    from gradekit.registry.registry import default_registry, kind_rows
 
     rows = kind_rows(default_registry, load=args.load)
     if args.json:
@@ -210,13 +209,13 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _check_pack(args: argparse.Namespace) -> int:
-    from gradekit.testing._check_pack import main as check_pack
+    from gradekit.testing.commands import check_pack
 
     return check_pack(args.dist, sys.stdout)
 
 
 def _new_pack(args: argparse.Namespace) -> int:
-    from gradekit.testing._scaffold import main as new_pack
+    from gradekit.testing.commands import new_pack
 
     return new_pack(args.name, args.dest, sys.stdout)
 

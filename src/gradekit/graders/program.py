@@ -15,8 +15,7 @@ from gradekit._errors import OptionError, SandboxError
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
-from gradekit.graders._paths import workspace_error
-from gradekit.graders._pattern import Pattern
+from gradekit.graders._patterns import Pattern, workspace_error
 from gradekit.process.commands import ProcessResult
 from gradekit.process.options import SandboxOptions, tail
 

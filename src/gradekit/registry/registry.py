@@ -1,14 +1,17 @@
 """The registry: kind names to factories, from `register` calls and from entry points.
 
 Names without a dot are gradekit's own kinds: they resolve from gradekit's table of its entry
-points (`_builtin_kinds`) without reading any installed metadata, and another distribution's
-entry point with such a name is refused (its module is never imported). Other entry points
-(group `gradekit.graders`, name = kind, value = `module:factory`) are scanned once per
-registry, reading metadata only, when a dotted kind or the full list is first needed; a kind's
-module is imported the first time that kind is created. A plugin that fails to load fails only
-its own kinds. Two different sources for one kind are never resolved silently: using that kind
-raises DuplicateKindError naming both. Code may `register` any valid name, dotted or not: it
-is the user's own process.
+points (`gradekit.registry.plugins.BUILTIN_KINDS`) without reading any installed metadata, and
+another distribution's entry point with such a name is refused (its module is never imported).
+Other entry points (group `gradekit.graders`, name = kind, value = `module:factory`) are
+scanned once per registry, reading metadata only, when a dotted kind or the full list is first
+needed; a kind's module is imported the first time that kind is created. A plugin that fails to
+load fails only its own kinds. Two different sources for one kind are never resolved silently:
+using that kind raises DuplicateKindError naming both. Code may `register` any valid name,
+dotted or not: it is the user's own process.
+
+Also the rows of `gradekit kinds` (`kind_rows`): every kind a registry knows, with where it
+comes from and whether it can be used.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from gradekit._errors import (
 from gradekit._hints import close_matches
 from gradekit._types import Grader, error_text
 from gradekit.registry.abilities import options_class_of
-from gradekit.registry.builtin_kinds import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN
 from gradekit.registry.options import structure_options
+from gradekit.registry.plugins import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN, scan
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -41,7 +44,9 @@ __all__ = [
     "KindInfo",
     "Registry",
     "creating_registry",
+    "kind_rows",
 ]
+
 
 ENTRY_POINT_GROUP: Final = "gradekit.graders"
 
@@ -140,8 +145,6 @@ class Registry:
                 return self._plugins
             plugins: dict[str, list[_Source]] = {}
             if self._use_entry_points:
-                from gradekit.registry.plugins import scan
-
                 found = scan(self._group, own=BUILTIN_DISTRIBUTION if self._builtins else None)
                 for builtin in self._builtins.values():
                     builtin.version = found.own_version or "?"
@@ -352,3 +355,23 @@ def create(kind: str, name: str | None = None, config: Mapping[str, Any] | None 
 def kinds() -> list[str]:
     """Every kind the default registry knows, sorted."""
     return default_registry.kinds()
+
+
+def kind_rows(registry: Registry, *, load: bool = False) -> list[dict[str, Any]]:
+    """One row per kind and source (sorted): `kind`, `distribution`, `version`, `entry_point`,
+    and `error` (None for a kind not known to be unusable, else why it cannot be used, on the
+    row of the source at fault).
+
+    Read from installed metadata only, so listing runs no plugin's code (a name refused, two
+    distributions declaring one kind are found there); `load` imports every plugin's kind
+    to find the ones that fail to load too. gradekit's own need nothing to load."""
+    return [
+        {
+            "kind": info.kind,
+            "distribution": info.distribution,
+            "version": info.version,
+            "entry_point": info.value,
+            "error": info.error,
+        }
+        for info in registry.describe(load=load)
+    ]

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
-from gradekit.registry.builtin_kinds import BUILTIN_DISTRIBUTION, BUILTIN_KINDS
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.plugins import BUILTIN_DISTRIBUTION, BUILTIN_KINDS
 from gradekit.registry.registry import Registry, default_registry
 from gradekit.report.environment import (
     Environment,

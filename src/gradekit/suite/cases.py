@@ -29,9 +29,10 @@ from gradekit.suite.parse import (
     build_entries,
     describe,
     parse_policy,
+    parse_tags,
     parse_tool_calls,
+    with_tags,
 )
-from gradekit.suite.tags import parse_tags, with_tags
 from gradekit.suite.transcript import transcript_turns
 
 __all__ = ["CASE_FIELDS", "CaseBuilder", "case_name"]

@@ -20,9 +20,8 @@ import attrs
 from gradekit._errors import ConfigError, Problem, format_path
 from gradekit._peers import PeerWarnings
 from gradekit.registry.entries import GraderEntry
-from gradekit.suite.attempt_index import DatasetAttempts
 from gradekit.suite.cases import CaseBuilder, case_name
-from gradekit.suite.jsonline import LineError, parse_line
+from gradekit.suite.jsonline import DatasetAttempts, LineError, parse_line
 from gradekit.suite.model import Case
 from gradekit.suite.parse import EntryMaker, KeyPath, describe
 from gradekit.suite.quick_case import quick_case

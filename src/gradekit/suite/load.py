@@ -4,6 +4,11 @@ Every problem in the file is collected and raised at once as one ConfigError who
 print as `suite.yaml:14:9: cases[2].graders[0]: unknown option ...`: position of the offending
 YAML node, then the path to it.
 Dataset lines are checked as they stream: a bad line becomes an errored case, not a load error.
+
+Also owns the suite file's own keys (`TOP_LEVEL_KEYS`, and the plain ones read at the top:
+`name`, `description`, `timeout`, `sandbox`, each problem added to the loader's list), and
+`check_cases`: a loaded suite's cases read without grading them, what `gradekit validate`
+reports.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import ConfigError, Problem
+from gradekit._hints import did_you_mean
 from gradekit._load_context import place as at_place
 from gradekit._load_context import suite_dir
-from gradekit._peers import PeerWarnings
+from gradekit._peers import PeerWarnings, peer_field
+from gradekit._seconds import seconds_problem, yaml_seconds
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.suite.attempts import build_with_attempts
@@ -28,18 +35,83 @@ from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, survey
 from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite
-from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy
-from gradekit.suite.tags import parse_tags
-from gradekit.suite.top_keys import (
-    TOP_LEVEL_KEYS,
-    check_keys,
-    sandbox_key,
-    text_key,
-    timeout_key,
-)
+from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy, parse_tags
 from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
-__all__ = ["TOP_LEVEL_KEYS", "load_suite"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TOP_LEVEL_KEYS",
+    "CaseCheck",
+    "check_cases",
+    "check_keys",
+    "load_suite",
+    "sandbox_key",
+    "text_key",
+    "timeout_key",
+]
+
+
+TOP_LEVEL_KEYS: Final = (
+    "name",
+    "description",
+    "policy",
+    "threshold",
+    "timeout",
+    "graders",
+    "cases",
+    "dataset",
+    "traces",
+    "sandbox",
+    "tags",
+)
+DEFAULT_TIMEOUT: Final = 60.0
+"""The suite's grader timeout in seconds when it sets none."""
+
+
+def check_keys(data: Mapping[str, Any], problems: list[Problem]) -> None:
+    """Unknown top-level keys are errors (with a did-you-mean)."""
+    for key in data:
+        if key in TOP_LEVEL_KEYS:
+            continue
+        hint = did_you_mean(str(key), TOP_LEVEL_KEYS)
+        peer = peer_field(key)
+        suffix = f" ({hint})" if hint else f" (did you mean '{peer}'?)" if peer else ""
+        message = f"unknown top-level key '{key}'{suffix}; a suite has " + ", ".join(TOP_LEVEL_KEYS)
+        problems.append(Problem((key,), message, key=True))
+
+
+def text_key(
+    data: Mapping[str, Any], key: str, default: str | None, problems: list[Problem]
+) -> str | None:
+    """A string-valued top-level key."""
+    value = data.get(key, default)
+    if value is not None and not isinstance(value, str):
+        problems.append(Problem((key,), f"expected a string, got {describe(value)}"))
+        return default
+    return value
+
+
+def timeout_key(data: Mapping[str, Any], problems: list[Problem]) -> float:
+    """The suite's default grader timeout in seconds."""
+    value = yaml_seconds(data.get("timeout", DEFAULT_TIMEOUT))
+    problem = seconds_problem(value)
+    if problem is not None:
+        problems.append(Problem(("timeout",), problem))
+        return DEFAULT_TIMEOUT
+    return float(value)
+
+
+def sandbox_key(data: Mapping[str, Any], problems: list[Problem]) -> str | None:
+    """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
+    from gradekit.process.bubblewrap import check_mode, requested_problem
+
+    value = data.get("sandbox")
+    problem = check_mode(value) or requested_problem(value)
+    if problem is not None:
+        problems.append(Problem(("sandbox",), problem))
+        return None
+    return value
+
 
 MAX_REPEATED: Final = 20
 """At most this many dataset lines repeating a case's name are listed (the rest counted)."""
@@ -357,3 +429,23 @@ class _Loader:
             placed,
             source=self.source,
         )
+
+
+@attrs.frozen
+class CaseCheck:
+    """How many cases a suite has, and the problem of each case that could not be loaded
+    (a malformed dataset line: `data.jsonl:2: invalid JSON: ...`)."""
+
+    cases: int
+    problems: tuple[str, ...]
+
+
+def check_cases(suite: Suite) -> CaseCheck:
+    """Read every case of `suite` (its dataset streamed) and collect the problems."""
+    cases = 0
+    problems: list[str] = []
+    for case in suite.cases():
+        cases += 1
+        if case.error is not None:
+            problems.append(case.error)
+    return CaseCheck(cases, tuple(problems))

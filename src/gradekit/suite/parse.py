@@ -1,4 +1,9 @@
-"""Parsers of the small values a suite file is made of: policies, grader entry lists, tool calls.
+"""Parsers of the small values a suite file is made of: policies, grader entry lists, tool
+calls, and `tags:` (`parse_tags`, `with_tags`).
+
+Tags, of a case and of the suite, are a list of strings, the suite's added to every case's:
+what `--select tag:NAME` reads (see `gradekit.suite.selection`) and what the reports show
+beside each case; they are not metadata, and graders do not see them.
 
 Each appends every problem it finds (with its path from the suite's root) and returns what it
 could build, so one pass over a file reports everything at once.
@@ -24,8 +29,11 @@ __all__ = [
     "describe",
     "json_error",
     "parse_policy",
+    "parse_tags",
     "parse_tool_calls",
+    "with_tags",
 ]
+
 
 KeyPath = tuple[Any, ...]
 EntryMaker = Callable[[Any, KeyPath], "GraderEntry | None"]
@@ -185,3 +193,35 @@ def parse_tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tupl
         if len(problems) == before and isinstance(name, str):
             calls.append(ToolCall(name, arguments or {}, raw.get("result"), error, turn))
     return tuple(calls)
+
+
+def parse_tags(value: Any, path: KeyPath, problems: list[Problem]) -> tuple[str, ...]:
+    """The tags `value` (found at `path`) gives, in order without repeats; a value that is
+    not a list of non-empty strings is a problem (and gives no tags)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(
+            Problem(
+                path,
+                f"expected a list of tags (strings), got {describe(value)}; "
+                "write tags: [smoke, slow]",
+            )
+        )
+        return ()
+    for index, tag in enumerate(value):
+        if not (isinstance(tag, str) and tag.strip()):
+            problems.append(
+                Problem((*path, index), f"a tag is a non-empty string, got {describe(tag)}")
+            )
+            return ()
+    return tuple(dict.fromkeys(value))
+
+
+def with_tags(first: tuple[str, ...], then: tuple[str, ...]) -> tuple[str, ...]:
+    """`first` then the tags of `then` not in it (the suite's tags, then the case's own)."""
+    if not first:
+        return then
+    if not then:
+        return first
+    return tuple(dict.fromkeys((*first, *then)))

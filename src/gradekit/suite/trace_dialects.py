@@ -2,7 +2,9 @@
 instrumentations write, and the trace's figures (`metadata.trace`).
 
 The transcript rules of `gradekit.suite.transcript` then make the turns: this module only
-rebuilds messages, it assembles no turn.
+rebuilds messages, it assembles no turn. Every dialect builds its Chat messages from
+flattened attributes made nested again (`unflatten`) and tool calls in Chat's form
+(`chat_call`).
 
 Dialects read, on each model-call span:
 
@@ -15,9 +17,12 @@ Dialects read, on each model-call span:
   `gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), as span events or log
   records (OpenLLMetry with `use_attributes=False` writes these);
 - OpenLLMetry's indexed attributes (before its 0.60): `gen_ai.prompt.N.*` and
-  `gen_ai.completion.N.*` (`role`, `content`, `tool_call_id`, `tool_calls.K.*`);
-- OpenInference: `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*`
-  (`role`, `content` or `contents`, `tool_calls.K.tool_call.*`, `tool_call_id`).
+  `gen_ai.completion.N.*` (`role`, `content`: text, or a list of parts as JSON text;
+  `tool_call_id` on tool messages, `tool_calls.K.id` / `.name` / `.arguments` on the
+  assistant's; a completion carries `refusal` in place of `content` when the model refused);
+- OpenInference, the flattened attributes Arize Phoenix's instrumentations write:
+  `llm.input_messages.N.message.*` and `llm.output_messages.N.message.*` (`role`, `content` or
+  `contents`, `tool_calls.K.tool_call.*`, `tool_call_id`).
 
 An agent sends the whole conversation so far on each model call, so the conversation is the
 input of the last model call (the one that ends last) followed by its output. A tool call no
@@ -28,14 +33,228 @@ message answers takes its result from the tool span that executed it (`execute_t
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Final
 
-from gradekit.suite.trace_chat import chat_call
-from gradekit.suite.trace_openinference import OI_INPUT, OI_OUTPUT, openinference_messages
-from gradekit.suite.trace_openllmetry import indexed_messages, is_indexed
 from gradekit.suite.traces import DialectError, Span, Trace
 
-__all__ = ["LOOKED_FOR", "DialectError", "conversation", "figures"]
+__all__ = [
+    "LL_COMPLETION",
+    "LL_PROMPT",
+    "LOOKED_FOR",
+    "OI_INPUT",
+    "OI_OUTPUT",
+    "DialectError",
+    "chat_call",
+    "conversation",
+    "figures",
+    "indexed_messages",
+    "is_indexed",
+    "openinference_messages",
+    "unflatten",
+]
+
+
+def chat_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """A tool call as an OpenAI Chat message holds it: `arguments` kept when they are JSON
+    text already, else written as JSON (no arguments: `{}`)."""
+    if not isinstance(arguments, str):
+        arguments = json.dumps({} if arguments is None else arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def unflatten(attributes: Mapping[str, Any], prefix: str) -> list[Any]:
+    """`prefix.0.message.role`-style attributes as a list of nested dicts (lists where all
+    keys of a level are indices)."""
+    root: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if not key.startswith(prefix):
+            continue
+        node = root
+        steps = key[len(prefix) :].split(".")
+        for step in steps[:-1]:
+            node = node.setdefault(step, {})
+            if not isinstance(node, dict):
+                raise DialectError(f"{key} is under a value: {value!r:.80}")
+        node[steps[-1]] = value
+    return [_listed(root[index]) for index in sorted(root, key=_index)]
+
+
+def _index(step: str) -> int:
+    if not step.isdigit():
+        raise DialectError(f"'{step}' where a message index was expected")
+    return int(step)
+
+
+def _listed(node: Any) -> Any:
+    """Dicts whose keys are all indices become lists."""
+    if not isinstance(node, dict):
+        return node
+    if node and all(key.isdigit() for key in node):
+        return [_listed(node[key]) for key in sorted(node, key=int)]
+    return {key: _listed(value) for key, value in node.items()}
+
+
+OI_INPUT: Final = "llm.input_messages."
+OI_OUTPUT: Final = "llm.output_messages."
+
+
+def openinference_messages(span: Span) -> list[dict[str, Any]]:
+    """The span's OpenInference messages (input, then output) as Chat messages."""
+    messages: list[dict[str, Any]] = []
+    for prefix in (OI_INPUT, OI_OUTPUT):
+        for index, item in enumerate(unflatten(span.attributes, prefix)):
+            where = f"{prefix}{index}"
+            message = item.get("message") if isinstance(item, dict) else None
+            if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+                raise DialectError(f"{where}.message has no role: {item!r:.80}")
+            chat: dict[str, Any] = {"role": message["role"]}
+            calls = [
+                _oi_call(call, f"{where}.message.tool_calls")
+                for call in message.get("tool_calls") or []
+            ]
+            content = message.get("content")
+            if content is None and "contents" in message:
+                content = _oi_contents(message["contents"], f"{where}.message.contents", calls)
+            chat["content"] = content
+            if calls:
+                chat["tool_calls"] = calls
+            if "tool_call_id" in message:
+                chat["tool_call_id"] = message["tool_call_id"]
+            messages.append(chat)
+    return messages
+
+
+def _oi_call(call: Any, where: str) -> dict[str, Any]:
+    """An OpenInference `tool_call` (under `tool_calls.K` or a `tool_use` content) as Chat's."""
+    inner = call.get("tool_call") if isinstance(call, dict) else None
+    if not isinstance(inner, dict):
+        raise DialectError(f"{where}: a tool call gradekit does not read: {call!r:.80}")
+    function = inner.get("function") or {}
+    return chat_call(inner.get("id"), function.get("name"), function.get("arguments"))
+
+
+def _oi_contents(contents: Any, where: str, calls: list[dict[str, Any]]) -> str | None:
+    """The text of OpenInference `contents`; a `tool_use` content (the Anthropic
+    instrumentation writes each call there and under `tool_calls`) joins `calls` once."""
+    texts = []
+    for item in contents if isinstance(contents, list) else []:
+        part = item.get("message_content") if isinstance(item, dict) else None
+        if not isinstance(part, dict):
+            raise DialectError(f"{where}: not read: {item!r:.80}")
+        if part.get("type") == "text":
+            texts.append(str(part.get("text", "")))
+        elif part.get("type") == "tool_use":
+            call = _oi_call(item, where)
+            if all(known["id"] != call["id"] for known in calls):
+                calls.append(call)
+        elif part.get("type") != "image":
+            raise DialectError(f"{where}: a content gradekit does not read: {part!r:.80}")
+    return "\n".join(texts) if texts else None
+
+
+LL_PROMPT: Final = "gen_ai.prompt."
+LL_COMPLETION: Final = "gen_ai.completion."
+
+
+def is_indexed(attributes: Mapping[str, Any]) -> bool:
+    """Whether the span's attributes hold OpenLLMetry's indexed messages."""
+    return any(
+        key.startswith((LL_PROMPT, LL_COMPLETION)) and key.split(".", 3)[2].isdigit()
+        for key in attributes
+    )
+
+
+def indexed_messages(span: Span) -> list[dict[str, Any]]:
+    """The span's prompt messages, then its completions, as Chat messages."""
+    messages: list[dict[str, Any]] = []
+    for prefix in (LL_PROMPT, LL_COMPLETION):
+        for index, item in enumerate(unflatten(span.attributes, prefix)):
+            messages.extend(_message(item, f"{prefix}{index}"))
+    return messages
+
+
+def _message(item: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(item, dict) or not isinstance(item.get("role"), str):
+        raise DialectError(f"{where}.role is missing: {item!r:.80}")
+    role = item["role"]
+    calls = [_call(call, f"{where}.tool_calls.{k}") for k, call in enumerate(_tool_calls_of(item))]
+    content = item.get("content", item.get("refusal"))
+    results: list[dict[str, Any]] = []
+    parts = _parts(content)
+    if parts is not None:
+        content = _read_parts(parts, f"{where}.content", calls, results)
+    elif content is not None and not isinstance(content, str):
+        raise DialectError(f"{where}.content is not text: {content!r:.80}")
+    chat: dict[str, Any] = {"role": role, "content": content}
+    if calls:
+        chat["tool_calls"] = calls
+    if "tool_call_id" in item:
+        chat["tool_call_id"] = item["tool_call_id"]
+    # A user message holding only tool results (Anthropic's form) is those results.
+    return results if results and content is None and not calls else [chat, *results]
+
+
+def _tool_calls_of(item: dict[str, Any]) -> list[Any]:
+    calls = item.get("tool_calls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise DialectError(f"tool_calls is not indexed: {calls!r:.80}")
+    return calls
+
+
+def _call(call: Any, where: str) -> dict[str, Any]:
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        raise DialectError(f"{where}: a tool call without a name: {call!r:.80}")
+    return chat_call(call.get("id"), call["name"], call.get("arguments"))
+
+
+def _parts(content: Any) -> list[dict[str, Any]] | None:
+    """Content that was a list of parts (written as JSON text), else None: text that only
+    looks like JSON stays text."""
+    if isinstance(content, str) and content.startswith("["):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return None
+    if isinstance(content, list) and all(
+        isinstance(part, dict) and isinstance(part.get("type"), str) for part in content
+    ):
+        return content
+    return None
+
+
+def _read_parts(
+    parts: list[dict[str, Any]],
+    where: str,
+    calls: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+) -> str | None:
+    """The text of Chat parts or Anthropic blocks; `tool_use` blocks join `calls`,
+    `tool_result` blocks `results` (as tool messages)."""
+    texts: list[str] = []
+    for index, part in enumerate(parts):
+        kind = part["type"]
+        if kind == "text":
+            texts.append(str(part.get("text", "")))
+        elif kind == "tool_use":
+            call = _call({**part, "arguments": part.get("input")}, f"{where}[{index}]")
+            if all(known["id"] != call["id"] for known in calls):
+                calls.append(call)
+        elif kind == "tool_result":
+            inner = part.get("content")
+            if isinstance(inner, list):
+                inner = _read_parts(inner, f"{where}[{index}].content", [], [])
+            elif inner is not None and not isinstance(inner, str):
+                inner = json.dumps(inner)
+            results.append(
+                {"role": "tool", "tool_call_id": part.get("tool_use_id"), "content": inner}
+            )
+        elif kind not in ("image", "image_url"):
+            raise DialectError(f"{where}[{index}]: a part gradekit does not read: {kind!r}")
+    return "\n".join(texts) if texts else None
+
 
 LOOKED_FOR: Final = (
     "gen_ai.input.messages / gen_ai.output.messages (OpenTelemetry GenAI conventions, on spans "

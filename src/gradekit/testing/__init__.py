@@ -22,12 +22,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gradekit.testing._contract import GraderContract
-    from gradekit.testing._engine import check_grader
-    from gradekit.testing._samples import samples
-    from gradekit.testing._strategies import grade_results, grader_entries, tool_calls
-    from gradekit.testing._text import numbers_as_text, texts
-    from gradekit.testing._violation import Violation
+    from gradekit.testing._contract import GraderContract, check_grader
+    from gradekit.testing._strategies import (
+        grade_results,
+        grader_entries,
+        numbers_as_text,
+        samples,
+        texts,
+        tool_calls,
+    )
+    from gradekit.testing._subject import Violation
 
 __all__ = [
     "GraderContract",
@@ -43,14 +47,14 @@ __all__ = [
 
 _LAZY = {
     "GraderContract": "gradekit.testing._contract",
-    "Violation": "gradekit.testing._violation",
-    "check_grader": "gradekit.testing._engine",
+    "Violation": "gradekit.testing._subject",
+    "check_grader": "gradekit.testing._contract",
     "grade_results": "gradekit.testing._strategies",
     "grader_entries": "gradekit.testing._strategies",
-    "samples": "gradekit.testing._samples",
+    "samples": "gradekit.testing._strategies",
     "tool_calls": "gradekit.testing._strategies",
-    "numbers_as_text": "gradekit.testing._text",
-    "texts": "gradekit.testing._text",
+    "numbers_as_text": "gradekit.testing._strategies",
+    "texts": "gradekit.testing._strategies",
 }
 
 

@@ -15,9 +15,8 @@ import attrs
 from gradekit.registry.plugins import metadata
 from gradekit.registry.registry import ENTRY_POINT_GROUP, Registry
 from gradekit.testing._rules import RULES, Rule
-from gradekit.testing._samples import samples
-from gradekit.testing._subject import Subject
-from gradekit.testing._violation import Violation
+from gradekit.testing._strategies import samples
+from gradekit.testing._subject import Subject, Violation
 
 __all__ = ["EXAMPLES_RULE", "Check", "Pack", "PackKind", "find_pack"]
 

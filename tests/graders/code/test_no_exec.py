@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[3] / "src" / "gradekit"
-FILES = ["code.py", "graders/user_code.py", "graders/_code_result.py"]
+FILES = ["code.py", "graders/user_code.py"]
 
 
 @pytest.mark.parametrize("relative", FILES)
