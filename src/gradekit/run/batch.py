@@ -30,7 +30,7 @@ from gradekit.report.model import ResultRecord, TurnReport, outcome_of
 from gradekit.report.samples import SampleForm
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.alike import Alikes, TurnsAlike
-from gradekit.run.case import skipped_turn
+from gradekit.run.grade import skipped_turn
 from gradekit.run.results import error_result, finish, is_final, timed_out
 from gradekit.run.settings import Settings
 from gradekit.run.verdict import Decision, case_decision

@@ -23,7 +23,7 @@ from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
-from gradekit.run.case import grade_case, unloadable
+from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.every_turn import EveryTurn
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out

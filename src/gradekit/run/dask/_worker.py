@@ -27,7 +27,7 @@ from gradekit._load_context import suite_dir
 from gradekit._types import error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.run.case import unloadable
+from gradekit.run.grade import unloadable
 from gradekit.run.dask._pack import (
     ATTEMPT,
     FORMAT,
