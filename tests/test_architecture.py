@@ -141,4 +141,4 @@ def test_modules_stay_small(path: Path) -> None:
     if module_name(path) in SPLIT_PENDING:
         pytest.xfail("being split: see docs/architecture.md")
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= 400, f"{path} has {lines} lines; split it (one idea per module)"
+    assert lines <= 600, f"{path} has {lines} lines; split it (one idea per module)"

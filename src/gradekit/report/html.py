@@ -16,7 +16,6 @@ from typing import TextIO
 from urllib.parse import quote
 
 from gradekit.report._atomic import atomic_text
-from gradekit.report._case_data import CaseInput, view_of
 from gradekit.report._html_baseline import baseline_counts
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
@@ -28,7 +27,7 @@ from gradekit.report._text import (
     percent,
     score_with_interval,
 )
-from gradekit.report.model import SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["write_html"]
 
@@ -162,17 +161,17 @@ for this file to see it.</p></noscript>
 def write_html(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseInput] | None = None,
+    cases: Iterable[CaseReport] | None = None,
 ) -> None:
     """Write `report` as one self-contained HTML page to `path`, atomically.
 
-    `cases` replaces `report.cases` when given: `CaseReport`s, or their JSON forms (dicts, or
-    the JSON texts of a results log), whose sample keys the page shows when present.
+    `cases` replaces `report.cases` when given (`CaseReport`s), whose samples the page shows
+    when present.
     """
     data = ViewerData(report.baseline)
     try:
         for item in report.cases if cases is None else cases:
-            data.add(view_of(item))
+            data.add(item)
         with atomic_text(path) as out:
             _summary(out, report)
             out.write(_VIEWER)

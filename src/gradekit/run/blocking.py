@@ -30,10 +30,10 @@ from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._types import CANCEL_GRACE, Sample, error_text
 from gradekit.registry.abilities import blocking_grade_of, is_blocking
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
-from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.every_turn import EveryTurn
+from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, set_context

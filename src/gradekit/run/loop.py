@@ -18,13 +18,13 @@ from typing import Any, Final
 
 from gradekit._coroutines import run_loop
 from gradekit.registry.abilities import is_bounded_entry, is_inline
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
-from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.every_turn import EveryTurn
+from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
@@ -66,15 +66,11 @@ _CASES, _DONE, _FAILED = "cases", "done", "failed"
 class _Run:
     """The loop-thread side of one run."""
 
-    def __init__(
-        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
-    ) -> None:
+    def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
         self.suite = suite
         # Whether anyone will see the case reports: a run that keeps none and streams none
-        # only counts its inline cases; one whose cases go only to a JSON report or a log
-        # has its batches hand over their texts alone (`encode`).
+        # only counts its inline cases.
         self.keep = keep
-        self.encode = encode
         self.batch_size = BATCH_SIZE if keep else COUNTING_BATCH_SIZE
         self.settings = settings
         self.jobs = jobs
@@ -286,14 +282,14 @@ class _Run:
         a batch two thread hand-offs, 5 to 9% of a run of such kinds (bench/RESULTS.md)."""
         lone = not self._cases_running and not self.blocking.busy()
         if lone and self._all_bounded(items):
-            state = BatchState(keep=self.keep, encode=self.encode)
+            state = BatchState(keep=self.keep)
             grade_batch(items, state, {}, self.settings, self.suite.policy)
             self._emit(state.done, state.summary, state.finished)
             return
         preset: dict[GradeKey, ResultRecord] = {}
         lane = self.lane
         while items:
-            state = BatchState(keep=self.keep, encode=self.encode)
+            state = BatchState(keep=self.keep)
             ticket = lane.submit(
                 grade_batch, items, state, preset, self.settings, self.suite.policy
             )

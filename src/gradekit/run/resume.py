@@ -23,8 +23,7 @@ import attrs
 from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit._utf8 import utf8
-from gradekit.report.case_text import FinishedCase
-from gradekit.report.jsonl import CaseLog, case_json, not_a_case
+from gradekit.report.jsonl import CaseLog, FinishedCase, case_json, not_a_case
 from gradekit.report.model import CaseReport
 from gradekit.report.reading import ReadWatch, key_of_data, outcome_of_data
 from gradekit.report.summary import SummaryBuilder
