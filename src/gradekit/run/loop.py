@@ -17,13 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit._coroutines import run_loop
-from gradekit.registry.abilities import is_bounded_entry, is_inline
+from gradekit.registry.abilities import is_bounded_entry
+from gradekit.registry.entries import GraderEntry
 from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
-from gradekit.run.every_turn import EveryTurn
+from gradekit.run.dispatch import every_turn, is_inline
 from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
@@ -63,6 +64,10 @@ _Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None],
 _CASES, _DONE, _FAILED = "cases", "done", "failed"
 
 
+def _bounded(graders: tuple[GraderEntry, ...]) -> bool:
+    return all(is_bounded_entry(entry) for entry in graders)
+
+
 class _Run:
     """The loop-thread side of one run."""
 
@@ -92,13 +97,6 @@ class _Run:
         self.received = 0  # cases the caller received (by the caller's thread only)
         self.waiting = False  # the loop waits for room
         self.room: asyncio.Event | None = None
-        # Whether a case's every grade is inline (it joins a batch), or bounded.
-        self._all_inline = EveryTurn(
-            lambda graders: all(is_inline(entry, settings) for entry in graders)
-        )
-        self._all_bounded_case = EveryTurn(
-            lambda graders: all(is_bounded_entry(entry) for entry in graders)
-        )
         self._cases_running = 0  # cases graded as tasks on the loop now
 
     # -- the caller's thread -----------------------------------------------------------------
@@ -215,7 +213,7 @@ class _Run:
                 self.read += 1
                 if case.error is not None:
                     self._emit([(position, unloadable(case))])
-                elif self._all_inline(case):
+                elif every_turn(case, self._inline):
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
@@ -258,9 +256,14 @@ class _Run:
                 return
             spawn(watch)
 
+    def _inline(self, graders: tuple[GraderEntry, ...]) -> bool:
+        """Whether every one of a turn's graders is inline (its case joins a batch)."""
+        settings = self.settings
+        return all(is_inline(entry, settings) for entry in graders)
+
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
-        bounded = self._all_bounded_case
-        return all(bounded(case) for _, case in items)
+        """Whether every grade of these cases is bounded (see `_batch`)."""
+        return all(every_turn(case, _bounded) for _, case in items)
 
     async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         self._cases_running += 1
