@@ -98,6 +98,8 @@ class _Run:
         self.waiting = False  # the loop waits for room
         self.room: asyncio.Event | None = None
         self._cases_running = 0  # cases graded as tasks on the loop now
+        self._last_graders: tuple[GraderEntry, ...] | None = None
+        self._last_inline = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -257,9 +259,13 @@ class _Run:
             spawn(watch)
 
     def _inline(self, graders: tuple[GraderEntry, ...]) -> bool:
-        """Whether every one of a turn's graders is inline (its case joins a batch)."""
-        settings = self.settings
-        return all(is_inline(entry, settings) for entry in graders)
+        """Whether every one of a turn's graders is inline (its case joins a batch); the
+        answer for the last tuple asked is kept (a dataset's cases share the suite's)."""
+        if graders is not self._last_graders:
+            settings = self.settings
+            self._last_inline = all(is_inline(entry, settings) for entry in graders)
+            self._last_graders = graders
+        return self._last_inline
 
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
         """Whether every grade of these cases is bounded (see `_batch`)."""
