@@ -1,4 +1,4 @@
-"""Building one `Sample`: the loader's way (`loaded_sample`) against a user's (`Sample(...)`).
+"""Building one `Sample` (attrs' own constructor, each field's converter) against a floor.
 
 Times, alternating in every round, three ways of making the same single-turn sample (a text
 input, a text output, a number expected, one tool call):
@@ -6,7 +6,8 @@ input, a text output, a number expected, one tool call):
 - `Sample(...)`: what a user writes; every field frozen and converted;
 - `Sample(..., dict call)`: the same with the tool call given as the dict a trace holds
   (`{"name": ..., "arguments": {...}}`), which becomes a `ToolCall`;
-- `loaded_sample(...)`: what the suite loader uses for values it checked and froze already;
+- `Sample(positional, frozen)`: every field given positionally, frozen already (as the suite
+  loader has them: the converters keep them);
 - `tuple10(...)`: a plain function returning its ten arguments as a tuple, the floor of any
   ten-field constructor on this machine at this moment (the machine is shared: the ratio to
   it is steadier than the microseconds).
@@ -25,7 +26,6 @@ from typing import Any
 
 from gradekit import Sample, ToolCall
 from gradekit._frozen import EMPTY
-from gradekit._types import loaded_sample
 
 CALLS = (ToolCall("search", {"q": "7 + 0"}),)
 CALL_DICTS = [{"name": "search", "arguments": {"q": "7 + 0"}}]
@@ -43,7 +43,7 @@ SIDES = {
     "Sample(..., dict call)": lambda: Sample(
         case="case-0000007", input="What is 7 + 0?", output="7", expected=7, tool_calls=CALL_DICTS
     ),
-    "loaded_sample(...)": lambda: loaded_sample(
+    "Sample(positional, frozen)": lambda: Sample(
         "case-0000007", 0, "What is 7 + 0?", "7", 7, CALLS, None, (), None, EMPTY
     ),
     "tuple10(...)": lambda: tuple10(
@@ -59,7 +59,7 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=200_000)
     args = parser.parse_args()
     made = SIDES["Sample(...)"]()
-    assert made == SIDES["loaded_sample(...)"]() == SIDES["Sample(..., dict call)"]()
+    assert made == SIDES["Sample(positional, frozen)"]() == SIDES["Sample(..., dict call)"]()
     times: dict[str, list[float]] = {label: [] for label in SIDES}
     for round_ in range(args.rounds):
         order = list(SIDES.items())

@@ -114,7 +114,7 @@ def layer(name: str) -> str:
 
 def test_the_graph_is_read_from_real_modules() -> None:
     assert "gradekit.run.runner" in GRAPH
-    assert "gradekit.run.dispatch" in GRAPH["gradekit.run.case"]
+    assert "gradekit.run.dispatch" in GRAPH["gradekit.run.grade"]
 
 
 def test_no_module_imports_itself_back_through_others() -> None:

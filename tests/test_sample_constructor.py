@@ -1,9 +1,5 @@
-"""`Sample(...)`: what a user's constructor makes of every field, and its signature.
-
-The constructor is written by hand (one converter call and one slot write a field, no
-`object.__setattr__`), so these tests hold it to what attrs' own constructor did: the same
-parameters, in the same order, with the same defaults, and every value converted by its rule.
-"""
+"""`Sample(...)`: what the constructor makes of every field (each field's converter), and its
+signature: the fields, in order, with their defaults."""
 
 from __future__ import annotations
 
@@ -17,7 +13,6 @@ from hypothesis import strategies as st
 
 from gradekit import Sample, ToolCall
 from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
-from gradekit._types import loaded_sample
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _values = st.recursive(
@@ -50,8 +45,9 @@ def _expected(  # noqa: PLR0917 - every field of Sample, in order
     workspace: Any,
     metadata: Any,
 ) -> Sample:
-    """The sample the conversion rules give, built without the constructor."""
-    return loaded_sample(
+    """The sample the conversion rules give: each value converted here first (the converters
+    keep what is converted already)."""
+    return Sample(
         case,
         turn,
         freeze(input),
@@ -110,7 +106,7 @@ def test_the_parameters_are_the_fields_in_order_with_their_defaults():
     fields = attrs.fields(Sample)
     assert [parameter.name for parameter in parameters] == [field.name for field in fields]
     assert [parameter.default for parameter in parameters] == [field.default for field in fields]
-    assert Sample() == loaded_sample("", 0, None, None, None, (), None, (), None, EMPTY)
+    assert Sample() == Sample("", 0, None, None, None, (), None, (), None, EMPTY)
 
 
 def test_converted_values_are_kept_as_they_are():

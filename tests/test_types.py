@@ -86,17 +86,6 @@ def test_text_of_yaml_scalars():
     assert error_text(RuntimeError()) == "RuntimeError"
 
 
-def test_checked_result_equals_a_constructed_one():
-    from gradekit._types import checked_result
-
-    fast = checked_result("equality", "e", False, 0.0, "expected 'a', got 'b'", {"x": 1})
-    slow = GradeResult("equality", "e", False, 0.0, "expected 'a', got 'b'", {"x": 1})
-    assert fast == slow
-    assert repr(fast) == repr(slow)
-    assert pickle.loads(pickle.dumps(fast)) == slow
-    assert attrs.evolve(fast, duration_ms=1.5).duration_ms == 1.5
-
-
 _plain = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _values = st.recursive(
     _plain,

@@ -24,7 +24,6 @@ __all__ = [
     "ToolCall",
     "as_text",
     "error_text",
-    "loaded_sample",
 ]
 
 
@@ -79,100 +78,26 @@ def _history(values: Any) -> tuple[Sample, ...]:
     return () if values is None else tuple(values)
 
 
-@attrs.frozen(init=False)
+@attrs.frozen
 class Sample:
     """One thing to grade, usually one turn of a case.
 
-    Immutable all the way down: mappings are read-only and sequences are tuples, so graders
-    cannot change what the next grader sees.
+    Immutable all the way down: `input`, `output`, `expected` and `context` are frozen (dicts
+    read-only, lists tuples), each tool call is a ToolCall (given as one or as a mapping with
+    its keys), and `metadata` a read-only mapping, so graders cannot change what the next
+    grader sees. Values frozen already (the suite loader's) are kept as they are.
     """
 
     case: str = ""
     turn: int = 0
-    input: Any = None
-    output: Any = None
-    expected: Any = None
-    tool_calls: tuple[ToolCall, ...] = ()
-    context: tuple[Any, ...] | None = None
-    history: tuple[Sample, ...] = ()
+    input: Any = attrs.field(default=None, converter=freeze)
+    output: Any = attrs.field(default=None, converter=freeze)
+    expected: Any = attrs.field(default=None, converter=freeze)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tool_calls)
+    context: tuple[Any, ...] | None = attrs.field(default=None, converter=_optional_tuple)
+    history: tuple[Sample, ...] = attrs.field(default=(), converter=_history)
     workspace: str | None = None
-    metadata: FrozenDict[str, Any] = EMPTY
-
-    def __init__(  # noqa: PLR0917 - every field, in order, as attrs' own constructor takes them
-        self,
-        case: str = "",
-        turn: int = 0,
-        input: Any = None,
-        output: Any = None,
-        expected: Any = None,
-        tool_calls: Any = (),
-        context: Any = None,
-        history: Any = (),
-        workspace: str | None = None,
-        metadata: Mapping[str, Any] | None = EMPTY,
-    ) -> None:
-        """Freeze `input`, `output`, `expected` and `context` (dicts read-only, lists tuples),
-        make each tool call a ToolCall (from a mapping with its keys), and `metadata` a
-        read-only mapping.
-
-        Written by hand, not by attrs: a frozen slotted class's generated constructor sets each
-        field through `object.__setattr__`, twice the cost of the slot's own setter, and a
-        sample is made per turn (bench/RESULTS.md). The parameters are the fields' own (a test
-        holds them so)."""
-        _set_case(self, case)
-        _set_turn(self, turn)
-        _set_input(self, freeze(input))
-        _set_output(self, freeze(output))
-        _set_expected(self, freeze(expected))
-        _set_tool_calls(self, _tool_calls(tool_calls))
-        _set_context(self, _optional_tuple(context))
-        _set_history(self, _history(history))
-        _set_workspace(self, workspace)
-        _set_metadata(self, _frozen_mapping(metadata))
-
-
-# Each field's slot, in field order: what `Sample(...)` and `loaded_sample` write, once each.
-(
-    _set_case,
-    _set_turn,
-    _set_input,
-    _set_output,
-    _set_expected,
-    _set_tool_calls,
-    _set_context,
-    _set_history,
-    _set_workspace,
-    _set_metadata,
-) = (Sample.__dict__[field.name].__set__ for field in attrs.fields(Sample))
-
-
-def loaded_sample(  # noqa: PLR0917 - every field of Sample, in order
-    case: str,
-    turn: int,
-    input: Any,
-    output: Any,
-    expected: Any,
-    tool_calls: tuple[ToolCall, ...],
-    context: tuple[Any, ...] | None,
-    history: tuple[Sample, ...],
-    workspace: str | None,
-    metadata: FrozenDict[str, Any],
-) -> Sample:
-    """A Sample from values already checked and frozen (`freeze`), as the suite loader has
-    them: no converter runs again. Samples built by users go through `Sample(...)`, which
-    freezes and converts everything it is given."""
-    sample: Sample = object.__new__(Sample)
-    _set_case(sample, case)
-    _set_turn(sample, turn)
-    _set_input(sample, input)
-    _set_output(sample, output)
-    _set_expected(sample, expected)
-    _set_tool_calls(sample, tool_calls)
-    _set_context(sample, context)
-    _set_history(sample, history)
-    _set_workspace(sample, workspace)
-    _set_metadata(sample, metadata)
-    return sample
+    metadata: FrozenDict[str, Any] = attrs.field(default=EMPTY, converter=_frozen_mapping)
 
 
 def _score(value: Any) -> float:
@@ -186,9 +111,7 @@ def _score(value: Any) -> float:
     return float(value)
 
 
-# Not slotted: attrs then builds a frozen instance by writing its __dict__ directly, about
-# twice as fast as eight slot setattr calls, and one result is made per grade (bench/RESULTS.md).
-@attrs.frozen(slots=False)
+@attrs.frozen
 class GradeResult:
     """The uniform result of one grader on one sample.
 
@@ -228,59 +151,6 @@ class GradeResult:
         """A result for a grader that could not grade: not a failure, an error."""
         text = error if isinstance(error, str) else error_text(error)
         return cls(kind, name, False, 0.0, message or text, details, text)
-
-
-_new = object.__new__
-
-
-def checked_result(  # noqa: PLR0917 - positional: called once per grade, kept cheap
-    kind: str,
-    name: str,
-    passed: bool,
-    score: float,
-    message: str,
-    details: Mapping[str, Any] | None = None,
-) -> GradeResult:
-    """A graded (not errored) result, equal to `GradeResult(kind, name, passed, score,
-    message, details)`, built without re-validating what the caller checked.
-
-    For the hot path of graders that compute `passed` as a bool and `score` as a float in
-    [0, 1] themselves (the built-in text kinds): it fills the instance dict of this frozen,
-    non-slotted class as attrs' own `__init__` does, without the score converter and the
-    post-init check, which cost 40% more (bench/RESULTS.md). It sets every field, in field
-    order (checked against `attrs.fields` when this module loads); a property test holds it
-    equal to the constructor.
-    """
-    result: GradeResult = _new(GradeResult)
-    values = result.__dict__
-    values["kind"] = kind
-    values["name"] = name
-    values["passed"] = passed
-    values["score"] = score
-    values["message"] = message
-    values["details"] = details
-    values["error"] = None
-    values["duration_ms"] = 0.0
-    return result
-
-
-def _check_the_builder() -> None:
-    """`checked_result` sets every field of GradeResult, in order, to the constructor's
-    values: a field added or changed later fails here, at import, not silently."""
-    written = ("kind", "name", "passed", "score", "message", "details", "error", "duration_ms")
-    fields = attrs.fields(GradeResult)
-    defaults = {field.name: field.default for field in fields}
-    if (
-        tuple(field.name for field in fields) != written
-        or defaults["error"] is not None
-        or defaults["duration_ms"] != 0.0
-    ):
-        raise TypeError(
-            "checked_result no longer matches GradeResult's fields; update it in gradekit._types"
-        )
-
-
-_check_the_builder()
 
 
 def error_text(error: BaseException) -> str:

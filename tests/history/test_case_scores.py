@@ -8,22 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from case_strategies import cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_case_text import cases
 
 from gradekit import ConfigError
 from gradekit.history.case_scores import SeenReader, read_seen
-from gradekit.report.case_writers import FormCaseWriter
-from gradekit.report.json_text import STDLIB_WRITER
 from gradekit.report.jsonl import case_json
 from gradekit.report.model import CaseReport, SuiteReport
 
-_WRITER = FormCaseWriter(STDLIB_WRITER)
-
 
 def _reports(draw: Any) -> list[CaseReport]:
-    return [report for report, _ in draw(st.lists(cases(_WRITER), max_size=5))]
+    return list(draw(st.lists(cases(), max_size=5)))
 
 
 @settings(

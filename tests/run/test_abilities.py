@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from runner_graders import Fixed, PooledFixed, Where, entry, one_turn_suite
 
-from gradekit.registry.abilities import is_inline
 from gradekit.run.composite import AllOf, AnyOf
+from gradekit.run.dispatch import is_inline
 from gradekit.run.runner import run_suite
 from gradekit.run.settings import Settings
 

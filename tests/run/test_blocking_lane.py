@@ -22,7 +22,7 @@ from runner_graders import entry
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit.registry.abilities import is_blocking
+from gradekit.run.dispatch import is_blocking
 from gradekit.run.runner import run_suite
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Case, Suite, Turn

@@ -13,7 +13,7 @@ import attrs
 
 from gradekit._errors import OptionError
 from gradekit._numbers import fraction_problem
-from gradekit._types import GradeResult, checked_result
+from gradekit._types import GradeResult
 
 __all__ = ["Check", "checks_result", "forms_result", "validate_threshold"]
 
@@ -71,11 +71,10 @@ def forms_result(
             message += f"; failed: {failed[0]['name']}: {failed[0]['message']}"
         elif failed:
             message += "; failed: " + "; ".join([f"{f['name']}: {f['message']}" for f in failed])
-    # A float in [0, 1] and a bool, computed here: no need for the constructor's checks.
     entries: dict[str, Any] = {"checks": forms}
     if details:
         entries.update(details)
-    return checked_result(kind, name, passed, score, message, entries)
+    return GradeResult(kind, name, passed, score, message, entries)
 
 
 def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:

@@ -1,9 +1,4 @@
-"""Helpers shared by the built-in text kinds: the compared texts, quoting, and result records.
-
-`result` builds a `GradeResult` without re-running its validation: the text kinds call it once
-per grade with values they computed themselves (a bool, a score in [0, 1]), and the validated
-constructor costs more than the comparison it reports (see bench/RESULTS.md).
-"""
+"""Helpers shared by the built-in text kinds: the compared texts, quoting, and error results."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from typing import Any, Final
 import attrs
 
 from gradekit._types import GradeResult, Sample, as_text
-from gradekit._types import checked_result as result
 
 __all__ = [
     "QUOTE_LIMIT",
@@ -23,7 +17,6 @@ __all__ = [
     "output_not_text",
     "quote",
     "rebuilt",
-    "result",
     "text_of",
 ]
 

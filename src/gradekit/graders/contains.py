@@ -10,7 +10,7 @@ import attrs
 from gradekit._errors import OptionError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import output_not_text, quote, result, text_of
+from gradekit.graders._text import output_not_text, quote, text_of
 
 __all__ = ["Contains", "NotContains"]
 
@@ -84,18 +84,20 @@ class Contains(_Search):
             for value, searched in self._pairs:
                 if searched in text:
                     message = f"found {quote(value)}"
-                    return result("contains", self.name, True, 1.0, message, {"found": [value]})
+                    return GradeResult(
+                        "contains", self.name, True, 1.0, message, {"found": [value]}
+                    )
             message = f"found none of {self._listed} in {quote(output)}"
-            return result("contains", self.name, False, 0.0, message, {"found": []})
+            return GradeResult("contains", self.name, False, 0.0, message, {"found": []})
         missing = [value for value, searched in self._pairs if searched not in text]
         if not missing:
             message = "found all of " + self._listed
-            return result("contains", self.name, True, 1.0, message, {"missing": []})
+            return GradeResult("contains", self.name, True, 1.0, message, {"missing": []})
         found = len(values) - len(missing)
         listed = _listed(tuple(missing)) if found else self._listed  # the usual miss: all
         message = f"missing {listed} in {quote(output)} (found {found} of {len(values)})"
         details = {"missing": missing}
-        return result("contains", self.name, False, found / len(values), message, details)
+        return GradeResult("contains", self.name, False, found / len(values), message, details)
 
 
 @attrs.frozen
@@ -124,6 +126,6 @@ class NotContains(_Search):
         found = [value for value, searched in self._pairs if searched in text]
         if not found:
             message = "found none of " + self._listed
-            return result("not_contains", self.name, True, 1.0, message, {"found": []})
+            return GradeResult("not_contains", self.name, True, 1.0, message, {"found": []})
         message = f"found forbidden {_listed(tuple(found))} in {quote(output)}"
-        return result("not_contains", self.name, False, 0.0, message, {"found": found})
+        return GradeResult("not_contains", self.name, False, 0.0, message, {"found": found})

@@ -11,7 +11,7 @@ import attrs
 
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
+from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt
 
 __all__ = ["Equality", "punctuation_table"]
 
@@ -142,7 +142,7 @@ class Equality:
                 details = {"output": output, "expected": expected}
             if output == expected:
                 message = f"output equals expected {shown}"
-                return result("equality", self.name, True, 1.0, message, details)
+                return GradeResult("equality", self.name, True, 1.0, message, details)
             if len(output) <= QUOTE_LIMIT:
                 got = repr(output)
             else:
@@ -152,7 +152,7 @@ class Equality:
             hint = self._form_hint(output, expected)
             if hint is not None:
                 message = f"{message} ({hint})"
-            return result("equality", self.name, False, 0.0, message, details)
+            return GradeResult("equality", self.name, False, 0.0, message, details)
         compared_output = normalise(output)
         compared_expected = normalise(expected)
         details = {"output": compared_output, "expected": compared_expected}
@@ -160,14 +160,14 @@ class Equality:
             message = (
                 f"output {quote(output)} matches expected {quote(expected)} after {self._applied}"
             )
-            return result("equality", self.name, True, 1.0, message, details)
+            return GradeResult("equality", self.name, True, 1.0, message, details)
         hint = self._form_hint(output, expected)
         message = (
             f"expected {quote(expected)}, got {quote(output)} (after {self._applied}: "
             f"{quote(compared_expected)} vs {quote(compared_output)}"
             f"{'' if hint is None else '; ' + hint})"
         )
-        return result("equality", self.name, False, 0.0, message, details)
+        return GradeResult("equality", self.name, False, 0.0, message, details)
 
     def _form_hint(self, output: str, expected: str) -> str | None:
         """On a mismatch: which `normalize` form, with the other options as they are, would

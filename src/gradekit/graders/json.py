@@ -20,7 +20,7 @@ from gradekit._frozen import thaw
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._patterns import Pattern
-from gradekit.graders._text import data_error, expected_missing, quote, rebuilt, result
+from gradekit.graders._text import data_error, expected_missing, quote, rebuilt
 
 __all__ = ["Json"]
 
@@ -237,9 +237,9 @@ class Json:
             except (ValueError, RecursionError) as error:
                 reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
                 message = f"output is not valid JSON ({reason}): {quote(text)}"
-                return result("json", self.name, False, 0.0, message, {"reason": reason})
+                return GradeResult("json", self.name, False, 0.0, message, {"reason": reason})
         if self._validator is None and not self.equals_expected:  # the usual: parsing only
-            return result("json", self.name, True, 1.0, "output is valid JSON", None)
+            return GradeResult("json", self.name, True, 1.0, "output is valid JSON", None)
         passed_parts = ["output is valid JSON"]
         failed_parts: list[str] = []
         details: dict[str, Any] = {}
@@ -271,12 +271,12 @@ class Json:
         except PatternTimeoutError as error:
             return GradeResult.of_error("json", self.name, error)
         if failed_parts:
-            return result("json", self.name, False, 0.0, "; ".join(failed_parts), details)
+            return GradeResult("json", self.name, False, 0.0, "; ".join(failed_parts), details)
         if len(passed_parts) > 1:
             message = ", ".join(passed_parts[:-1]) + " and " + passed_parts[-1]
         else:
             message = passed_parts[0]
-        return result("json", self.name, True, 1.0, message, details or None)
+        return GradeResult("json", self.name, True, 1.0, message, details or None)
 
     def _schema_errors(self, value: Any) -> list[dict[str, str]]:
         from jsonschema.exceptions import relevance

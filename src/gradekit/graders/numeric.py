@@ -23,7 +23,7 @@ import attrs
 from gradekit._errors import OptionError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
+from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote
 
 __all__ = ["SEPARATORS", "Numeric", "number_patterns"]
 
@@ -199,7 +199,7 @@ class Numeric:
                         "allowed": self._shown_absolute,
                     }
                     message = f"got '{output}', expected '{output}'{self._no_difference}"
-                    return result("numeric", self.name, True, 1.0, message, details)
+                    return GradeResult("numeric", self.name, True, 1.0, message, details)
             elif (
                 len(expected_text) <= QUOTE_LIMIT
                 and (
@@ -239,12 +239,12 @@ class Numeric:
                         f"got '{output}', expected '{expected_text}' "
                         f"(off by {shown_difference}{self._allowed_end}"
                     )
-                    return result("numeric", self.name, True, 1.0, message, details)
+                    return GradeResult("numeric", self.name, True, 1.0, message, details)
                 message = (
                     f"expected '{expected_text}', got '{output}' "
                     f"(off by {shown_difference}{self._allowed_end}"
                 )
-                return result("numeric", self.name, False, 0.0, message, details)
+                return GradeResult("numeric", self.name, False, 0.0, message, details)
         return self._graded(sample)
 
     def _graded(self, sample: Sample) -> GradeResult:
@@ -310,11 +310,11 @@ class Numeric:
             message = (
                 f"got {got}, expected {wanted} (off by {shown_difference}; allowed {shown_allowed})"
             )
-            return result("numeric", self.name, True, 1.0, message, details)
+            return GradeResult("numeric", self.name, True, 1.0, message, details)
         message = (
             f"expected {wanted}, got {got} (off by {shown_difference}; allowed {shown_allowed})"
         )
-        return result("numeric", self.name, False, 0.0, message, details)
+        return GradeResult("numeric", self.name, False, 0.0, message, details)
 
     def _read(self, output: str, expected_text: str) -> tuple[Decimal, str, Decimal, str, str]:
         """(expected, its text, output number, its text as found, its value text).

@@ -12,7 +12,7 @@ from gradekit._errors import OptionError, PatternTimeoutError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._patterns import INVALID, Pattern
-from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, result, text_of
+from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, text_of
 
 __all__ = ["Regex"]
 
@@ -76,7 +76,7 @@ class Regex:
                 message = f"output {quote(output)} does not fully match {self._shown}"
             else:
                 message = f"no match for {self._shown} in {quote(output)}"
-            return result("regex", self.name, False, 0.0, message, {"match": None})
+            return GradeResult("regex", self.name, False, 0.0, message, {"match": None})
         found = match[0]
         shown = repr(found) if len(found) <= QUOTE_LIMIT else quote(found)
         if self.full_match:
@@ -87,4 +87,4 @@ class Regex:
             details = {"match": found, "groups": list(match.groups()), "named": match.groupdict()}
         else:
             details = {"match": found}
-        return result("regex", self.name, True, 1.0, message, details)
+        return GradeResult("regex", self.name, True, 1.0, message, details)

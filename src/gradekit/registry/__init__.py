@@ -3,7 +3,8 @@
 Owns `Registry` (register, create, kinds; entry points of the `gradekit.graders` group read
 lazily), the options converter that structures a kind's config into its attrs options class,
 `GraderEntry` / `build_entry`, the common keys every grader entry takes, and the detection of
-graders' optional abilities (`abilities`).
+graders' optional abilities (`abilities`); what the runner decides from them (inline,
+blocking) is `gradekit.run.dispatch`'s.
 
 May import: the core modules (`gradekit._types`, `_errors`, `_frozen`, `_hints`). Nothing of
 `suite`, `run`, `report` or `graders`: kinds are reached through entry points only.

@@ -4,7 +4,8 @@ Each ability is a small protocol declared beside `Grader` in `gradekit._types`: 
 (`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
 `well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's
 `options_class`). The runner, the composite kinds and the registry ask these functions, never
-the attributes themselves, so each rule reads the same everywhere.
+the attributes themselves, so each rule reads the same everywhere. What the runner decides
+from them (which entries are inline, which blocking) is the runner's: `gradekit.run.dispatch`.
 
 Imports only the core types (the registry imports this module): an entry is what
 `gradekit.registry.entries.GraderEntry` provides, read through the `Entry` protocol.
@@ -22,15 +23,12 @@ from gradekit._types import Grader, Sample
 
 __all__ = [
     "Entry",
-    "RunDefaults",
     "agrade_of",
     "blocking_grade_of",
     "declares_inline",
     "has_well_formed_results",
     "is_async",
-    "is_blocking",
     "is_bounded_entry",
-    "is_inline",
     "options_class_of",
 ]
 
@@ -94,38 +92,6 @@ class Entry(Protocol):
     def isolation(self) -> str | None:
         """The entry's own isolation, if it sets one."""
         ...
-
-
-class RunDefaults(Protocol):
-    """What `is_inline` needs of a run: which isolation an entry runs under (an entry's own,
-    else the run's; see `gradekit.run.settings.Settings`)."""
-
-    def isolation_of(self, entry: Any) -> str:
-        """The isolation `entry` runs under."""
-        ...
-
-
-def is_inline(entry: Entry, run: RunDefaults | None = None) -> bool:
-    """True when `entry` is graded by calling it directly in the thread that grades its
-    neighbours, without a thread or a task of its own.
-
-    That is when its grader declares `inline`, it runs in this process (its isolation under
-    `run`, or its own when no run is known, is not `process`), and it has no timeout of its
-    own. Whoever calls inline graders watches them under one timeout (the runner's batches,
-    the run's; a composite, its own), so an entry with a timeout of its own is graded like
-    any sync grader, watched on its own.
-    """
-    if not declares_inline(entry.grader) or entry.timeout is not None:
-        return False
-    isolation = entry.isolation if run is None else run.isolation_of(entry)
-    return isolation != "process"
-
-
-def is_blocking(entry: Entry, run: RunDefaults) -> bool:
-    """True when `entry` may be graded by calling its grader's `grade_blocking` in one of the
-    runner's worker threads: the grader has it and the entry runs in this process (its
-    isolation under `run` is not `process`)."""
-    return blocking_grade_of(entry.grader) is not None and run.isolation_of(entry) != "process"
 
 
 def is_bounded_entry(entry: Entry) -> bool:

@@ -1,4 +1,4 @@
-"""Reports: the report model (and cheap builders of its objects, for the runner) and its
+"""Reports: the report model and its
 writers: JSON, the JSONL results log (`--resume`), JUnit XML, Markdown, HTML and the console.
 
 Every writer takes the `SuiteReport` and, optionally, the cases as a separate iterable, so a

@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from gradekit._utf8 import utf8
-from gradekit.report._case_data import CaseView, case_tags
 from gradekit.report.attempts import case_label
+from gradekit.report.model import CaseReport
 
 if TYPE_CHECKING:
     from gradekit.report.marks import Marks
@@ -83,9 +83,8 @@ class ViewerData:
         self._tag_counts = array("I")
         self._tag_codes = array("I")
 
-    def add(self, view: CaseView) -> None:
+    def add(self, report: CaseReport) -> None:
         """Index one case and store its JSON form."""
-        report = view.report
         outcome = report.outcome
         self._outcomes.append(_OUTCOME_LETTER[outcome])
         self._scores.append(float("nan") if outcome == "error" else round(report.score, 4))
@@ -101,15 +100,13 @@ class ViewerData:
                     worst[grader] = code
         self._grader_counts.append(len(worst))
         self._grader_codes.extend(grader * 3 + code for grader, code in worst.items())
-        tags = {self._tags.setdefault(tag, len(self._tags)) for tag in case_tags(view.data)}
+        tags = {self._tags.setdefault(tag, len(self._tags)) for tag in report.tags}
         self._tag_counts.append(len(tags))
         self._tag_codes.extend(sorted(tags))
         self._names.write(b"," if self.count else b"")
         label = case_label(report.name, report.attempt)
         self._names.write(utf8(script_safe(_encode(label))))
-        text = view.text
-        if text is None or "\n" in text:  # a results log's line is kept as it is
-            text = _encode(view.data)
+        text = _encode(report.to_dict())
         if self._marks is not None:
             mark = self._marks.mark(report)
             self._baseline.append(ord(mark[0]))

@@ -84,7 +84,7 @@ def _message(message: Any) -> str:
 
 
 def sample_parts(sample: Mapping[str, Any], limit: int = SAMPLE_LIMIT) -> list[tuple[str, str]]:
-    """`(label, text)` for each part of a turn's sample (see `_case_data.turn_samples`)."""
+    """`(label, text)` for each part of a turn's sample (see `CaseReport.turn_samples`)."""
     parts: list[tuple[str, str]] = []
     for key in ("input", "output", "expected"):
         if key in sample:

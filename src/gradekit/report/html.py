@@ -15,13 +15,12 @@ from html import escape
 from typing import TextIO
 from urllib.parse import quote
 
-from gradekit.report._case_data import CaseInput, view_of
 from gradekit.report._html_data import ViewerData
 from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
 from gradekit.report.files import atomic_text
 from gradekit.report.marks import baseline_counts
-from gradekit.report.model import SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.text import (
     duration,
     graded_rate,
@@ -162,17 +161,17 @@ for this file to see it.</p></noscript>
 def write_html(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseInput] | None = None,
+    cases: Iterable[CaseReport] | None = None,
 ) -> None:
     """Write `report` as one self-contained HTML page to `path`, atomically.
 
-    `cases` replaces `report.cases` when given: `CaseReport`s, or their JSON forms (dicts, or
-    the JSON texts of a results log), whose sample keys the page shows when present.
+    `cases` replaces `report.cases` when given (`CaseReport`s), whose samples the page shows
+    when present.
     """
     data = ViewerData(report.baseline)
     try:
         for item in report.cases if cases is None else cases:
-            data.add(view_of(item))
+            data.add(item)
         with atomic_text(path) as out:
             _summary(out, report)
             out.write(_VIEWER)

@@ -22,21 +22,50 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Final, cast
+from typing import Any, BinaryIO, Final, NamedTuple, TypeAlias, cast
 
 from gradekit._errors import ConfigError, WriteError
 from gradekit._utf8 import utf8
 from gradekit.report.files import MAX_CASE_BYTES, open_regular, too_long
 from gradekit.report.json_text import json_text, line_reader
-from gradekit.report.model import CaseReport
+from gradekit.report.model import CaseReport, Outcome
 
-__all__ = ["CaseLog", "case_json", "not_a_case", "read_case_forms", "read_cases"]
+__all__ = [
+    "CaseLog",
+    "CaseText",
+    "FinishedCase",
+    "case_json",
+    "not_a_case",
+    "read_case_forms",
+    "read_cases",
+]
 
 
 def case_json(case: CaseReport) -> str:
     """The JSON text of one case, on one line: a line of the log, an item of the JSON report
-    (`json_text(case.to_dict())`: orjson's text when it is installed)."""
+    (`json_text(case.to_dict())`: orjson's text when it is installed). The one writer of a
+    case's text."""
     return json_text(case.to_dict())
+
+
+class CaseText(NamedTuple):
+    """A finished case that comes as its text alone (`case_json` of its report, written where
+    it was graded: a Dask worker), with its outcome and what a baseline matches it by (its
+    name and attempt index)."""
+
+    text: str
+    outcome: Outcome
+    name: str
+    attempt: int | None
+
+    def report(self) -> CaseReport:
+        """The case's report, read back from its text (as `--resume` reads a log's line)."""
+        data: Any = json.loads(self.text)
+        return CaseReport.from_dict(data)
+
+
+FinishedCase: TypeAlias = "CaseReport | CaseText"
+"""A finished case as a run hands it over: its report, or only its text."""
 
 
 def _parse(

@@ -30,12 +30,11 @@ from typing import Final, TextIO
 import attrs
 
 from gradekit._frozen import thaw
-from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
 from gradekit.report.attempts import case_label
 from gradekit.report.files import atomic_text
-from gradekit.report.model import SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.text import (
     advisory_errors,
     failing_lines,
@@ -84,11 +83,10 @@ def _element(tag: str, kind: str, message: str, body: str) -> str:
     )
 
 
-def _system_out(view: CaseView) -> str:
+def _system_out(case: CaseReport) -> str:
     """What the agent was given and did in each turn that did not pass, when the report
     carries the samples; else why the case did not pass, one line a result."""
-    case = view.report
-    samples = turn_samples(view.data)
+    samples = case.turn_samples()
     blocks = []
     for turn in case.turns:
         sample = samples.get(turn.index)
@@ -117,11 +115,10 @@ class _Problem:
     body: str
 
 
-def _problems(case_view: CaseView) -> list[_Problem]:
+def _problems(case: CaseReport) -> list[_Problem]:
     """What made a case not pass, in order: its own error, then each failed or errored
     non-advisory result, turn by turn (an errored case none of whose verdict results errored:
     the advisory errors that ended it)."""
-    case = case_view.report
     found: list[_Problem] = []
     if case.error is not None:
         # A case that could not be loaded: its error starts with its place (`data.jsonl:2:`).
@@ -152,13 +149,13 @@ def _problems(case_view: CaseView) -> list[_Problem]:
     return found
 
 
-def _status(case_view: CaseView) -> str:
+def _status(case: CaseReport) -> str:
     """The one status element of a case that did not pass: an `<error>` for an errored case, a
     `<failure>` for a failed one (CI tools count a testcase's elements: one each, so their
     counts are the cases'). Its message and text name every failed and errored result; its
     type is the first error's class (or the first failing result's kind)."""
-    problems = _problems(case_view)
-    errored = case_view.report.outcome == "error"
+    problems = _problems(case)
+    errored = case.outcome == "error"
     first = next((p for p in problems if p.error == errored), problems[0])
     if len(problems) == 1:
         message = first.message
@@ -177,11 +174,10 @@ def _head(name: str, classname: str, milliseconds: float) -> str:
     )
 
 
-def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple[str, str]]:
+def _testcases(case: CaseReport, classname: str, mark: str = "") -> Iterable[tuple[str, str]]:
     """The `<testcase>` elements of a case, each with its status (pass, fail, error, skipped):
     the case's own, then one per turn its case's error left unrun. `mark`: the case's mark
     against a baseline, said first in the `<system-out>` of a case that did not pass."""
-    case = view.report
     skipped = [turn.index for turn in case.turns if turn.skipped]
     label = case_label(case.name, case.attempt)
     head = _head(label, classname, case.duration_ms)
@@ -192,9 +188,9 @@ def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple
     if case.outcome == "pass":
         yield head + "/>\n", "pass"
     else:
-        parts = [_status(view)]
+        parts = [_status(case)]
         said = f"baseline: {mark}\n" if mark else ""
-        parts.append(f"      <system-out>{_text(said + _system_out(view))}</system-out>\n")
+        parts.append(f"      <system-out>{_text(said + _system_out(case))}</system-out>\n")
         yield head + ">\n" + "".join(parts) + "    </testcase>\n", case.outcome
     note = "not run: an earlier error ended the case (fail_on_error)"
     for index in skipped:
@@ -206,7 +202,7 @@ def _testcases(view: CaseView, classname: str, mark: str = "") -> Iterable[tuple
 def write_junit(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseInput] | None = None,
+    cases: Iterable[CaseReport] | None = None,
 ) -> None:
     """Write `report` as JUnit XML to `path`, atomically.
 
@@ -218,11 +214,10 @@ def write_junit(
     changed: list[tuple[str, str]] = []  # (case, mark) of each case marked other than unchanged
     with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
         for item in report.cases if cases is None else cases:
-            view = view_of(item)
-            mark = "" if marks is None else marks.mark(view.report)
+            mark = "" if marks is None else marks.mark(item)
             if mark and mark != "unchanged":
-                changed.append((case_label(view.report.name, view.report.attempt), mark))
-            for element, status in _testcases(view, report.suite, mark):
+                changed.append((case_label(item.name, item.attempt), mark))
+            for element, status in _testcases(item, report.suite, mark):
                 body.write(element)
                 counts["tests"] += 1
                 if status in counts:

@@ -14,14 +14,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from html import escape
-from typing import Any
 
-from gradekit.report._case_data import CaseInput, CaseView, turn_samples, view_of
 from gradekit.report._pass_at_k_text import markdown_lines
 from gradekit.report._sample_text import sample_parts
 from gradekit.report.attempts import case_label
 from gradekit.report.files import atomic_text
-from gradekit.report.model import SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.text import (
     duration,
     failing_lines,
@@ -89,10 +87,9 @@ def _code_block(text: str) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
-def _case_block(view: CaseView, mark: str) -> str:
+def _case_block(case: CaseReport, mark: str) -> str:
     """One case that did not pass, folded in a `<details>` block; `mark`: its baseline mark
     when it has one worth showing (`regressed`, `new`), else empty."""
-    case = view.report
     outcome = case.outcome
     name = escape(one_line(_visible(case_label(case.name, case.attempt)), 300))
     reasons = failing_lines(case)
@@ -102,13 +99,13 @@ def _case_block(view: CaseView, mark: str) -> str:
         "",
         *(f"- {code_span(_visible(line))}" for line in reasons[:MAX_LINES]),
     ]
-    trace = _trace_line(view.data)
+    trace = _trace_line(case)
     if trace is not None:
         parts.insert(2, f"- {code_span(_visible(trace))}")
     if len(reasons) > MAX_LINES:
         parts.append(f"- … and {len(reasons) - MAX_LINES} more")
     parts.append("")
-    samples = turn_samples(view.data)
+    samples = case.turn_samples()
     failing = [t for t in case.turns if not (t.skipped or t.passed) and t.index in samples]
     for turn in failing[:MAX_LINES]:
         sample = samples[turn.index]
@@ -119,9 +116,9 @@ def _case_block(view: CaseView, mark: str) -> str:
     return "\n".join(parts)
 
 
-def _trace_line(data: Mapping[str, Any]) -> str | None:
+def _trace_line(case: CaseReport) -> str | None:
     """The figures of the trace a case was read from (`traces:`), None for other cases."""
-    metadata = data.get("metadata")
+    metadata = None if case.metadata is None else case.metadata.to_dict()
     trace = metadata.get("trace") if isinstance(metadata, Mapping) else None
     if not isinstance(trace, Mapping):
         return None
@@ -170,7 +167,7 @@ def _graders_table(report: SuiteReport) -> list[str]:
 
 def render_markdown(
     report: SuiteReport,
-    cases: Iterable[CaseInput] | None = None,
+    cases: Iterable[CaseReport] | None = None,
     *,
     max_bytes: int = MAX_BYTES,
 ) -> str:
@@ -201,14 +198,13 @@ def render_markdown(
     blocks: list[str] = []
     more = 0
     for item in report.cases if cases is None else cases:
-        view = view_of(item)
-        if view.report.outcome == "pass":
+        if item.outcome == "pass":
             continue
         if more or len(blocks) >= MAX_LISTED:
             more += 1
             continue
-        mark = "" if marks is None else marks.mark(view.report)
-        block = _case_block(view, "" if mark == "unchanged" else mark)
+        mark = "" if marks is None else marks.mark(item)
+        block = _case_block(item, "" if mark == "unchanged" else mark)
         size = len(block.encode()) + 1
         if size > budget:
             more += 1
@@ -225,7 +221,7 @@ def render_markdown(
 def write_markdown(
     report: SuiteReport,
     path: str | os.PathLike[str],
-    cases: Iterable[CaseInput] | None = None,
+    cases: Iterable[CaseReport] | None = None,
     *,
     max_bytes: int = MAX_BYTES,
 ) -> None:

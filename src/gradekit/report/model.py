@@ -12,9 +12,8 @@ import attrs
 
 from gradekit._frozen import thaw
 from gradekit._types import GradeResult
-from gradekit.report.case_forms import case_data, result_data, turn_data
 from gradekit.report.environment import Environment
-from gradekit.report.samples import SampleForm
+from gradekit.report.samples import SAMPLE_KEYS, SampleForm
 from gradekit.report.summary import GraderCounts, GraderSummary, Outcome, Summary, outcome_of
 
 if TYPE_CHECKING:  # the protocol of a run's baseline marks (gradekit.history implements it)
@@ -46,14 +45,20 @@ class ResultRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports (the `results` items of DESIGN.md)."""
-        details = self.result.details
-        return result_data(
-            self.result,
-            self.advisory,
-            self.weight,
-            self.duration_ms,
-            None if details is None else thaw(details),
-        )
+        result = self.result
+        details = result.details
+        return {
+            "kind": result.kind,
+            "name": result.name,
+            "passed": result.passed,
+            "score": result.score,
+            "message": result.message,
+            "details": None if details is None else thaw(details),
+            "error": result.error,
+            "advisory": self.advisory,
+            "weight": self.weight,
+            "duration_ms": self.duration_ms,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ResultRecord:
@@ -91,16 +96,20 @@ class TurnReport:
     sample: SampleForm | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form used in reports."""
-        return turn_data(
-            self.index,
-            self.passed,
-            self.score,
-            self.errored,
-            [record.to_dict() for record in self.results],
-            self.skipped,
-            None if self.sample is None else self.sample.to_dict(),
-        )
+        """The JSON form used in reports: the turn's verdict, its results, and the keys of its
+        sample (when it has one)."""
+        data: dict[str, Any] = {
+            "index": self.index,
+            "passed": self.passed,
+            "score": self.score,
+            "errored": self.errored,
+            "results": [record.to_dict() for record in self.results],
+        }
+        if self.skipped:
+            data["skipped"] = True
+        if self.sample is not None:
+            data.update(self.sample.to_dict())
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TurnReport:
@@ -139,19 +148,36 @@ class CaseReport:
         return outcome_of(self.passed, self.errored or self.error is not None)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form used in reports and in the `--resume` stream."""
-        return case_data(
-            self.name,
-            self.passed,
-            self.score,
-            [turn.to_dict() for turn in self.turns],
-            self.errored,
-            self.error,
-            self.duration_ms,
-            None if self.metadata is None else self.metadata.to_dict(),
-            self.tags,
-            self.attempt,
-        )
+        """The JSON form used in reports and in the `--resume` stream (the one definition of
+        a case's JSON, which `gradekit.report.jsonl.case_json` writes)."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.attempt is not None:
+            data["attempt"] = self.attempt
+        data["passed"] = self.passed
+        data["score"] = self.score
+        data["errored"] = self.errored
+        data["duration_ms"] = self.duration_ms
+        data["turns"] = [turn.to_dict() for turn in self.turns]
+        if self.error is not None:
+            data["error"] = self.error
+        if self.metadata is not None:
+            data["metadata"] = self.metadata.to_dict()
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
+
+    def turn_samples(self) -> dict[int, dict[str, Any]]:
+        """The sample of each turn that carries one, as the JSON report shows it: turn index ->
+        the sample keys that hold something (`SAMPLE_KEYS` order)."""
+        samples: dict[int, dict[str, Any]] = {}
+        for turn in self.turns:
+            if turn.sample is None:
+                continue
+            form = turn.sample.to_dict()
+            shown = {key: form[key] for key in SAMPLE_KEYS if form.get(key) is not None}
+            if shown:
+                samples[turn.index] = shown
+        return samples
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseReport:

@@ -1,12 +1,14 @@
 """Running: grading a suite's cases (or one sample) into reports, concurrently and safely.
 
-Owns `run_suite` and `grade`, the event-loop side of a run (`loop`), grading one case on the
-loop (`case`) and many inline cases in one thread (`batch`, deciding and counting turns alike
-at once: `alike`), dispatch of one entry with its timeout and isolation (`dispatch`,
-`isolation`, `pool`), the checks on what a grader returned (`results`), the verdict rules
-(`verdict`), the composite kinds that apply those rules inside one grader (`composite`), case
-selection (`selection`), the results log a run resumes from (`resume`), the caller's side of a
-run (`collect`) and the signals that stop it (`interrupts`).
+Owns `run_suite` and `grade`, the event-loop side of a run (`loop`), the one assembly of a
+graded turn and case that every lane calls, and grading one case on the loop (`grade`), many
+inline cases in one thread (`batch`), cases whose graders run commands (`blocking`), dispatch
+of one entry with its timeout and isolation and the decisions of which entries are inline or
+blocking (`dispatch`, `isolation`, `pool`), the checks on what a grader returned
+(`results`), the verdict rules (`verdict`), the composite kinds that apply those rules inside
+one grader (`composite`), case selection (`selection`), the results log a run resumes from
+(`resume`), the caller's side of a run (`collect`) and the signals that stop it
+(`interrupts`).
 
 May import: `gradekit.suite` (the model it grades), `gradekit.report.model` (what it
 produces), `gradekit.report.jsonl` and `report.files` (the results log and where it may

@@ -2,9 +2,8 @@
 another in one worker thread, without a task or a thread per grade.
 
 A batch applies the rules every path applies, in the same functions: `finish` checks what each
-grader returned, `tally` decides each turn and `case_decision` each case, `SummaryBuilder`
-counts them; turns alike in everything those rules read are decided once and counted together
-(`gradekit.run.alike`).
+grader returned, and `turn_of` / `case_of` (`gradekit.run.grade`) assemble and decide each turn
+and case, as every lane does; `SummaryBuilder` counts them.
 It records which grade is running so that the runner can time it out (see
 `gradekit.run.loop`), times a grade out itself when it returns past its timeout (a grade that
 held the GIL, as a regex backtracking in C does, kept the watch from acting), and counts the
@@ -22,24 +21,15 @@ from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.builders import case_report, result_record, turn_report
-from gradekit.report.case_text import CaseText, FinishedCase
-from gradekit.report.case_writers import CaseWriter, TextCaseWriter, case_writer
-from gradekit.report.details import bounded_result
-from gradekit.report.model import ResultRecord, TurnReport, outcome_of
-from gradekit.report.samples import SampleForm
+from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.alike import Alikes, TurnsAlike
-from gradekit.run.case import skipped_turn
+from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.results import error_result, finish, is_final, timed_out
 from gradekit.run.settings import Settings
-from gradekit.run.verdict import Decision, case_decision
+from gradekit.run.verdict import Decision
 from gradekit.suite.model import Case, Policy
 
 __all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
-
-
-_UNUSED_WRITER: Final = TextCaseWriter()
 
 
 class GradeKey(NamedTuple):
@@ -69,39 +59,23 @@ class GradeInProgress(NamedTuple):
         return GradeKey(self.case, self.turn, self.grader)
 
 
-# A grade's GradeInProgress made without the named tuple's Python-level `__new__`: once per
-# grade, it costs half of that.
-_in_progress: Final = tuple.__new__
-
-
 class BatchState:
     """What a batch worker is doing, shared with the runner that watches it.
 
     `grading` is the grade in progress. `finished` counts the cases finished, in the batch's
     order, and `summary` counts their results; `done` holds their (position, report) pairs
-    when the batch keeps reports (`keep`): each a `CaseReport`, or only its JSON text (a
-    `CaseText`) when the batch `encode`s (a run that streams its cases to a JSON report or a
-    log, and nothing else reads them). Once `abandoned` is set the worker stops at the
-    end of the case in progress (a batch that keeps reports leaves that case out, for the
-    runner has copied `done`; one that counts counts it). `stopped` is set when the worker has
-    stopped or finished: from then on `summary` and `finished` agree."""
+    when the batch hands its reports over (`keep`; a run that keeps no report and streams none
+    only needs them counted). Once `abandoned` is set the worker stops at the end of the case
+    in progress (a batch that keeps reports leaves that case out, for the runner has copied
+    `done`; one that counts counts it). `stopped` is set when the worker has stopped or
+    finished: from then on `summary` and `finished` agree."""
 
-    __slots__ = (
-        "abandoned",
-        "done",
-        "encode",
-        "finished",
-        "grading",
-        "keep",
-        "stopped",
-        "summary",
-    )
+    __slots__ = ("abandoned", "done", "finished", "grading", "keep", "stopped", "summary")
 
-    def __init__(self, *, keep: bool = True, encode: bool = False) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
         self.grading: GradeInProgress | None = None
         self.keep: Final = keep
-        self.encode: Final = keep and encode
-        self.done: list[tuple[int, FinishedCase]] = []
+        self.done: list[tuple[int, CaseReport]] = []
         self.finished = 0
         self.summary: Final = SummaryBuilder()
         self.abandoned = False
@@ -111,18 +85,9 @@ class BatchState:
 class _Step:
     """An entry as the batch loop uses it, read once per distinct tuple of graders."""
 
-    __slots__ = (
-        "advisory",
-        "entry",
-        "final",
-        "grade",
-        "seconds",
-        "weight",
-        "well_formed",
-        "write",
-    )
+    __slots__ = ("advisory", "entry", "final", "grade", "seconds", "weight", "well_formed")
 
-    def __init__(self, entry: GraderEntry, settings: Settings, writer: CaseWriter) -> None:
+    def __init__(self, entry: GraderEntry, settings: Settings) -> None:
         self.entry: Final = entry
         self.grade: Final[Callable[[Sample], Any]] = entry.grader.grade
         self.seconds: Final = settings.timeout_of(entry)
@@ -131,10 +96,6 @@ class _Step:
         """What the grader returns is the result as it is (`finish` would not change it)."""
         self.advisory: Final = entry.advisory
         self.weight: Final = entry.weight
-        self.write: Final = writer.result_writer(
-            entry.kind, entry.name, entry.advisory, entry.weight
-        )
-        """Writes one of its results as a part of its case's text (see `case_writers`)."""
 
 
 def _same(entries: tuple[GraderEntry, ...], others: tuple[GraderEntry, ...]) -> bool:
@@ -154,165 +115,70 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
 ) -> BatchState:
     """Grade cases whose graders are all inline, in this thread, one grade after another.
 
-    Fills `state` (see `BatchState`) and returns it. Reports are built only when
-    `state.keep` (as their JSON texts alone when `state.encode`); otherwise each case is only
-    counted (a run that keeps no report and streams none need not build them). `preset`
-    holds grades decided already (the timeout of a grade that hung in an earlier attempt at
-    this batch); those grades are not run again.
+    Fills `state` (see `BatchState`) and returns it. `preset` holds grades decided already
+    (the timeout of a grade that hung in an earlier attempt at this batch); those grades are
+    not run again.
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
-    encode = state.encode
-    build = keep and not encode  # report objects; else, when encoding, their texts
     max_text = settings.max_text
-    samples = keep and max_text is not None
-    bound = 0 if max_text is None else max_text
-    alikes = Alikes(summary)
-    # Most turns share their graders' tuple with the turn before, and their case's policy.
+    # Most turns share their graders' tuple with the turn before.
     entries: tuple[GraderEntry, ...] = ()
     steps: list[_Step] = []
-    last_policy: Policy | None = None
-    alike: TurnsAlike | None = None
-    turns: list[TurnReport] = []
-    records: list[ResultRecord] = []
-    turn_parts: list[Any] = []
-    record_parts: list[Any] = []
-    writer = case_writer() if encode else _UNUSED_WRITER  # orjson imported only to write
-    no_sample = writer.no_sample
+    counters = summary.counters(())
     try:
         for position, case in items:
             started = now = clock()
             policy = case.policy or default_policy
-            if build:
-                turns = []
-            elif encode:
-                turn_parts = []
+            turns: list[TurnReport] = []
             ran: list[Decision] = []
             ended = False
             for index, turn in enumerate(case.turns):
                 if ended:
-                    if build:
-                        turns.append(skipped_turn(index))
-                    elif encode:
-                        turn_parts.append(writer.skipped_turn(skipped_turn(index)))
+                    turns.append(skipped_turn(index))
                     continue
                 graders = turn.graders
                 if graders is not entries and not _same(graders, entries):
-                    entries, alike = graders, None
-                    steps = [_Step(entry, settings, writer) for entry in entries]
-                if alike is None or policy is not last_policy:
-                    alike, last_policy = alikes.of(entries, policy), policy
+                    entries = graders
+                    steps = [_Step(entry, settings) for entry in entries]
+                    # Results carry their entry's name: counted under it.
+                    counters = summary.counters([entry.name for entry in entries])
                 sample = turn.sample
-                results: list[GradeResult] = []
-                if build:
-                    records = []
-                elif encode:
-                    record_parts = []
+                records: list[ResultRecord] = []
                 for number, step in enumerate(steps):
                     known = preset.get(GradeKey(position, index, number)) if preset else None
-                    if known is None:
-                        state.grading = _in_progress(
-                            GradeInProgress, (now, step.seconds, position, index, number)
-                        )
-                        try:
-                            result = step.grade(sample)
-                            if not step.final:
-                                result = finish(step.entry, result, step.well_formed)
-                        except GRADER_RAISES as error:
-                            if is_ctrl_c(error):
-                                raise
-                            result = error_result(step.entry, error_text(error))
-                        later = clock()
-                        if later - now > step.seconds:
-                            # It held the thread (and the GIL: a regex backtracking in C)
-                            # past its timeout, so the watch could not act: timed out all
-                            # the same, as if the watch had.
-                            overran = timed_out(step.entry, step.seconds)
-                            result = overran.result
-                            if build:
-                                records.append(overran)
-                            elif encode:
-                                record_parts.append(writer.record(overran))
-                        elif build:
-                            duration = (later - now) * 1000.0
-                            shown = bounded_result(result, max_text)
-                            records.append(
-                                result_record(shown, step.advisory, step.weight, duration)
-                            )
-                        elif encode:
-                            duration = (later - now) * 1000.0
-                            record_parts.append(
-                                step.write(bounded_result(result, max_text), duration)
-                            )
-                        now = later
+                    if known is not None:
+                        records.append(known)
+                        continue
+                    state.grading = GradeInProgress(now, step.seconds, position, index, number)
+                    try:
+                        result = step.grade(sample)
+                        if not step.final:
+                            result = finish(step.entry, result, step.well_formed)
+                    except GRADER_RAISES as error:
+                        if is_ctrl_c(error):
+                            raise
+                        result = error_result(step.entry, error_text(error))
+                    later = clock()
+                    if later - now > step.seconds:
+                        # It held the thread (and the GIL: a regex backtracking in C) past
+                        # its timeout, so the watch could not act: timed out all the same,
+                        # as if the watch had.
+                        records.append(timed_out(step.entry, step.seconds))
                     else:
-                        result = known.result
-                        if build:
-                            records.append(known)
-                        elif encode:
-                            record_parts.append(writer.record(known))
-                    results.append(result)
-                decision = alike.decide(results, entries)
+                        duration = (later - now) * 1000.0
+                        records.append(ResultRecord(result, step.advisory, step.weight, duration))
+                    now = later
+                report, decision = turn_of(index, turn, records, policy, max_text)
+                results: list[GradeResult] = [record.result for record in records]
+                summary.count_results(results, counters)
                 if case.attempt is not None:  # its graders' scores are clustered by case
                     summary.attempts.score(case.name, results)
+                turns.append(report)
                 ran.append(decision)
-                if encode:
-                    turn_parts.append(
-                        writer.turn(
-                            index,
-                            decision.passed,
-                            decision.score,
-                            decision.errored,
-                            record_parts,
-                            False,
-                            writer.sample(sample, turn.messages, bound) if samples else no_sample,
-                        )
-                    )
-                elif build:
-                    turns.append(
-                        turn_report(
-                            index,
-                            decision.passed,
-                            decision.score,
-                            tuple(records),
-                            decision.errored,
-                            False,
-                            SampleForm(sample, turn.messages, max_text) if samples else None,
-                        )
-                    )
                 ended = decision.ended
-            passed, score, errored, _ = case_decision(ran)
-            if keep:
-                duration = (clock() - started) * 1000.0
-            if encode:
-                text = writer.case(
-                    case.name,
-                    passed,
-                    score,
-                    turn_parts,
-                    errored,
-                    None,
-                    duration,
-                    writer.metadata(case.metadata, bound) if samples else None,
-                    case.tags,
-                    case.attempt,
-                )
-                outcome = outcome_of(passed, errored)
-                finished: FinishedCase = CaseText(text, outcome, case.name, case.attempt)
-            elif build:
-                metadata = SampleForm(case.metadata, None, max_text) if samples else None
-                finished = case_report(
-                    case.name,
-                    passed,
-                    score,
-                    tuple(turns),
-                    errored,
-                    None,
-                    duration,
-                    metadata,
-                    case.tags,
-                    case.attempt,
-                )
+            finished = case_of(case, turns, ran, started, max_text)
+            passed, errored = finished.passed, finished.errored
             if keep:
                 # No report once abandoned: the runner copied `done` (a case left out is graded
                 # again by the batch's next attempt).
@@ -326,6 +192,5 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             if state.abandoned:
                 break
     finally:
-        alikes.flush()
         state.stopped.set()
     return state

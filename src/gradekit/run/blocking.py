@@ -28,12 +28,12 @@ from typing import Any, Final, NamedTuple
 
 from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit._types import CANCEL_GRACE, Sample, error_text
-from gradekit.registry.abilities import blocking_grade_of, is_blocking
+from gradekit.registry.abilities import blocking_grade_of
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
-from gradekit.run.case import case_of, skipped_turn, turn_of
-from gradekit.run.every_turn import EveryTurn
+from gradekit.run.dispatch import every_turn, is_blocking
+from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, set_context
@@ -124,16 +124,15 @@ class BlockingLane:
         self.runners: set[_Runner] = set()
         self.active = 0  # runners holding a slot
         self.stopping = False
-        settings = context.settings
-        self._takes = EveryTurn(
-            lambda graders: len(graders) == 1 and is_blocking(graders[0], settings)
-        )
 
     # -- the loop's thread -------------------------------------------------------------------
 
     def takes(self, case: Case) -> bool:
         """Whether `case` is graded here: every turn has one entry, and it is blocking."""
-        return self._takes(case)
+        return every_turn(case, self._blocking)
+
+    def _blocking(self, graders: tuple[GraderEntry, ...]) -> bool:
+        return len(graders) == 1 and is_blocking(graders[0], self.context.settings)
 
     def add(self, position: int, case: Case) -> None:
         """Queue a case."""

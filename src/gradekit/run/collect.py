@@ -20,7 +20,7 @@ import attrs
 
 from gradekit._errors import SelectionError, WriteError
 from gradekit.history.baseline import BaselineTally
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes
@@ -81,8 +81,8 @@ class Collection:
         # Whether anyone will see the case reports (a run that keeps none, streams none, logs
         # none and marks none against a baseline only counts them).
         self.keep = bool(keep_cases) or on_case is not None or log is not None or tally is not None
-        # Whether the cases go only to the log (or the stream), which takes their texts: the
-        # batches then write those texts and build no report object.
+        # Whether the cases go only to the log (or the stream), which takes their texts: a
+        # Dask run then hands them on as the workers wrote them.
         self.encode = log is not None and on_case is None and keep_cases is False
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
@@ -94,7 +94,7 @@ class Collection:
         collector = self.collector
         run: Execution
         if remote is None:
-            run = _Run(self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode)
+            run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
         else:
             run = remote.start_run(
                 self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode

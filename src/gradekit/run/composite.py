@@ -19,11 +19,10 @@ from gradekit._errors import ConfigError, Problem
 from gradekit._hints import hint_suffix
 from gradekit._numbers import fraction_problem
 from gradekit._types import Grader, GradeResult, Sample
-from gradekit.registry.abilities import is_inline
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord
-from gradekit.run.dispatch import entry_of, run_entry
+from gradekit.run.dispatch import entry_of, is_inline, run_entry
 from gradekit.run.results import call_sync
 from gradekit.run.settings import current_context
 from gradekit.run.verdict import Verdict, combine, negate

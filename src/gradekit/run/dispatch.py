@@ -1,4 +1,6 @@
-"""Running one grader entry on one sample: timeouts, isolation, async or on the worker pool.
+"""Running one grader entry on one sample: timeouts, isolation, async or on the worker pool;
+and the runner's decisions of how an entry is graded (`is_inline`, `is_blocking`), from which
+the loop decides each case's lane.
 
 Shared by the runner and the composite kinds, so a child of a composite is run exactly like a
 top-level grader: same timeout, same isolation, same checks, same threshold rule."""
@@ -7,19 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from gradekit._coroutines import abandon
 from gradekit._interrupts import Raised, contained
 from gradekit._types import Grader, GradeResult, Sample, error_text
-from gradekit.registry.abilities import agrade_of
+from gradekit.registry.abilities import agrade_of, blocking_grade_of, declares_inline
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import call_sync, error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, Settings
+from gradekit.suite.model import Case
 
-__all__ = ["PROCESS_GRACE", "entry_of", "run_entry"]
+__all__ = ["PROCESS_GRACE", "entry_of", "every_turn", "is_blocking", "is_inline", "run_entry"]
 
 
 T = TypeVar("T")
@@ -28,6 +32,42 @@ T = TypeVar("T")
 PROCESS_GRACE: Final = 5.0
 """Seconds a process-isolated grade may overrun its timeout (start-up, kill, reap) before the
 parent gives up on the worker that supervises the child."""
+
+
+def is_inline(entry: GraderEntry, run: Settings | None = None) -> bool:
+    """True when `entry` is graded by calling it directly in the thread that grades its
+    neighbours, without a thread or a task of its own.
+
+    That is when its grader declares `inline`, it runs in this process (its isolation under
+    `run`, or its own when no run is known, is not `process`), and it has no timeout of its
+    own. Whoever calls inline graders watches them under one timeout (the runner's batches,
+    the run's; a composite, its own), so an entry with a timeout of its own is graded like
+    any sync grader, watched on its own.
+    """
+    if not declares_inline(entry.grader) or entry.timeout is not None:
+        return False
+    isolation = entry.isolation if run is None else run.isolation_of(entry)
+    return isolation != "process"
+
+
+def is_blocking(entry: GraderEntry, run: Settings) -> bool:
+    """True when `entry` may be graded by calling its grader's `grade_blocking` in one of the
+    runner's worker threads: the grader has it and the entry runs in this process (its
+    isolation under `run` is not `process`)."""
+    return blocking_grade_of(entry.grader) is not None and run.isolation_of(entry) != "process"
+
+
+def every_turn(case: Case, test: Callable[[tuple[GraderEntry, ...]], bool]) -> bool:
+    """Whether `test(turn.graders)` holds for every turn of `case` (a case without turns:
+    True); a turn whose graders' tuple is the one before's is not tested again."""
+    last: tuple[GraderEntry, ...] | None = None
+    for turn in case.turns:
+        graders = turn.graders
+        if graders is not last:
+            if not test(graders):
+                return False
+            last = graders
+    return True
 
 
 def entry_of(grader: Grader | GraderEntry) -> GraderEntry:

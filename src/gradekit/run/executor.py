@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, Union
 
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite

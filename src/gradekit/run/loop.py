@@ -17,14 +17,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit._coroutines import run_loop
-from gradekit.registry.abilities import is_bounded_entry, is_inline
-from gradekit.report.case_text import FinishedCase
+from gradekit.registry.abilities import is_bounded_entry
+from gradekit.registry.entries import GraderEntry
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
-from gradekit.run.case import grade_case, unloadable
-from gradekit.run.every_turn import EveryTurn
+from gradekit.run.dispatch import every_turn, is_inline
+from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
@@ -63,18 +64,18 @@ _Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None],
 _CASES, _DONE, _FAILED = "cases", "done", "failed"
 
 
+def _bounded(graders: tuple[GraderEntry, ...]) -> bool:
+    return all(is_bounded_entry(entry) for entry in graders)
+
+
 class _Run:
     """The loop-thread side of one run."""
 
-    def __init__(
-        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
-    ) -> None:
+    def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
         self.suite = suite
         # Whether anyone will see the case reports: a run that keeps none and streams none
-        # only counts its inline cases; one whose cases go only to a JSON report or a log
-        # has its batches hand over their texts alone (`encode`).
+        # only counts its inline cases.
         self.keep = keep
-        self.encode = encode
         self.batch_size = BATCH_SIZE if keep else COUNTING_BATCH_SIZE
         self.settings = settings
         self.jobs = jobs
@@ -96,14 +97,9 @@ class _Run:
         self.received = 0  # cases the caller received (by the caller's thread only)
         self.waiting = False  # the loop waits for room
         self.room: asyncio.Event | None = None
-        # Whether a case's every grade is inline (it joins a batch), or bounded.
-        self._all_inline = EveryTurn(
-            lambda graders: all(is_inline(entry, settings) for entry in graders)
-        )
-        self._all_bounded_case = EveryTurn(
-            lambda graders: all(is_bounded_entry(entry) for entry in graders)
-        )
         self._cases_running = 0  # cases graded as tasks on the loop now
+        self._last_graders: tuple[GraderEntry, ...] | None = None
+        self._last_inline = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -219,7 +215,7 @@ class _Run:
                 self.read += 1
                 if case.error is not None:
                     self._emit([(position, unloadable(case))])
-                elif self._all_inline(case):
+                elif every_turn(case, self._inline):
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
@@ -262,9 +258,18 @@ class _Run:
                 return
             spawn(watch)
 
+    def _inline(self, graders: tuple[GraderEntry, ...]) -> bool:
+        """Whether every one of a turn's graders is inline (its case joins a batch); the
+        answer for the last tuple asked is kept (a dataset's cases share the suite's)."""
+        if graders is not self._last_graders:
+            settings = self.settings
+            self._last_inline = all(is_inline(entry, settings) for entry in graders)
+            self._last_graders = graders
+        return self._last_inline
+
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
-        bounded = self._all_bounded_case
-        return all(bounded(case) for _, case in items)
+        """Whether every grade of these cases is bounded (see `_batch`)."""
+        return all(every_turn(case, _bounded) for _, case in items)
 
     async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         self._cases_running += 1
@@ -286,14 +291,14 @@ class _Run:
         a batch two thread hand-offs, 5 to 9% of a run of such kinds (bench/RESULTS.md)."""
         lone = not self._cases_running and not self.blocking.busy()
         if lone and self._all_bounded(items):
-            state = BatchState(keep=self.keep, encode=self.encode)
+            state = BatchState(keep=self.keep)
             grade_batch(items, state, {}, self.settings, self.suite.policy)
             self._emit(state.done, state.summary, state.finished)
             return
         preset: dict[GradeKey, ResultRecord] = {}
         lane = self.lane
         while items:
-            state = BatchState(keep=self.keep, encode=self.encode)
+            state = BatchState(keep=self.keep)
             ticket = lane.submit(
                 grade_batch, items, state, preset, self.settings, self.suite.policy
             )

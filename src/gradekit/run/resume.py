@@ -24,9 +24,8 @@ from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit._utf8 import utf8
 from gradekit.history.case_scores import ReadWatch, key_of_data, outcome_of_data
-from gradekit.report.case_text import FinishedCase
 from gradekit.report.files import target
-from gradekit.report.jsonl import CaseLog, case_json, not_a_case
+from gradekit.report.jsonl import CaseLog, FinishedCase, case_json, not_a_case
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection

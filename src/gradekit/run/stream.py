@@ -26,11 +26,10 @@ from gradekit._errors import WriteError
 from gradekit._scratch import scratch_prefix, sweep
 from gradekit._utf8 import utf8
 from gradekit.history.baseline import BaselineTally, with_mark
-from gradekit.report.case_text import CaseText, FinishedCase
 from gradekit.report.files import atomic_text
 from gradekit.report.github import MAX_ANNOTATIONS
 from gradekit.report.json import json_head, json_tail
-from gradekit.report.jsonl import case_json
+from gradekit.report.jsonl import CaseText, FinishedCase, case_json
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection

@@ -1,6 +1,6 @@
 """The verdict rules, implemented once: how results combine into a turn's, a case's or a
 composite grader's verdict. Every way of grading calls them: one case at a time
-(`gradekit.run.case`), batches of inline cases (`gradekit.run.batch`) and the composite kinds.
+(`gradekit.run.grade`), batches of inline cases (`gradekit.run.batch`) and the composite kinds.
 
 Results are tri-state (pass, fail, error). An error is never counted as a failure, and no
 negation or threshold turns it into a pass. An errored result makes a combination an error only
@@ -11,7 +11,7 @@ results would have been. Advisory results are reported but take no part in any v
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final, NamedTuple, Protocol, TypeAlias
+from typing import Final, NamedTuple, Protocol
 
 from gradekit._numbers import reaches
 from gradekit._types import GradeResult
@@ -22,13 +22,10 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "Decision",
     "EntryKeys",
-    "Likeness",
     "Tally",
-    "TurnDecisions",
     "Verdict",
     "case_decision",
     "combine",
-    "likeness",
     "negate",
     "tally",
 ]
@@ -209,42 +206,6 @@ def tally(results: Iterable[GradeResult], entries: Iterable[EntryKeys]) -> Tally
         last_score,
         ends_case,
     )
-
-
-Likeness: TypeAlias = tuple[tuple[bool, bool, float], ...]
-"""What the rules read of a turn's results, result by result (see `likeness`)."""
-
-
-def likeness(results: Iterable[GradeResult]) -> Likeness:
-    """Everything the verdict rules (`tally`) and the summary's counts
-    (`SummaryBuilder.count_results`) read of results: for each, whether it errored, whether it
-    passed, and its score. Turns graded by the same entries under the same policy whose
-    results are alike are decided alike and count alike."""
-    return tuple([(result.error is None, result.passed, result.score) for result in results])
-
-
-_REMEMBERED: Final = 256
-"""Distinct tallies whose decisions a `TurnDecisions` remembers."""
-
-
-class TurnDecisions:
-    """Turn decisions under one policy, each distinct tally decided once: fast graders' turns
-    come in few distinct tallies, so a batch of them decides few."""
-
-    __slots__ = ("_known", "policy")
-
-    def __init__(self, policy: Policy) -> None:
-        self.policy: Final = policy
-        self._known: dict[Tally, Decision] = {}
-
-    def of(self, counted: Tally) -> Decision:
-        """`counted.turn_decision(policy)`, remembered."""
-        decision = self._known.get(counted)
-        if decision is None:
-            decision = counted.turn_decision(self.policy)
-            if len(self._known) < _REMEMBERED:
-                self._known[counted] = decision
-        return decision
 
 
 def case_decision(ran: Sequence[Decision]) -> Decision:

@@ -17,10 +17,10 @@ from typing import Any, Final
 import attrs
 
 from gradekit._errors import Problem
-from gradekit._frozen import EMPTY, freeze, frozen_tuple
+from gradekit._frozen import EMPTY
 from gradekit._hints import close_matches
 from gradekit._peers import peer_field, peer_note, strict_note
-from gradekit._types import Sample, ToolCall, loaded_sample
+from gradekit._types import Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Turn
 from gradekit.suite.parse import (
@@ -191,18 +191,17 @@ class CaseBuilder:
                 )
             context = self._context(fields.get("context"), spec.origin("context"), problems)
             metadata = {**extra, **spec.metadata}
-            # Checked above: frozen here once, built without Sample's converters.
-            sample = loaded_sample(
+            sample = Sample(
                 name,
                 index,
-                freeze(fields.get("input")),
-                freeze(fields.get("output")),
-                freeze(fields.get("expected")),
-                calls if type(calls) is tuple else tuple(calls),
-                None if context is None else frozen_tuple(context),
+                fields.get("input"),
+                fields.get("output"),
+                fields.get("expected"),
+                calls,
+                context,
                 tuple(samples),
                 self._workspace(fields.get("workspace"), spec.origin("workspace"), problems),
-                freeze(metadata) if metadata else EMPTY,
+                metadata,
             )
             samples.append(sample)
             turns.append(

@@ -24,7 +24,6 @@ from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.jsonline import DatasetAttempts, LineError, parse_line
 from gradekit.suite.model import Case
 from gradekit.suite.parse import EntryMaker, KeyPath, describe
-from gradekit.suite.quick_case import quick_case
 
 __all__ = ["Dataset", "EntryCache", "problem_text", "survey"]
 
@@ -205,9 +204,6 @@ class Dataset:
             # Named by its line: under the YAML case's name, it would take that case's place
             # in `--resume` logs, baselines and comparisons.
             return _error(where, where, message, attempt)
-        quick = quick_case(self.builder, raw, name, where)
-        if quick is not None:
-            return quick if attempt is None else attrs.evolve(quick, attempt=attempt)
         peers: list[Problem] = []
         case, problems = self.builder.build(raw, name=name, location=where, warnings=peers)
         for peer in peers:

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit._errors import ExecutorError
 from gradekit._types import error_text
-from gradekit.report.case_text import FinishedCase
+from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.case import unloadable
 from gradekit.run.dask._pack import CannotSend, CasePacker, case_texts, unpack_reports
 from gradekit.run.dask._worker import grade_packed
+from gradekit.run.grade import unloadable
 from gradekit.suite.model import Case, Suite
 
 if TYPE_CHECKING:

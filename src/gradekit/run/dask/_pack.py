@@ -30,8 +30,7 @@ from gradekit._types import Sample
 from gradekit._utf8 import utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.report.case_text import CaseText
-from gradekit.report.jsonl import case_json
+from gradekit.report.jsonl import CaseText, case_json
 from gradekit.report.model import CaseReport, Outcome
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings

@@ -27,7 +27,6 @@ from gradekit._load_context import suite_dir
 from gradekit._types import error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.run.case import unloadable
 from gradekit.run.dask._pack import (
     ATTEMPT,
     FORMAT,
@@ -38,6 +37,7 @@ from gradekit.run.dask._pack import (
     pack_reports,
     suite_folder,
 )
+from gradekit.run.grade import unloadable
 from gradekit.run.options import GraderDefaults, Outputs
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text

@@ -1,4 +1,11 @@
-"""Grading one case on the event loop: its turns in order, each turn's graders concurrently."""
+"""The one assembly of a graded turn and a graded case, which every lane calls, and the
+grading of one case on the event loop.
+
+Every lane (the inline batch, `gradekit.run.batch`; the blocking lane, `gradekit.run.blocking`;
+a case on the loop, `grade_case` here; a Dask worker, through `run_suite`) grades a turn's
+entries its own way (in a thread, on the loop, in a worker process) and gets a `ResultRecord`
+per grade; from the records on, a turn's report and decision come from `turn_of` and a case's
+from `case_of`, nowhere else. Imports the report model, the verdict rules and `dispatch`."""
 
 from __future__ import annotations
 
