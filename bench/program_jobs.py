@@ -59,7 +59,7 @@ def texts(count: int) -> list[str]:
 def former_path() -> Iterator[None]:
     """gradekit as it was: limits set by `setrlimit` in a `preexec_fn`, scratch roots removed
     before the grade returns."""
-    from gradekit._scratch import remove_tree
+    from gradekit.core.scratch import remove_tree
     from gradekit.process import commands as process
     from gradekit.process import scratch
 

@@ -25,7 +25,7 @@ import timeit
 from typing import Any
 
 from gradekit import Sample, ToolCall
-from gradekit._frozen import EMPTY
+from gradekit.core.types import EMPTY
 
 CALLS = (ToolCall("search", {"q": "7 + 0"}),)
 CALL_DICTS = [{"name": "search", "arguments": {"q": "7 + 0"}}]

@@ -12,7 +12,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SOURCE / "gradekit"
 
 CORE = {"gradekit.code"}
-"""With every top-level private module (`gradekit._types`, `_errors`, ...): the core types,
+"""With every top-level private module (`gradekit.core.types`, `_errors`, ...): the core types,
 errors and rules every package may import; they import only each other."""
 
 ALLOWED = {

@@ -7,9 +7,8 @@ import math
 import pytest
 
 from gradekit import ConfigError, Problem
-from gradekit._hints import did_you_mean, hint_suffix
-from gradekit._json_check import find_json_problem, json_problem
-from gradekit._numbers import fraction_problem
+from gradekit.core.errors import did_you_mean, hint_suffix
+from gradekit.core.values import find_json_problem, fraction_problem, json_problem
 
 
 def test_hints_name_the_closest_word_or_nothing() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gradekit import Sample, ToolCall
-from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
+from gradekit.core.types import EMPTY, FrozenDict, freeze, frozen_tuple
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _values = st.recursive(

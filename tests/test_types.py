@@ -12,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gradekit import GradeResult, Sample, ToolCall
-from gradekit._frozen import FrozenDict, freeze, thaw
-from gradekit._types import as_text, error_text
+from gradekit.core.types import FrozenDict, as_text, error_text, freeze, thaw
 
 
 def test_sample_is_immutable_all_the_way_down():

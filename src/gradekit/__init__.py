@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gradekit._errors import (
+from gradekit.core.errors import (
     ConfigError,
     DuplicateKindError,
     ExecutorError,
@@ -26,7 +26,7 @@ from gradekit._errors import (
     UnknownKindError,
     WriteError,
 )
-from gradekit._types import (
+from gradekit.core.types import (
     AsyncGrader,
     BlockingGrader,
     Grader,
@@ -37,7 +37,7 @@ from gradekit._types import (
 )
 
 if TYPE_CHECKING:
-    from gradekit._load_context import current_suite_dir
+    from gradekit.core.context import current_suite_dir
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
@@ -92,7 +92,7 @@ __all__ = [
 # too: pytest imports `gradekit.testing.pytest_plugin` in every run of a project that has
 # gradekit installed, and that must not scan entry points or import the registry.
 _LAZY = {
-    "current_suite_dir": "gradekit._load_context",
+    "current_suite_dir": "gradekit.core.context",
     "Registry": "gradekit.registry.registry",
     "create": "gradekit.registry.registry",
     "kinds": "gradekit.registry.registry",

@@ -19,8 +19,7 @@ from typing import Any
 
 import attrs
 
-from gradekit._frozen import FrozenDict
-from gradekit._types import Sample, ToolCall
+from gradekit.core.types import FrozenDict, Sample, ToolCall
 
 __all__ = ["GraderContext", "GraderResult"]
 

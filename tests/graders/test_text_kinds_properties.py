@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit._marks import is_well_formed
+from gradekit.core.types import is_well_formed
 from gradekit.testing._grading_rules import difference, result_problem
 
 # -- strategies ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from hostile_graders import needs_bwrap
 
 import gradekit
 from gradekit import ConfigError, GraderDefaults, Sample, load_suite, run_suite
-from gradekit._errors import SandboxError
+from gradekit.core.errors import SandboxError
 from gradekit.process.bubblewrap import _probe
 
 PY = sys.executable

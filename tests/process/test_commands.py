@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit._errors import CommandError
+from gradekit.core.errors import CommandError
 from gradekit.process.commands import (
     Limits,
     ProcessResult,

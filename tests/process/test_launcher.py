@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit._errors import CommandError
+from gradekit.core.errors import CommandError
 from gradekit.process import limits
 from gradekit.process.commands import Limits, run
 from gradekit.process.limits import launcher, reset

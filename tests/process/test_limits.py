@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import gradekit
-from gradekit._errors import CommandError
+from gradekit.core.errors import CommandError
 from gradekit.process import commands as process
 from gradekit.process import limits
 from gradekit.process.bubblewrap import problem as sandbox_problem

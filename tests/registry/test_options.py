@@ -9,7 +9,7 @@ import attrs
 import pytest
 
 from gradekit import ConfigError, GradeResult, Registry
-from gradekit._errors import OptionError
+from gradekit.core.errors import OptionError
 
 
 def _non_negative(instance, attribute, value):

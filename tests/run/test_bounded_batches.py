@@ -13,7 +13,7 @@ from runner_graders import Echo, Where, entry
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit._marks import bounded
+from gradekit.core.types import bounded
 from gradekit.suite.model import Case, Suite, Turn
 
 

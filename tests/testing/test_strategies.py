@@ -13,7 +13,7 @@ from hypothesis import find as hypothesis_find
 from hypothesis import strategies as st
 
 from gradekit import GradeResult, Registry, Sample, ToolCall
-from gradekit._json_check import json_problem
+from gradekit.core.values import json_problem
 from gradekit.registry.entries import build_entry
 from gradekit.testing import (
     grade_results,

@@ -55,7 +55,7 @@ def add_compare_command(commands: Any) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from gradekit._errors import ConfigError
+    from gradekit.core.errors import ConfigError
     from gradekit.history import compare_views
     from gradekit.history.compare import compare, parse_fail_on
     from gradekit.report.progress import ReportsProgress

@@ -36,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Final
 from gradekit.cli.options import Option, fraction, input_path, whole_number
 
 if TYPE_CHECKING:
-    from gradekit._errors import WriteError
+    from gradekit.core.errors import WriteError
     from gradekit.history.baseline import Baseline
     from gradekit.history.compare import FailOn
     from gradekit.report.github import Place
@@ -141,7 +141,7 @@ def gates_given(args: argparse.Namespace) -> bool:
 def fail_on_of(args: argparse.Namespace) -> FailOn | None:
     """The rules `--fail-on` gives `gradekit run`, checked (a ConfigError names what to fix):
     None without `--fail-on`. They need `--baseline`, and are among `RUN_FAIL_ON_RULES`."""
-    from gradekit._errors import ConfigError
+    from gradekit.core.errors import ConfigError
     from gradekit.history.compare import parse_fail_on
 
     text = getattr(args, "fail_on", None)
@@ -313,7 +313,7 @@ def report_to_github(
 def _append_summary(
     report: SuiteReport, cases: Iterable[CaseReport], path: str
 ) -> list[WriteError]:
-    from gradekit._errors import WriteError
+    from gradekit.core.errors import WriteError
     from gradekit.report.markdown import render_markdown
 
     text = render_markdown(report, cases)

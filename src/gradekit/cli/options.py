@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit._numbers import fraction_problem
+from gradekit.core.values import fraction_problem
 
 if TYPE_CHECKING:
     from gradekit.report.model import SuiteReport
@@ -118,7 +118,7 @@ def input_path(text: str) -> str:
 
 def positive_seconds(text: str) -> float:
     """An argument type for a duration in seconds (greater than 0, finite)."""
-    from gradekit._seconds import seconds_problem
+    from gradekit.core.values import seconds_problem
 
     try:
         value = float(text)
@@ -191,7 +191,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
     """The cases the options pick (every option given must pick a case), None for every case;
     ConfigError, its message the line to print (exit 2), when an expression or a report cannot
     be read."""
-    from gradekit._errors import ConfigError
+    from gradekit.core.errors import ConfigError
     from gradekit.run.selection import Selection
 
     parts: list[Selection] = []
@@ -216,7 +216,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
 def _failed_in(path: str, *, quiet: bool) -> Selection:
     """The cases that failed or errored in the report or results log at `path` (its reading
     shown on stderr when it lasts, unless `quiet`)."""
-    from gradekit._errors import ConfigError
+    from gradekit.core.errors import ConfigError
     from gradekit.history.case_scores import read_outcomes
     from gradekit.report.progress import ReportsProgress
     from gradekit.run.selection import Selection

@@ -24,12 +24,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
-from gradekit._exits import leave, refusing_exits, settle_streams
 from gradekit.cli.compare import add_compare_command
 from gradekit.cli.options import EXIT_FAILED, EXIT_INVALID, EXIT_PASSED, EXIT_UNWRITTEN, Invalid
 from gradekit.cli.run import RUN_OPTIONS, load, warn
 from gradekit.cli.run import run as _run
 from gradekit.report.text import escaped
+from gradekit.run.exits import leave, refusing_exits, settle_streams
 from gradekit.run.interrupts import first_signal, stopping_on
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "EXIT_UNWRITTEN", "main"]
@@ -126,7 +126,7 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `gradekit` command with `argv` (default: the process's arguments); the exit
     code. As the process's own command (`argv` None) it exits at once, its output flushed,
-    when threads a grader started are still running (see `gradekit._exits.leave`)."""
+    when threads a grader started are still running (see `gradekit.run.exits.leave`)."""
     with refusing_exits():  # until the end: an abandoned grader's thread may still call it
         if argv is not None:
             return _main(argv)

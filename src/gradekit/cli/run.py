@@ -52,7 +52,7 @@ from gradekit.report.text import escaped
 from gradekit.run.interrupts import RECORDING, first_signal
 
 if TYPE_CHECKING:
-    from gradekit._errors import WriteError
+    from gradekit.core.errors import WriteError
     from gradekit.history.baseline import Baseline
     from gradekit.report.model import SuiteReport
     from gradekit.report.progress import Progress
@@ -191,7 +191,7 @@ RUN_OPTIONS: Final[tuple[Option, ...]] = (
 def load(path: str, *, strict: bool = False) -> Suite:
     """The suite at `path` (its load warnings printed), or Invalid with every problem of the
     file; `strict` makes every warning an error."""
-    from gradekit._errors import ConfigError
+    from gradekit.core.errors import ConfigError
     from gradekit.suite.load import load_suite
 
     try:
@@ -212,12 +212,12 @@ def warn(suite: Suite, shown: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """`gradekit run`: grade the suite, write the reports, print the summary; the exit code."""
-    from gradekit._errors import ConfigError, WriteError
-    from gradekit._exits import CURRENT_STDERR
-    from gradekit._load_context import DEFAULT_JUDGE_CONCURRENCY, RunContext, RunOptions
-    from gradekit._scratch import sweep
+    from gradekit.core.context import DEFAULT_JUDGE_CONCURRENCY, RunContext, RunOptions
+    from gradekit.core.errors import ConfigError, WriteError
+    from gradekit.core.scratch import sweep
     from gradekit.report.files import probe
     from gradekit.report.progress import Progress
+    from gradekit.run.exits import CURRENT_STDERR
 
     options = RunOptions(
         judge_concurrency=args.judge_concurrency or DEFAULT_JUDGE_CONCURRENCY,
@@ -284,8 +284,8 @@ def _grade(
     baseline: Baseline | None = None,
 ) -> tuple[SuiteReport, list[WriteError]]:
     """Run the suite as the arguments say; the report, and the results log's write failure."""
-    from gradekit._errors import ConfigError, SelectionError, WriteError
-    from gradekit._exits import after_graders
+    from gradekit.core.errors import ConfigError, SelectionError, WriteError
+    from gradekit.run.exits import after_graders
     from gradekit.run.options import GraderDefaults, Outputs, Statistics
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import run_suite
@@ -349,7 +349,7 @@ def _executor(args: argparse.Namespace) -> Iterator[Any]:
             "gradekit: --judge-concurrency, --cache-dir and --no-cache set up the judge of this "
             "process and do not reach Dask workers; leave them out with --executor dask"
         )
-    from gradekit._errors import ExecutorError
+    from gradekit.core.errors import ExecutorError
     from gradekit.run.dask import WORKER_TIMEOUT, DaskExecutor
 
     waits = WORKER_TIMEOUT if args.dask_timeout is None else args.dask_timeout

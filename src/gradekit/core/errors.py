@@ -2,11 +2,13 @@
 
 Each error also subclasses the builtin it refines (a config error is a `ValueError`, an unknown
 kind a `LookupError`), carries its data as attributes, survives pickling (process workers send
-errors back to the parent) and ends its message with what the user must do.
+errors back to the parent) and ends its message with what the user must do. The close-match
+hints ("did you mean") of every error that names a wrong word live here too.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +34,29 @@ __all__ = [
     "SelectionError",
     "UnknownKindError",
     "WriteError",
+    "close_matches",
+    "did_you_mean",
+    "hint_suffix",
 ]
+
+
+def close_matches(word: str, candidates: typing.Iterable[str]) -> list[str]:
+    """Up to three candidates that look like `word`: the 'did you mean' of every error."""
+    import difflib  # only when a name is wrong: not on every registry import
+
+    return difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.75)
+
+
+def did_you_mean(word: str, candidates: typing.Iterable[str]) -> str | None:
+    """`did you mean 'threshold'?` for the closest candidate, or None when none is close."""
+    hits = close_matches(word, candidates)
+    return f"did you mean '{hits[0]}'?" if hits else None
+
+
+def hint_suffix(word: str, candidates: typing.Iterable[str]) -> str:
+    """` (did you mean 'threshold'?)`, to end an error message with, or "" when none is close."""
+    hint = did_you_mean(word, candidates)
+    return f" ({hint})" if hint else ""
 
 
 class GradekitError(Exception):

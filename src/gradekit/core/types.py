@@ -1,30 +1,176 @@
-"""The core types every grader shares: ToolCall, Sample, GradeResult and the Grader protocol."""
+"""The core types every grader shares: `ToolCall`, `Sample`, `GradeResult`, the `Grader`
+protocol and its abilities (`AsyncGrader`, `InlineGrader`, `BlockingGrader`,
+`DeclaresOptions`); the immutable containers of sample data (`FrozenDict`, `freeze`, `thaw`),
+so no grader can change what the next one sees; and the marks a built-in kind's `grade`
+carries, promises the runner relies on (`well_formed`: its results need no checking again;
+`bounded`: it always ends, in time its sample bounds; each an attribute of the function
+itself, so a subclass that overrides `grade` carries none until it says so).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Final,
+    NoReturn,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 import attrs
-
-from gradekit._frozen import EMPTY, FrozenDict, freeze, frozen_tuple
 
 if TYPE_CHECKING:
     import threading
 
+
 __all__ = [
     "CANCEL_GRACE",
+    "EMPTY",
     "AsyncGrader",
     "BlockingGrader",
     "DeclaresOptions",
+    "FrozenDict",
     "GradeResult",
     "Grader",
     "InlineGrader",
     "Sample",
     "ToolCall",
     "as_text",
+    "bounded",
     "error_text",
+    "freeze",
+    "is_bounded",
+    "is_well_formed",
+    "thaw",
+    "well_formed",
 ]
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class FrozenDict(dict[K, V]):
+    """A `dict` that refuses every change; picklable and JSON-serialisable like a dict."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            "this mapping is read-only: graders may not change sample data; copy it with dict()"
+        )
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+EMPTY: FrozenDict[Any, Any] = FrozenDict()
+
+
+def freeze(value: Any) -> Any:
+    """Return `value` with every dict made a FrozenDict and every list a tuple, recursively."""
+    kind = type(value)
+    if kind in _PLAIN:  # the usual cases first, before the ABC checks (a microsecond each)
+        return value
+    if kind is dict:
+        for item in value.values():
+            if type(item) not in _PLAIN:
+                return FrozenDict({key: freeze(item) for key, item in value.items()})
+        return FrozenDict(value)  # plain values (the usual arguments): one copy
+    if kind is list or kind is tuple:
+        return tuple([freeze(item) for item in value])
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(item) for item in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(item) for item in value)
+    return value
+
+
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def thaw(value: Any) -> Any:
+    """The inverse of `freeze`: plain dicts and lists, for JSON output and user code."""
+    kind = type(value)
+    # Exact types first: the ABC checks below cost about a microsecond each, and reports thaw
+    # every result's details.
+    if kind in _PLAIN:
+        return value
+    if kind is dict or kind is FrozenDict:
+        return {key: thaw(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [thaw(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [thaw(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return [thaw(item) for item in value]
+    return value
+
+
+def frozen_tuple(values: Iterable[Any] | None) -> tuple[Any, ...]:
+    """Freeze an optional iterable into a tuple (None becomes the empty tuple)."""
+    return () if values is None else tuple(freeze(v) for v in values)
+
+
+GradeFunction = TypeVar("GradeFunction", bound=Callable[..., Any])
+
+_WELL_FORMED: Final = "_gradekit_well_formed"
+
+
+def well_formed(grade: GradeFunction) -> GradeFunction:
+    """Mark a `grade` method that always returns a well-formed result: exactly a `GradeResult`,
+    `passed` a bool, details strict JSON (strings, lists of strings), and its grader's `kind`
+    and `name`. The batch runner then accepts such results without checking them again.
+
+    The mark is on this function only: a subclass that overrides `grade` is checked again.
+    For built-in kinds, whose promise a property test holds them to.
+    """
+    setattr(grade, _WELL_FORMED, True)
+    return grade
+
+
+def is_well_formed(grade: Callable[..., Any]) -> bool:
+    """True when `grade` (a function or bound method) is marked by `well_formed`."""
+    return getattr(grade, _WELL_FORMED, False) is True
+
+
+_BOUNDED: Final = "_gradekit_bounded"
+
+
+def bounded(grade: GradeFunction) -> GradeFunction:
+    """Mark a `grade` method that always ends, in time bounded by its sample: pure Python or C
+    work on the sample, no I/O, no waiting, no loop that the sample does not bound. The runner
+    may then grade it where no other thread could abandon it (an inline batch graded in the
+    event loop's own thread while nothing else is in flight): its timeout still holds, judged
+    when it returns, as the batch does for a grade that held the GIL.
+
+    The mark is on this function only, as `well_formed`'s. For built-in kinds."""
+    setattr(grade, _BOUNDED, True)
+    return grade
+
+
+def is_bounded(grade: Callable[..., Any]) -> bool:
+    """True when `grade` (a function or bound method) is marked by `bounded`."""
+    return getattr(grade, _BOUNDED, False) is True
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:

@@ -11,9 +11,9 @@ from typing import Any
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._numbers import fraction_problem
-from gradekit._types import GradeResult
+from gradekit.core.errors import OptionError
+from gradekit.core.types import GradeResult
+from gradekit.core.values import fraction_problem
 
 __all__ = ["Check", "checks_result", "forms_result", "validate_threshold"]
 

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from gradekit._errors import OptionError, PatternTimeoutError
-from gradekit._types import Sample
+from gradekit.core.errors import OptionError, PatternTimeoutError
+from gradekit.core.types import Sample
 
 if TYPE_CHECKING:
     from collections.abc import Callable

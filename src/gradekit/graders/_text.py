@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._types import GradeResult, Sample, as_text
+from gradekit.core.types import GradeResult, Sample, as_text
 
 __all__ = [
     "QUOTE_LIMIT",

@@ -18,10 +18,18 @@ from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
-from gradekit._errors import ConfigError, OptionError
-from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample, ToolCall, as_text
+from gradekit.core.errors import ConfigError, OptionError
+from gradekit.core.types import (
+    EMPTY,
+    FrozenDict,
+    GradeResult,
+    Sample,
+    ToolCall,
+    as_text,
+    bounded,
+    freeze,
+    well_formed,
+)
 from gradekit.graders._checks import Check, forms_result, validate_threshold
 from gradekit.graders._patterns import Pattern
 from gradekit.graders._text import data_error, rebuilt

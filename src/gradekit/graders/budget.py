@@ -15,9 +15,8 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._marks import bounded
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import OptionError
+from gradekit.core.types import GradeResult, Sample, bounded
 
 __all__ = ["Budget"]
 

@@ -18,9 +18,8 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from gradekit._errors import OptionError, SandboxError
-from gradekit._hints import did_you_mean
-from gradekit._types import GradeResult, Sample, as_text
+from gradekit.core.errors import OptionError, SandboxError, did_you_mean
+from gradekit.core.types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._patterns import workspace_error
 from gradekit.graders.program import command_argv

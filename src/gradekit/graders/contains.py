@@ -7,9 +7,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import OptionError
+from gradekit.core.types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import output_not_text, quote, text_of
 
 __all__ = ["Contains", "NotContains"]

@@ -9,8 +9,7 @@ from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample
+from gradekit.core.types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt
 
 __all__ = ["Equality", "punctuation_table"]

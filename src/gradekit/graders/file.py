@@ -8,9 +8,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import ConfigError, OptionError
-from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import ConfigError, OptionError
+from gradekit.core.types import EMPTY, FrozenDict, GradeResult, Sample, freeze
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._patterns import Glob, Pattern, WorkspaceFile, bad_glob, walk, workspace_error
 from gradekit.process.options import required_size

@@ -15,10 +15,8 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from gradekit._errors import OptionError, PatternTimeoutError
-from gradekit._frozen import thaw
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample, as_text
+from gradekit.core.errors import OptionError, PatternTimeoutError
+from gradekit.core.types import GradeResult, Sample, as_text, bounded, thaw, well_formed
 from gradekit.graders._patterns import Pattern
 from gradekit.graders._text import data_error, expected_missing, quote, rebuilt
 

@@ -20,9 +20,8 @@ from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import OptionError
+from gradekit.core.types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote
 
 __all__ = ["SEPARATORS", "Numeric", "number_patterns"]

@@ -11,9 +11,8 @@ from typing import Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import OptionError, SandboxError
-from gradekit._frozen import thaw
-from gradekit._types import GradeResult, Sample, as_text
+from gradekit.core.errors import OptionError, SandboxError
+from gradekit.core.types import GradeResult, Sample, as_text, thaw
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._patterns import Pattern, workspace_error
 from gradekit.process.commands import ProcessResult

@@ -8,9 +8,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError, PatternTimeoutError
-from gradekit._marks import bounded, well_formed
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import OptionError, PatternTimeoutError
+from gradekit.core.types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders._patterns import INVALID, Pattern
 from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, text_of
 

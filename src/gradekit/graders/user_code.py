@@ -32,14 +32,11 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._frozen import freeze
-from gradekit._hints import did_you_mean
-from gradekit._json_check import JsonProblem, find_json_problem
-from gradekit._load_context import current_place, current_suite_dir, suite_dir
-from gradekit._numbers import fraction_problem
-from gradekit._types import GradeResult, Sample, error_text
 from gradekit.code import GraderContext, GraderResult
+from gradekit.core.context import current_place, current_suite_dir, suite_dir
+from gradekit.core.errors import OptionError, did_you_mean
+from gradekit.core.types import GradeResult, Sample, error_text, freeze
+from gradekit.core.values import JsonProblem, find_json_problem, fraction_problem
 
 __all__ = ["Code", "details_problem", "to_grade_result", "type_name"]
 

@@ -7,7 +7,7 @@ from typing import Final
 
 import attrs
 
-from gradekit._errors import ConfigError
+from gradekit.core.errors import ConfigError
 from gradekit.history.statistics import DEFAULT_ALPHA, PairedStatistics
 
 __all__ = ["FAIL_ON_RULES", "FailOn", "parse_fail_on", "significant_regression"]

@@ -17,7 +17,7 @@
   worker does with a request is a function its caller hands in (process isolation's lives in
   `gradekit.run.isolation`).
 
-May import: the core modules only (`gradekit._types`, `_errors`, `_frozen`, `_seconds`,
+May import: the core modules only (`gradekit.core.types`, `_errors`, `_frozen`, `_seconds`,
 `_scratch`). Imported by `graders`, `registry` and `suite` (a `sandbox:` mode checked),
 `run` and the command line; never imports them.
 """

@@ -26,7 +26,7 @@ one command or worker: `none` never, `bwrap` always (an error where it cannot ru
 where it can, else without, saying so once per process on stderr. `run_default()` is the mode
 of the run in progress (a context variable the runner sets).
 
-Imports: the core (`gradekit._errors`) and `gradekit.process.seccomp`.
+Imports: the core (`gradekit.core.errors`) and `gradekit.process.seccomp`.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Final, Literal
 
 import attrs
 
-from gradekit._errors import SandboxError
+from gradekit.core.errors import SandboxError
 from gradekit.process import seccomp
 
 __all__ = [

@@ -18,7 +18,7 @@ process group while it runs, and every warm worker, so that a process about to e
 (a second Ctrl-C) can kill them first instead of leaving them running. Registering costs a
 dict operation.
 
-Imports: the core (`gradekit._errors`), `bubblewrap` (the `Jail` type) and `limits`.
+Imports: the core (`gradekit.core.errors`), `bubblewrap` (the `Jail` type) and `limits`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import IO, Any, Final, TypeVar
 
 import attrs
 
-from gradekit._errors import CommandError, SandboxError
+from gradekit.core.errors import CommandError, SandboxError
 from gradekit.process.bubblewrap import Jail
 from gradekit.process.limits import (
     exec_failure,

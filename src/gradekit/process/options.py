@@ -18,10 +18,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._frozen import EMPTY, FrozenDict
-from gradekit._seconds import seconds_problem
-from gradekit._types import GradeResult, Sample
+from gradekit.core.errors import OptionError
+from gradekit.core.types import EMPTY, FrozenDict, GradeResult, Sample
+from gradekit.core.values import seconds_problem
 from gradekit.process import bubblewrap as _bwrap
 from gradekit.process import bubblewrap as _sandbox_mode
 from gradekit.process.commands import (
@@ -122,7 +121,7 @@ def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) ->
 
 
 def timeout_seconds(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """attrs validator: a timeout gradekit accepts (the one rule, in `gradekit._seconds`)."""
+    """attrs validator: a timeout gradekit accepts (the one rule, in `gradekit.core.values`)."""
     problem = seconds_problem(value)
     if problem is not None:
         raise OptionError(attribute.name, problem)
@@ -246,7 +245,7 @@ class SandboxOptions:
 
     def grade_blocking(self, sample: Sample, cancel: threading.Event) -> GradeResult:
         """Grade in this thread; setting `cancel` kills the running command at once (the
-        runner's timeout; see `gradekit._types.BlockingGrader`)."""
+        runner's timeout; see `gradekit.core.types.BlockingGrader`)."""
         return self._grade(sample, cancel)
 
     async def agrade(self, sample: Sample) -> GradeResult:

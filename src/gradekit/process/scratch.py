@@ -6,7 +6,7 @@ makes slow (about 10 ms a grade measured on a shared 2-core machine), time a gra
 wait for: the command has ended and its process group is dead, so nothing writes there any
 more. `remove_later` queues the root; one background thread removes roots in order; at
 interpreter exit what is still queued is removed before the process ends. A process killed
-first leaves its roots to the sweep of stale scratch items (`gradekit._scratch.sweep`).
+first leaves its roots to the sweep of stale scratch items (`gradekit.core.scratch.sweep`).
 
 Spare roots: a grade without a workspace gets a scratch root of three empty folders (`home`,
 `tmp`, `work`). Making one and removing it costs four `mkdir`s and four `rmdir`s, metadata
@@ -28,7 +28,7 @@ At most `SPARE_LIMIT` roots are kept; they are removed when gradekit exits (a pr
 first leaves them to the sweep of stale scratch items). A forked child forgets its parent's
 roots: they are the parent's to use and remove.
 
-Imports: the core (`gradekit._scratch`: scratch names and `remove_tree`) and
+Imports: the core (`gradekit.core.scratch`: scratch names and `remove_tree`) and
 `workspace_copy`.
 """
 
@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from gradekit._scratch import remove_tree, scratch_prefix
+from gradekit.core.scratch import remove_tree, scratch_prefix
 from gradekit.process.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE, copy_workspace
 
 __all__ = [

@@ -35,7 +35,7 @@ import os
 import socket
 from typing import Final
 
-from gradekit._errors import SandboxError
+from gradekit.core.errors import SandboxError
 
 __all__ = ["REFUSED", "program", "unavailable"]
 

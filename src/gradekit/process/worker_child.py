@@ -17,7 +17,7 @@ killed). Not put back: module globals, class attributes and caches of imported m
 left open, `sys.modules`, resource limits the work lowered.
 
 Kept apart from `workers` so that the child imports only this module and the work's.
-Imports: the core only (`gradekit._types`' `error_text`, `gradekit._scratch`).
+Imports: the core only (`gradekit.core.types`' `error_text`, `gradekit.core.scratch`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final
 
-from gradekit._types import error_text
+from gradekit.core.types import error_text
 
 __all__ = ["READY", "main", "serve"]
 
@@ -146,7 +146,7 @@ def _empty(folder: str) -> None:
         return
     from pathlib import Path
 
-    from gradekit._scratch import remove_tree
+    from gradekit.core.scratch import remove_tree
 
     for path in left:
         if os.path.isdir(path) and not os.path.islink(path):

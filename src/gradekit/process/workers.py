@@ -24,7 +24,7 @@ worker and kept there under a key.
 Workers belong to the owner (a run's settings) that last used them: `stop_workers(owner)` ends
 them when the run ends or stops; the ones still there at interpreter exit are killed then.
 
-Imports: the core (`gradekit._scratch`), `bubblewrap` (the jail, the mode's markers),
+Imports: the core (`gradekit.core.scratch`), `bubblewrap` (the jail, the mode's markers),
 `commands` (the children registry) and `worker_child` (the worker's main).
 """
 
@@ -50,7 +50,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._scratch import remove_tree, scratch_prefix
+from gradekit.core.scratch import remove_tree, scratch_prefix
 from gradekit.process import bubblewrap
 from gradekit.process.commands import child_ended, child_started
 from gradekit.process.worker_child import READY, serve

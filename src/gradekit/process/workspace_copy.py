@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from gradekit._errors import SandboxError
+from gradekit.core.errors import SandboxError
 
 __all__ = ["DEFAULT_MAX_FILES", "DEFAULT_MAX_SIZE", "copy_workspace", "shown_size"]
 

@@ -1,6 +1,6 @@
 """The optional abilities of graders and factories, detected in one place.
 
-Each ability is a small protocol declared beside `Grader` in `gradekit._types`: `AsyncGrader`
+Each ability is a small protocol declared beside `Grader` in `gradekit.core.types`: `AsyncGrader`
 (`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
 `well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's
 `options_class`). The runner, the composite kinds and the registry ask these functions, never
@@ -18,8 +18,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from gradekit._marks import is_bounded, is_well_formed
-from gradekit._types import Grader, Sample
+from gradekit.core.types import Grader, Sample, is_bounded, is_well_formed
 
 __all__ = [
     "Entry",
@@ -96,7 +95,7 @@ class Entry(Protocol):
 
 def is_bounded_entry(entry: Entry) -> bool:
     """True when the entry's grade always ends in time bounded by its sample: its grader's
-    `grade` is marked `bounded` (see `gradekit._marks.bounded`)."""
+    `grade` is marked `bounded` (see `gradekit.core.types.bounded`)."""
     return is_bounded(entry.grader.grade)
 
 

@@ -13,13 +13,10 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit._errors import ConfigError, GradekitError, Problem
-from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._hints import did_you_mean
-from gradekit._numbers import fraction_problem, number_of
-from gradekit._peers import ENTRY_PEERS
-from gradekit._seconds import seconds_problem, yaml_seconds
-from gradekit._types import Grader
+from gradekit.core.errors import ConfigError, GradekitError, Problem, did_you_mean
+from gradekit.core.types import EMPTY, FrozenDict, Grader, freeze
+from gradekit.core.values import fraction_problem, number_of, seconds_problem, yaml_seconds
+from gradekit.registry.peers import ENTRY_PEERS
 from gradekit.registry.registry import Registry, default_registry
 
 __all__ = [
@@ -42,7 +39,7 @@ _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("gradekit_entry_dep
 
 def _timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
     if value is not None:
-        from gradekit._seconds import seconds
+        from gradekit.core.values import seconds
 
         seconds(value)
 

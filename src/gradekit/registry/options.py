@@ -17,9 +17,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from gradekit._errors import ConfigError, OptionError, Problem
-from gradekit._hints import hint_suffix
-from gradekit._numbers import number_of
+from gradekit.core.errors import ConfigError, OptionError, Problem, hint_suffix
+from gradekit.core.values import number_of
 
 if typing.TYPE_CHECKING:
     import cattrs

@@ -24,15 +24,15 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import (
+from gradekit.core.errors import (
     ConfigError,
     DuplicateKindError,
     GradekitError,
     PluginLoadError,
     UnknownKindError,
+    close_matches,
 )
-from gradekit._hints import close_matches
-from gradekit._types import Grader, error_text
+from gradekit.core.types import Grader, error_text
 from gradekit.registry.abilities import options_class_of
 from gradekit.registry.options import structure_options
 from gradekit.registry.plugins import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN, scan

@@ -32,7 +32,7 @@ from array import array
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from gradekit._utf8 import utf8
+from gradekit.core.values import utf8
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport
 

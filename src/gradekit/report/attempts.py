@@ -31,7 +31,7 @@ from gradekit.report.estimators import (
 )
 
 if TYPE_CHECKING:
-    from gradekit._types import GradeResult
+    from gradekit.core.types import GradeResult
 
 __all__ = [
     "DEFAULT_KS",

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from gradekit._frozen import FrozenDict
-from gradekit._types import GradeResult
+from gradekit.core.types import FrozenDict, GradeResult
 from gradekit.report.model import ResultRecord
 from gradekit.report.samples import MAX_TEXT, cut_text
 

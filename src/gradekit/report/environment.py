@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from gradekit._frozen import EMPTY, FrozenDict, freeze
+from gradekit.core.types import EMPTY, FrozenDict, freeze
 
 __all__ = [
     "Environment",

@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final, TextIO
 
-from gradekit._errors import ConfigError, WriteError
-from gradekit._scratch import scratch_prefix, sweep
-from gradekit._utf8 import REPLACE_SURROGATES
+from gradekit.core.errors import ConfigError, WriteError
+from gradekit.core.scratch import scratch_prefix, sweep
+from gradekit.core.values import REPLACE_SURROGATES
 
 __all__ = [
     "MAX_CASE_BYTES",

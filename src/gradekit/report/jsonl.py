@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Final, NamedTuple, TypeAlias, cast
 
-from gradekit._errors import ConfigError, WriteError
-from gradekit._utf8 import utf8
+from gradekit.core.errors import ConfigError, WriteError
+from gradekit.core.values import utf8
 from gradekit.report.files import MAX_CASE_BYTES, open_regular, too_long
 from gradekit.report.json_text import json_text, line_reader
 from gradekit.report.model import CaseReport, Outcome

@@ -29,7 +29,7 @@ from typing import Final, TextIO
 
 import attrs
 
-from gradekit._frozen import thaw
+from gradekit.core.types import thaw
 from gradekit.report._pass_at_k_text import junit_properties
 from gradekit.report._sample_text import sample_parts
 from gradekit.report.attempts import case_label

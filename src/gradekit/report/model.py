@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from gradekit._frozen import thaw
-from gradekit._types import GradeResult
+from gradekit.core.types import GradeResult, thaw
 from gradekit.report.environment import Environment
 from gradekit.report.samples import SAMPLE_KEYS, SampleForm
 from gradekit.report.summary import GraderCounts, GraderSummary, Outcome, Summary, outcome_of

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradekit._errors import ConfigError, GradekitError
+from gradekit.core.errors import ConfigError, GradekitError
 from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.report_stream import open_report

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
-from gradekit._errors import ConfigError
+from gradekit.core.errors import ConfigError
 from gradekit.report.files import MAX_CASE_BYTES, open_regular
 from gradekit.report.json_text import line_reader
 

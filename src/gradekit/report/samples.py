@@ -15,8 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
-from gradekit._frozen import FrozenDict
-from gradekit._types import Sample, ToolCall
+from gradekit.core.types import FrozenDict, Sample, ToolCall
 
 __all__ = ["MAX_TEXT", "SampleForm", "cut_text", "json_value", "sample_json", "tool_call_json"]
 

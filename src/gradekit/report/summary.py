@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from gradekit._types import GradeResult
+from gradekit.core.types import GradeResult
 from gradekit.report.attempts import AttemptTally, CountedCase, PassAtK
 from gradekit.report.estimators import (
     DEFAULT_CONFIDENCE,
@@ -118,7 +118,7 @@ class Summary:
     graders: Mapping[str, GraderSummary]
     judge: Mapping[str, int] | None = None
     """What the run's LLM judge calls cost (the `prompt` kind); None when none ran. Set by
-    `run_suite` from the run context's judge figures (see gradekit._load_context)."""
+    `run_suite` from the run context's judge figures (see gradekit.core.context)."""
     pass_at_k: PassAtK | None = None
     interval_level: float = DEFAULT_CONFIDENCE
     """The level of every interval of the summary (`Statistics(confidence=...)`)."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from importlib import import_module
 from typing import Any, Final, Protocol
 
-from gradekit._errors import WriteError
+from gradekit.core.errors import WriteError
 from gradekit.report.model import CaseReport, SuiteReport
 
 __all__ = ["FORMATS", "CaseSource", "Watch", "write_reports", "writer_of"]

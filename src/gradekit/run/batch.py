@@ -17,13 +17,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
-from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
-from gradekit._types import GradeResult, Sample, error_text
+from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.grade import case_of, skipped_turn, turn_of
+from gradekit.run.interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit.run.results import error_result, finish, is_final, timed_out
 from gradekit.run.settings import Settings
 from gradekit.run.verdict import Decision

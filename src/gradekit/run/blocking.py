@@ -26,14 +26,14 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Final, NamedTuple
 
-from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
-from gradekit._types import CANCEL_GRACE, Sample, error_text
+from gradekit.core.types import CANCEL_GRACE, Sample, error_text
 from gradekit.registry.abilities import blocking_grade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.run.dispatch import every_turn, is_blocking
 from gradekit.run.grade import case_of, skipped_turn, turn_of
+from gradekit.run.interrupts import GRADER_RAISES, is_ctrl_c
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, set_context

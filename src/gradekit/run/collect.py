@@ -18,7 +18,7 @@ from typing import Final
 
 import attrs
 
-from gradekit._errors import SelectionError, WriteError
+from gradekit.core.errors import SelectionError, WriteError
 from gradekit.history.baseline import BaselineTally
 from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary

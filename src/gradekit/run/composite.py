@@ -14,11 +14,10 @@ from typing import Any, ClassVar
 
 import attrs
 
-from gradekit._coroutines import run_sync
-from gradekit._errors import ConfigError, Problem
-from gradekit._hints import hint_suffix
-from gradekit._numbers import fraction_problem
-from gradekit._types import Grader, GradeResult, Sample
+from gradekit.core.coroutines import run_sync
+from gradekit.core.errors import ConfigError, Problem, hint_suffix
+from gradekit.core.types import Grader, GradeResult, Sample
+from gradekit.core.values import fraction_problem
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord

@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from gradekit._coroutines import abandon
-from gradekit._interrupts import Raised, contained
-from gradekit._types import Grader, GradeResult, Sample, error_text
+from gradekit.core.coroutines import abandon
+from gradekit.core.types import Grader, GradeResult, Sample, error_text
 from gradekit.registry.abilities import agrade_of, blocking_grade_of, declares_inline
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
+from gradekit.run.interrupts import Raised, contained
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import call_sync, error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, Settings
@@ -156,7 +156,7 @@ def _grade_in_a_child(
 ) -> GradeResult:
     """Process isolation: in a warm worker (`run.isolation`), in bubblewrap when the entry's
     sandbox mode uses it, else forked from the forkserver; blocks this pool thread."""
-    from gradekit._errors import SandboxError
+    from gradekit.core.errors import SandboxError
     from gradekit.process.bubblewrap import uses_bwrap
 
     try:

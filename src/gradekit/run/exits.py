@@ -55,7 +55,7 @@ def _refusing(code: int) -> NoReturn:
         _REAL_EXIT(code)
     with _lock:
         _refused.append((threading.current_thread().name, code))
-    from gradekit._errors import ExitRefusedError
+    from gradekit.core.errors import ExitRefusedError
 
     raise ExitRefusedError(code)
 

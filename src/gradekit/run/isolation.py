@@ -22,8 +22,7 @@ import signal
 import sys
 from typing import Any
 
-from gradekit._interrupts import GRADER_RAISES
-from gradekit._types import GradeResult, Sample, error_text
+from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.process.workers import (
     WorkerDied,
     WorkerSpec,
@@ -35,6 +34,7 @@ from gradekit.process.workers import (
 )
 from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
+from gradekit.run.interrupts import GRADER_RAISES
 from gradekit.run.results import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
 
@@ -139,7 +139,7 @@ def _names(payload: Payload) -> tuple[str, str]:
 def _grade(payload: Payload, sample: Sample) -> GradeResult:
     import asyncio
 
-    from gradekit._load_context import suite_dir
+    from gradekit.core.context import suite_dir
 
     how, data = payload
     try:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from gradekit._coroutines import run_loop
+from gradekit.core.coroutines import run_loop
 from gradekit.registry.abilities import is_bounded_entry
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.jsonl import FinishedCase

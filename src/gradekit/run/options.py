@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from gradekit._seconds import seconds
+from gradekit.core.values import seconds
 from gradekit.process.bubblewrap import check_mode
 from gradekit.report.attempts import checked_ks
 from gradekit.report.estimators import DEFAULT_CONFIDENCE, check_confidence

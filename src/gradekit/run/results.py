@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gradekit._interrupts import GRADER_RAISES, is_ctrl_c
-from gradekit._json_check import json_problem, plain_json
-from gradekit._types import GradeResult, Sample, error_text
+from gradekit.core.types import GradeResult, Sample, error_text
+from gradekit.core.values import json_problem, plain_json
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
+from gradekit.run.interrupts import GRADER_RAISES, is_ctrl_c
 
 __all__ = [
     "call_sync",

@@ -20,9 +20,9 @@ from typing import Final
 
 import attrs
 
-from gradekit._errors import WriteError
-from gradekit._scratch import scratch_prefix, sweep
-from gradekit._utf8 import utf8
+from gradekit.core.errors import WriteError
+from gradekit.core.scratch import scratch_prefix, sweep
+from gradekit.core.values import utf8
 from gradekit.history.case_scores import ReadWatch, key_of_data, outcome_of_data
 from gradekit.report.files import target
 from gradekit.report.jsonl import CaseLog, FinishedCase, case_json, not_a_case

@@ -16,12 +16,11 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from gradekit._coroutines import run_sync
-from gradekit._errors import WriteError
-from gradekit._exits import refusing_exits
-from gradekit._load_context import RunContext, current_run
-from gradekit._seconds import seconds
-from gradekit._types import Grader, GradeResult, Sample
+from gradekit.core.context import RunContext, current_run
+from gradekit.core.coroutines import run_sync
+from gradekit.core.errors import WriteError
+from gradekit.core.types import Grader, GradeResult, Sample
+from gradekit.core.values import seconds
 from gradekit.history.baseline import Baseline
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.estimators import DEFAULT_CONFIDENCE
@@ -29,6 +28,7 @@ from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor, Remote
+from gradekit.run.exits import refusing_exits
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.options import GraderDefaults, Outputs, Statistics
 from gradekit.run.resume import ResultsLog
@@ -198,7 +198,7 @@ def _remote(executor: Executor | None) -> Remote | None:
 
 
 def _check_sandbox(sandbox: str | None) -> None:
-    from gradekit._errors import SandboxError
+    from gradekit.core.errors import SandboxError
     from gradekit.process.bubblewrap import requested_problem
 
     problem = requested_problem(sandbox)

@@ -8,7 +8,7 @@ from contextvars import ContextVar
 
 import attrs
 
-from gradekit._load_context import RunContext, current_run, set_run
+from gradekit.core.context import RunContext, current_run, set_run
 from gradekit.registry.abilities import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.run.pool import DaemonPool
@@ -63,7 +63,7 @@ class Settings:
 @attrs.frozen
 class Context:
     """The settings and worker pool of the run in progress, and its run context (what its
-    grades share: see `gradekit._load_context.RunContext`), by default the one in effect
+    grades share: see `gradekit.core.context.RunContext`), by default the one in effect
     where the Context is made (`run_suite` makes it inside the run's own)."""
 
     settings: Settings

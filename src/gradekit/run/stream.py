@@ -22,9 +22,9 @@ from typing import IO, Any, Final
 
 import attrs
 
-from gradekit._errors import WriteError
-from gradekit._scratch import scratch_prefix, sweep
-from gradekit._utf8 import utf8
+from gradekit.core.errors import WriteError
+from gradekit.core.scratch import scratch_prefix, sweep
+from gradekit.core.values import utf8
 from gradekit.history.baseline import BaselineTally, with_mark
 from gradekit.report.files import atomic_text
 from gradekit.report.github import MAX_ANNOTATIONS

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple, Protocol
 
-from gradekit._numbers import reaches
-from gradekit._types import GradeResult
+from gradekit.core.types import GradeResult
+from gradekit.core.values import reaches
 from gradekit.report.model import Outcome
 from gradekit.suite.model import Policy
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import Problem
+from gradekit.core.errors import Problem
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache
 from gradekit.suite.model import Case

@@ -16,12 +16,10 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import Problem
-from gradekit._frozen import EMPTY
-from gradekit._hints import close_matches
-from gradekit._peers import peer_field, peer_note, strict_note
-from gradekit._types import Sample, ToolCall
+from gradekit.core.errors import Problem, close_matches
+from gradekit.core.types import EMPTY, Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.peers import peer_field, peer_note, strict_note
 from gradekit.suite.model import Case, Turn
 from gradekit.suite.parse import (
     EntryMaker,

@@ -17,9 +17,9 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import ConfigError, Problem, format_path
-from gradekit._peers import PeerWarnings
+from gradekit.core.errors import ConfigError, Problem, format_path
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.peers import PeerWarnings
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.jsonline import DatasetAttempts, LineError, parse_line
 from gradekit.suite.model import Case

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import format_path
-from gradekit._numbers import overflow_problem
+from gradekit.core.errors import format_path
+from gradekit.core.values import overflow_problem
 from gradekit.suite.located_yaml import MAX_DEPTH, MAX_INT_DIGITS, too_deep
 from gradekit.suite.parse import describe, json_error
 

@@ -22,13 +22,12 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import ConfigError, Problem
-from gradekit._hints import did_you_mean
-from gradekit._load_context import place as at_place
-from gradekit._load_context import suite_dir
-from gradekit._peers import PeerWarnings, peer_field
-from gradekit._seconds import seconds_problem, yaml_seconds
+from gradekit.core.context import place as at_place
+from gradekit.core.context import suite_dir
+from gradekit.core.errors import ConfigError, Problem, did_you_mean
+from gradekit.core.values import seconds_problem, yaml_seconds
 from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.registry.peers import PeerWarnings, peer_field
 from gradekit.registry.registry import Registry
 from gradekit.suite.attempts import build_with_attempts
 from gradekit.suite.cases import CaseBuilder, case_name

@@ -33,8 +33,8 @@ import attrs
 import yaml
 from yaml.constructor import SafeConstructor
 
-from gradekit._errors import ConfigError, Problem
-from gradekit._numbers import overflow_problem
+from gradekit.core.errors import ConfigError, Problem
+from gradekit.core.values import overflow_problem
 
 __all__ = [
     "MAX_ALIAS_VALUES",

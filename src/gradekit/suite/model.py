@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 import attrs
 
-from gradekit._frozen import EMPTY, FrozenDict, freeze
-from gradekit._types import Sample
-from gradekit._utf8 import written
+from gradekit.core.types import EMPTY, FrozenDict, Sample, freeze
+from gradekit.core.values import written
 from gradekit.registry.entries import GraderEntry
 
 __all__ = ["Case", "Policy", "PolicyMode", "Suite", "Turn"]
@@ -46,7 +45,7 @@ class Turn:
 class Case:
     """One case of a suite: its turns, graded in order, and its policy (None: the suite's).
 
-    `name` is kept as files hold it (`gradekit._utf8.written`: U+FFFD for a lone surrogate),
+    `name` is kept as files hold it (`gradekit.core.values.written`: U+FFFD for a lone surrogate),
     so a run finds its cases in the logs and reports of earlier runs. `error` is set for a case
     that could not be loaded (a malformed dataset line); such a case
     has no turns and is reported as errored. `metadata`: the case's own metadata (its other

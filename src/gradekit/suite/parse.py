@@ -15,10 +15,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from gradekit._errors import ConfigError, Problem
-from gradekit._hints import hint_suffix
-from gradekit._numbers import fraction_problem
-from gradekit._types import ToolCall, error_text
+from gradekit.core.errors import ConfigError, Problem, hint_suffix
+from gradekit.core.types import ToolCall, error_text
+from gradekit.core.values import fraction_problem
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Policy
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._seconds import MAX_SECONDS
+from gradekit.core.values import MAX_SECONDS
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry, default_registry
 from gradekit.suite.transcript import FORMATS

@@ -19,7 +19,7 @@ from typing import Final
 
 import attrs
 
-from gradekit._errors import ConfigError
+from gradekit.core.errors import ConfigError
 
 __all__ = ["CaseFacts", "Selector", "parse_selection"]
 

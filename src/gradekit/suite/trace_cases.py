@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import Problem
+from gradekit.core.errors import Problem
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import problem_text
 from gradekit.suite.model import Case

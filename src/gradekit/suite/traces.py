@@ -26,7 +26,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import GradekitError
+from gradekit.core.errors import GradekitError
 
 __all__ = [
     "DEFAULT_CASE_ATTRIBUTE",

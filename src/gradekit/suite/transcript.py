@@ -22,9 +22,8 @@ from typing import Any
 
 import attrs
 
-from gradekit._errors import Problem
-from gradekit._hints import hint_suffix
-from gradekit._types import ToolCall
+from gradekit.core.errors import Problem, hint_suffix
+from gradekit.core.types import ToolCall
 from gradekit.suite.parse import describe
 from gradekit.suite.transcript_formats import (
     ANTHROPIC,

@@ -15,8 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import Problem
-from gradekit._hints import hint_suffix
+from gradekit.core.errors import Problem, hint_suffix
 from gradekit.suite.parse import describe, json_error
 
 __all__ = [

@@ -41,7 +41,7 @@ from hypothesis.errors import (
     NoSuchExample,
 )
 
-from gradekit._types import Sample, error_text
+from gradekit.core.types import Sample, error_text
 from gradekit.registry.registry import Registry, default_registry
 from gradekit.testing._rules import RULES, Rule
 from gradekit.testing._strategies import samples as default_samples

@@ -26,8 +26,8 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._json_check import json_problem
-from gradekit._types import CANCEL_GRACE, GradeResult, Sample, error_text
+from gradekit.core.types import CANCEL_GRACE, GradeResult, Sample, error_text
+from gradekit.core.values import json_problem
 from gradekit.registry.abilities import blocking_grade_of
 from gradekit.testing._subject import Broken, NotApplicable, Subject, show
 

@@ -28,14 +28,14 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit._errors import (
+from gradekit.core.errors import (
     ConfigError,
     DuplicateKindError,
     GradekitError,
     PluginLoadError,
     UnknownKindError,
 )
-from gradekit._types import error_text
+from gradekit.core.types import error_text
 from gradekit.registry.options import option_fields
 from gradekit.testing import _grading_rules as grading
 from gradekit.testing._subject import CONTRACT_NAME, NotApplicable, Subject, canonical_name

@@ -27,7 +27,7 @@ from typing import Any, Final, Literal
 import attrs
 from hypothesis import strategies as st
 
-from gradekit._types import GradeResult, Sample, ToolCall
+from gradekit.core.types import GradeResult, Sample, ToolCall
 
 __all__ = [
     "HUGE_TEXT_SIZE",

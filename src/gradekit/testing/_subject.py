@@ -11,7 +11,7 @@ from typing import Any, Final
 import attrs
 from hypothesis.strategies import SearchStrategy
 
-from gradekit._types import Grader, Sample, ToolCall
+from gradekit.core.types import Grader, Sample, ToolCall
 from gradekit.registry.registry import Registry
 
 __all__ = [

@@ -272,7 +272,7 @@ def _check_apart(pack_kind: PackKind, out: TextIO) -> tuple[list[str], int, int]
     if not hasattr(os, "fork"):
         violations, checked, skipped = _check_kind(pack_kind)
         return [str(violation) for violation in violations], checked, skipped
-    from gradekit._exits import owning_exits, real_exit
+    from gradekit.run.exits import owning_exits, real_exit
 
     for stream in (out, sys.stdout, sys.stderr):  # else the child would print them again
         stream.flush()

@@ -12,8 +12,8 @@ import my_benchmarks
 import pytest
 
 from gradekit import ConfigError, Problem, Sample, create
-from gradekit._errors import OptionError
-from gradekit._load_context import suite_dir
+from gradekit.core.context import suite_dir
+from gradekit.core.errors import OptionError
 from gradekit.graders.user_code import Code
 from gradekit.registry.entries import build_entry
 

@@ -12,7 +12,7 @@ from judge_server import JudgeServer
 from judge_support import Make
 
 import gradekit
-from gradekit._load_context import RunContext
+from gradekit.core.context import RunContext
 
 ENVIRONMENT = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 

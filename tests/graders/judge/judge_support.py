@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gradekit
-from gradekit._load_context import RunContext, RunOptions, set_run
+from gradekit.core.context import RunContext, RunOptions, set_run
 from gradekit.graders.prompt.shared import JudgeStatistics, judge_run
 
 Make = Callable[..., Any]

@@ -5,7 +5,7 @@ transport and server errors become JudgeErrors with the API key removed.
 httpx is imported here only, and this module only when a judge call is made (or a prompt
 grader created): `import gradekit` never loads it. Every text that came from the server or
 from the transport passes through `redact` before it becomes an error's message, and the
-errors (in `gradekit._errors`) each become the `error` of a result, never a raise out of a
+errors (in `gradekit.core.errors`) each become the `error` of a result, never a raise out of a
 grade: `JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
 
 A key is sent in an HTTP header, which carries printable ASCII (and spaces) only. A key read
@@ -40,7 +40,7 @@ from typing import Any, Final, TypeGuard
 import attrs
 import httpx
 
-from gradekit._errors import (
+from gradekit.core.errors import (
     JudgeConnectionError,
     JudgeError,
     JudgeHTTPError,

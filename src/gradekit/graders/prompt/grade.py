@@ -16,9 +16,9 @@ from typing import Any, Final, Protocol
 
 import attrs
 
-from gradekit._errors import JudgeError, JudgeHTTPError
-from gradekit._numbers import reaches
-from gradekit._types import GradeResult
+from gradekit.core.errors import JudgeError, JudgeHTTPError
+from gradekit.core.types import GradeResult
+from gradekit.core.values import reaches
 from gradekit.graders.prompt.client import (
     Connection,
     HttpRequest,

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 
-from gradekit._errors import JudgeError, JudgeReplyError, OptionError
-from gradekit._load_context import current_suite_dir
-from gradekit._types import GradeResult, Sample, error_text
+from gradekit.core.context import current_suite_dir
+from gradekit.core.errors import JudgeError, JudgeReplyError, OptionError
+from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.graders._text import rebuilt
 from gradekit.graders.prompt.providers import (
     BASE_URL_ENV,
@@ -267,7 +267,7 @@ class Prompt:
 
     def grade(self, sample: Sample) -> GradeResult:
         """`agrade` from sync code."""
-        from gradekit._coroutines import run_sync
+        from gradekit.core.coroutines import run_sync
 
         return run_sync(lambda: self.agrade(sample))
 

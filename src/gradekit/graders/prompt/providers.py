@@ -20,7 +20,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit._errors import JudgeReplyError
+from gradekit.core.errors import JudgeReplyError
 
 __all__ = [
     "BASE_URL_ENV",

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._errors import JudgeReplyError
+from gradekit.core.errors import JudgeReplyError
 from gradekit.graders.prompt.providers import Token
 
 __all__ = [

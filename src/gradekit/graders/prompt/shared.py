@@ -1,4 +1,4 @@
-"""What one run's judge calls share, kept in the run's context (`gradekit._load_context`):
+"""What one run's judge calls share, kept in the run's context (`gradekit.core.context`):
 the limit on requests in flight, the statistics of the calls made, the structured-output
 memo, and the cache of replies on disk.
 
@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import attrs
 
-from gradekit._load_context import RunOptions, current_run
+from gradekit.core.context import RunOptions, current_run
 from gradekit.graders.prompt.providers import Reply
 
 __all__ = [
@@ -194,7 +194,7 @@ class JudgeRun:
 
 
 def judge_run() -> JudgeRun:
-    """The judge's state in the run in effect (see `gradekit._load_context.current_run`)."""
+    """The judge's state in the run in effect (see `gradekit.core.context.current_run`)."""
     return current_run().state("judge", JudgeRun)
 
 

@@ -26,9 +26,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit._errors import OptionError
-from gradekit._frozen import thaw
-from gradekit._types import Sample, ToolCall, as_text
+from gradekit.core.errors import OptionError
+from gradekit.core.types import Sample, ToolCall, as_text, thaw
 from gradekit.graders._patterns import walk, workspace_error
 
 __all__ = [

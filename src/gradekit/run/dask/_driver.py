@@ -23,8 +23,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit._errors import ExecutorError
-from gradekit._types import error_text
+from gradekit.core.errors import ExecutorError
+from gradekit.core.types import error_text
 from gradekit.report.jsonl import FinishedCase
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder

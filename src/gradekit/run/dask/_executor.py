@@ -6,8 +6,8 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Final
 
-from gradekit._errors import ExecutorError
-from gradekit._types import error_text
+from gradekit.core.errors import ExecutorError
+from gradekit.core.types import error_text
 from gradekit.run.dask._pack import CannotSend, CasePacker, suite_spec
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite

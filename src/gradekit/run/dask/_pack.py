@@ -23,11 +23,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
-from gradekit._errors import GradekitError
-from gradekit._json_check import json_problem
-from gradekit._load_context import suite_dir
-from gradekit._types import Sample
-from gradekit._utf8 import utf8
+from gradekit.core.context import suite_dir
+from gradekit.core.errors import GradekitError
+from gradekit.core.types import Sample
+from gradekit.core.values import json_problem, utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
 from gradekit.report.jsonl import CaseText, case_json

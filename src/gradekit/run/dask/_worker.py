@@ -22,9 +22,9 @@ from typing import Any, ClassVar, Final
 import attrs
 
 from gradekit import GradeResult, Sample, Suite, run_suite
-from gradekit._errors import ConfigError, ExecutorError
-from gradekit._load_context import suite_dir
-from gradekit._types import error_text
+from gradekit.core.context import suite_dir
+from gradekit.core.errors import ConfigError, ExecutorError
+from gradekit.core.types import error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
 from gradekit.run.dask._pack import (
