@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import Run, gradekit_command
 
-from gradekit.report.table import LONG_TABLE
+from gradekit.report.console import LONG_TABLE
 
 
 def _run_on_terminal(

@@ -15,7 +15,7 @@ from tmpfs import small_tmpfs
 
 import gradekit
 from gradekit import WriteError
-from gradekit.report.jsonl import read_cases
+from gradekit.report.json import read_cases
 
 Write = Callable[[str, str], Path]
 CASES = 600

@@ -125,7 +125,7 @@ def test_a_results_logs_lines_are_embedded_as_they_are(tmp_path: Path) -> None:
 
 
 def test_the_viewers_own_script_and_style_cannot_end_their_elements() -> None:
-    from gradekit.report._page import SCRIPT, STYLE
+    from gradekit.report.html import SCRIPT, STYLE
 
     assert "GK.renderCase" in SCRIPT  # all three parts are there
     assert "</script" not in SCRIPT.lower() and "<!--" not in SCRIPT

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gradekit.history.baseline import Baseline
 from gradekit.history.compare import compare, mark_of
-from gradekit.report.jsonl import case_json
+from gradekit.report.json import case_json
 from gradekit.report.model import CaseReport
 
 OUTCOMES = ("pass", "fail", "error")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from gradekit import ConfigError
 from gradekit.history.case_scores import SeenReader, read_seen
-from gradekit.report.jsonl import case_json
+from gradekit.report.json import case_json
 from gradekit.report.model import CaseReport, SuiteReport
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradekit.report.json_text import CHOICE_VARIABLE, json_text
+from gradekit.report.json import CHOICE_VARIABLE, json_text
 
 leaves = (
     st.none()
@@ -42,7 +42,7 @@ def test_the_text_holds_the_standard_library_s_data(value: Any) -> None:
 
 def test_orjson_writes_where_installed_and_the_variable_chooses_the_standard_library() -> None:
     script = (
-        "import sys; from gradekit.report.json_text import json_text; "
+        "import sys; from gradekit.report.json import json_text; "
         "print(json_text({'a': [1, 2.5, 'é'], 'big': 2 ** 70, 'n': None}))"
     )
     env = {key: value for key, value in os.environ.items() if key != CHOICE_VARIABLE}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
 
 from gradekit import Outputs, Sample, ToolCall
-from gradekit.report import json_text
+from gradekit.report import json as json_text
 from gradekit.report.json import write_json
 from gradekit.run.resume import ResultsLog
 from gradekit.run.runner import run_suite

@@ -7,9 +7,9 @@ the parser and the small commands (validate, kinds, schema, check-pack, new-pack
 command shares; `cli.gates` the gates, the baseline and GitHub's annotations; `cli.compare`
 is `gradekit compare`.
 
-May import: every package of gradekit (run, suite, report, registry, the built-in kinds'
-run-wide services, testing) and the core modules; only `gradekit.__main__` imports it.
-"""
+May import: every package of the layout (`testing`, `run`, `history`, `suite`, `registry`,
+`report`, `graders`, `process`) and `core`; only `gradekit.__main__` and the console script
+import it."""
 
 from __future__ import annotations
 

@@ -185,7 +185,7 @@ def _kinds(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_PASSED
-    from gradekit.report.table import print_table
+    from gradekit.report.console import print_table
 
     columns = ("kind", "distribution", "version", "entry_point")
     usable = [[str(row[key]) for key in columns] for row in rows if row["error"] is None]

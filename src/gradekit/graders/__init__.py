@@ -6,8 +6,6 @@ kind (`user_code`: the user's own Python function), and the agent kinds (`behavi
 composite kinds live in `gradekit.run.composite`: they are the runner's verdict rules applied
 inside one grader.
 
-May import: the core modules (`gradekit.core.types`, `_errors`, `_frozen`, `_hints`,
-`_json_check`, `_load_context`, `gradekit.code`), `gradekit.process` (running commands) and
-each other's private helpers. Never
-`suite`, `run`, `report` or `cli`.
-"""
+May import: `core` and `process` (running commands), and each other's private helpers;
+the judge's package (`graders/prompt/`) likewise. Never the suite, the runner, the reports
+or the command line."""

@@ -2,7 +2,6 @@
 (`baseline`), two runs compared (`compare`, rendered by `compare_views`), what a comparison
 keeps of each case (`case_scores`) and its paired statistics (`statistics`).
 
-May import: `gradekit.report` (the model, its reader and text helpers) and the core modules.
-`gradekit.report` never imports this package: the report model carries a run's baseline
-marks through `gradekit.report.marks.Marks`, which `baseline.BaselineMarks` implements.
-"""
+May import: `report` (the model, its reader and text helpers) and `core`. The reports
+never import this package: the report model carries a run's baseline marks through
+`gradekit.report.marks.Marks`, which `baseline.BaselineMarks` implements."""

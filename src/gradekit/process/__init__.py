@@ -17,7 +17,5 @@
   worker does with a request is a function its caller hands in (process isolation's lives in
   `gradekit.run.isolation`).
 
-May import: the core modules only (`gradekit.core.types`, `_errors`, `_frozen`, `_seconds`,
-`_scratch`). Imported by `graders`, `registry` and `suite` (a `sandbox:` mode checked),
-`run` and the command line; never imports them.
-"""
+May import: `core` only. Imported by the graders, by the registry and the suite (a
+`sandbox:` mode checked at load), by the runner and the command line; it never imports them."""

@@ -6,6 +6,5 @@ lazily), the options converter that structures a kind's config into its attrs op
 graders' optional abilities (`abilities`); what the runner decides from them (inline,
 blocking) is `gradekit.run.dispatch`'s.
 
-May import: the core modules (`gradekit.core.types`, `_errors`, `_frozen`, `_hints`). Nothing of
-`suite`, `run`, `report` or `graders`: kinds are reached through entry points only.
-"""
+May import: `core`, and `process` to check an entry's `sandbox:` mode at load. Never the
+suite, the runner, the reports or the graders: kinds are reached through entry points only."""

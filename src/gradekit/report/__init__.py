@@ -4,8 +4,7 @@ writers: JSON, the JSONL results log (`--resume`), JUnit XML, Markdown, HTML and
 Every writer takes the `SuiteReport` and, optionally, the cases as a separate iterable, so a
 run of millions of cases can stream them from its JSONL log instead of holding them all.
 
-May import: the core modules only (the model is plain data; writers read it).
-"""
+May import: `core` only (the model is plain data; writers read it)."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the names are, for type checkers
     from gradekit.report.html import write_html
-    from gradekit.report.json import write_json
-    from gradekit.report.jsonl import CaseLog, read_cases
+    from gradekit.report.json import CaseLog, read_cases, write_json
     from gradekit.report.junit import write_junit
     from gradekit.report.markdown import render_markdown, write_markdown
     from gradekit.report.reading import to_frame, to_records

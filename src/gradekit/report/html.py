@@ -5,6 +5,10 @@ data embedded in the page. No network, no external asset.
 The summary is plain markup (readable without script). The cases are data (`_html_data`):
 the script reads a small index to draw the case list, only the rows on screen, and parses a
 case's JSON when it is opened, so a run of any size opens at once.
+
+The fixed parts of the HTML report, its style and its script, inlined into every page (no
+network, no assets). They live as plain files in `report/_viewer/`, read once when the HTML
+writer is first used: `viewer.css`, and the script's parts in the order they run.
 """
 
 from __future__ import annotations
@@ -12,11 +16,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from html import escape
+from importlib.resources import files
 from typing import TextIO
 from urllib.parse import quote
 
 from gradekit.report._html_data import ViewerData
-from gradekit.report._page import SCRIPT, STYLE
 from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
 from gradekit.report.files import atomic_text
 from gradekit.report.marks import baseline_counts
@@ -29,7 +33,19 @@ from gradekit.report.text import (
     score_with_interval,
 )
 
-__all__ = ["write_html"]
+__all__ = ["SCRIPT", "STYLE", "write_html"]
+
+
+_ASSETS = files("gradekit.report._viewer")
+
+_SCRIPT_PARTS = ("dom.js", "detail.js", "list.js")
+"""dom.js: element and text helpers, the collapsible tree; detail.js: one case's sample and
+verdicts; list.js: the index, filters, sorting, the address, the virtual list (starts the
+page)."""
+
+STYLE = _ASSETS.joinpath("viewer.css").read_text(encoding="utf-8")
+
+SCRIPT = "\n".join(_ASSETS.joinpath(name).read_text(encoding="utf-8") for name in _SCRIPT_PARTS)
 
 
 def _badge(outcome: str, text: str) -> str:

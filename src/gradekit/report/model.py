@@ -148,7 +148,7 @@ class CaseReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used in reports and in the `--resume` stream (the one definition of
-        a case's JSON, which `gradekit.report.jsonl.case_json` writes)."""
+        a case's JSON, which `gradekit.report.json.case_json` writes)."""
         data: dict[str, Any] = {"name": self.name}
         if self.attempt is not None:
             data["attempt"] = self.attempt

@@ -59,7 +59,7 @@ def read_report(run: Run) -> SuiteReport:
     path = Path(run)
     with open_report(path) as report:
         if report is None:
-            from gradekit.report.jsonl import read_cases
+            from gradekit.report.json import read_cases
 
             return SuiteReport(suite=path.stem, cases=tuple(case for _, case in read_cases(path)))
         cases = tuple(_case_report(item, path) for item in report.cases())

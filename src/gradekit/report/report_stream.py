@@ -30,7 +30,7 @@ from typing import IO, Any, Final, NoReturn
 
 from gradekit.core.errors import ConfigError
 from gradekit.report.files import MAX_CASE_BYTES, open_regular
-from gradekit.report.json_text import line_reader
+from gradekit.report.json import line_reader
 
 __all__ = ["CHUNK", "JsonReport", "open_report"]
 

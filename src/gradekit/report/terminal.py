@@ -6,7 +6,7 @@ how often plain progress lines come.
   everything; `FORCE_COLOR` set to a non-empty value other than `0` forces it, on a pipe too
   (CI logs that render ANSI).
 - Tables drawn (by rich, when installed) on a terminal, or where colour is forced; a pipe or
-  a file gets aligned plain text (`gradekit.report.table`).
+  a file gets aligned plain text (`gradekit.report.console`).
 - A live progress bar only on a terminal, and not when `CI` is set to a true value (`true`,
   `1`, `yes`, `on`): CI logs keep every redraw, so they get a plain line every few seconds.
 - Plain lines every `GRADEKIT_PROGRESS_INTERVAL` seconds (default 5).

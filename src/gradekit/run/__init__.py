@@ -10,7 +10,6 @@ one grader (`composite`), case selection (`selection`), the results log a run re
 (`resume`), the caller's side of a run (`collect`) and the signals that stop it
 (`interrupts`).
 
-May import: `gradekit.suite` (the model it grades), `gradekit.report.model` (what it
-produces), `gradekit.report.jsonl` and `report.files` (the results log and where it may
-be), `gradekit.registry` and the core modules. Never `gradekit.cli` nor a report writer.
-"""
+May import: `suite` (the model it grades), `registry`, `history` (baseline marks),
+`report` (the model it produces, the results log, the report files), `process` (workers,
+the sandbox mode) and `core`. Never the command line."""

@@ -29,7 +29,7 @@ from typing import Any, Final, NamedTuple
 from gradekit.core.types import CANCEL_GRACE, Sample, error_text
 from gradekit.registry.abilities import blocking_grade_of
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.jsonl import FinishedCase
+from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.run.dispatch import every_turn, is_blocking
 from gradekit.run.grade import case_of, skipped_turn, turn_of

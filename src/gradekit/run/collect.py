@@ -20,7 +20,7 @@ import attrs
 
 from gradekit.core.errors import SelectionError, WriteError
 from gradekit.history.baseline import BaselineTally
-from gradekit.report.jsonl import FinishedCase
+from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.environment import EnvironmentNotes

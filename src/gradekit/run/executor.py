@@ -5,6 +5,9 @@
 `start_run` gives the run's `Execution`, with the same three calls, `start`, `deliver` and
 `stop`, as the local one, so `on_case`, counting, selection and resume work the same whichever
 grades. This module names no executor: the runner picks one.
+
+Small because it is the seam both sides import: the runner and `run/dask` meet here without
+importing each other.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, Union
 
-from gradekit.report.jsonl import FinishedCase
+from gradekit.report.json import FinishedCase
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Suite

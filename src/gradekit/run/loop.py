@@ -19,7 +19,7 @@ from typing import Any, Final
 from gradekit.core.coroutines import run_loop
 from gradekit.registry.abilities import is_bounded_entry
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.jsonl import FinishedCase
+from gradekit.report.json import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch

@@ -25,7 +25,7 @@ from gradekit.core.scratch import scratch_prefix, sweep
 from gradekit.core.values import utf8
 from gradekit.history.case_scores import ReadWatch, key_of_data, outcome_of_data
 from gradekit.report.files import target
-from gradekit.report.jsonl import CaseLog, FinishedCase, case_json, not_a_case
+from gradekit.report.json import CaseLog, FinishedCase, case_json, not_a_case
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection

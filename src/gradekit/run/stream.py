@@ -28,8 +28,7 @@ from gradekit.core.values import utf8
 from gradekit.history.baseline import BaselineTally, with_mark
 from gradekit.report.files import atomic_text
 from gradekit.report.github import MAX_ANNOTATIONS
-from gradekit.report.json import json_head, json_tail
-from gradekit.report.jsonl import CaseText, FinishedCase, case_json
+from gradekit.report.json import CaseText, FinishedCase, case_json, json_head, json_tail
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection

@@ -4,6 +4,5 @@ Owns the suite model (`Suite`, `Case`, `Turn`, `Policy`), the YAML reader that k
 for errors, the parsers of cases, transcripts and small values, datasets streamed line by
 line, `load_suite`, and the JSON Schema of the suite file.
 
-May import: `gradekit.registry` (to create every grader at load) and the core modules. Nothing
-of `run` or `report`.
-"""
+May import: `registry` (to create every grader at load), `process` (to check a
+`sandbox:` mode) and `core`. Never the runner or the reports."""

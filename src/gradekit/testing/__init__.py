@@ -13,9 +13,9 @@ Needs the `testing` extra (`pip install 'gradekit[testing]'`: hypothesis and pyt
 are loaded on first use, so importing the pytest plugin imports neither hypothesis nor the
 registry.
 
-May import: every package but the command line (it checks kinds as the runner would use them),
-hypothesis and pytest.
-"""
+May import: every package below the command line (`run`, `suite`, `registry`, `report`,
+`graders`, `process`, `history`, `core`), hypothesis and pytest: it checks kinds as the
+runner would use them."""
 
 from __future__ import annotations
 

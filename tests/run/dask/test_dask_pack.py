@@ -108,7 +108,7 @@ def test_a_case_whose_turns_do_not_start_with_the_suite_graders_lists_them_all()
 def test_a_batch_comes_back_as_texts_outcomes_and_the_summary_of_its_reports() -> None:
     # As a worker returns a batch and the driver of a run that writes only texts takes it.
     from gradekit import GradeResult
-    from gradekit.report.jsonl import case_json
+    from gradekit.report.json import case_json
     from gradekit.report.model import CaseReport, ResultRecord, TurnReport
     from gradekit.report.summary import SummaryBuilder
     from gradekit.run.dask._pack import case_texts, pack_batch

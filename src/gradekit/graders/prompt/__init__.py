@@ -9,5 +9,5 @@ The entry point is `gradekit.graders.prompt.kind:Prompt`. Only `client` imports 
 `kind` imports it (through `grade`) only when a grader is made or grades: `import gradekit`
 and listing kinds never load it.
 
-May import: the core modules, `gradekit.graders` helpers, httpx (in `client`).
-"""
+May import: `core`, the helpers of `graders` (the same package of the layout), and httpx
+(in `client`)."""

@@ -1,5 +1,4 @@
 """The HTML viewer's static assets: its style sheet and script parts, read by
-`gradekit.report._page` and inlined into each page. Holds no Python code.
+`gradekit.report.html` and inlined into each page. Holds no Python code.
 
-May import: nothing.
-"""
+May import: nothing (it holds the HTML viewer's script and style)."""

@@ -6,9 +6,7 @@ batches and takes each batch's results once (`_driver`), and the task that grade
 a worker (`_worker`). `distributed` is imported only when an executor connects (driver) or a
 task runs (worker): importing this package needs only gradekit.
 
-May import: the rest of `gradekit.run`, `gradekit.suite`, `gradekit.report`,
-`gradekit.registry` and the core modules; the worker calls the public `gradekit.run_suite`.
-"""
+May import: the rest of `run`, and `suite`, `registry`, `report` and `core`."""
 
 from gradekit.run.dask._executor import WORKER_TIMEOUT, DaskExecutor
 

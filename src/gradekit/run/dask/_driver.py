@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.core.errors import ExecutorError
 from gradekit.core.types import error_text
-from gradekit.report.jsonl import FinishedCase
+from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.dask._pack import CannotSend, CasePacker, case_texts, unpack_reports

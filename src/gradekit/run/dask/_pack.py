@@ -29,7 +29,7 @@ from gradekit.core.types import Sample
 from gradekit.core.values import json_problem, utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.report.jsonl import CaseText, case_json
+from gradekit.report.json import CaseText, case_json
 from gradekit.report.model import CaseReport, Outcome
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
