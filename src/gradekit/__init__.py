@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
-    from gradekit.run.options import GraderDefaults, Outputs, Statistics
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import grade, run_suite
     from gradekit.run.selection import Selection
+    from gradekit.run.settings import GraderDefaults, Outputs, Statistics
     from gradekit.suite.load import load_suite
     from gradekit.suite.model import Suite
 
@@ -101,9 +101,9 @@ _LAZY = {
     "ResultsLog": "gradekit.run.resume",
     "Selection": "gradekit.run.selection",
     "DaskExecutor": "gradekit.run.dask",
-    "GraderDefaults": "gradekit.run.options",
-    "Outputs": "gradekit.run.options",
-    "Statistics": "gradekit.run.options",
+    "GraderDefaults": "gradekit.run.settings",
+    "Outputs": "gradekit.run.settings",
+    "Statistics": "gradekit.run.settings",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.runner",

@@ -34,8 +34,7 @@ def test_durations_read_in_ms_under_a_second():
 
 
 def test_a_cut_text_counts_what_is_missing_from_the_text_graded():
-    from gradekit.report._sample_text import cut
-    from gradekit.report.samples import cut_text
+    from gradekit.report.samples import cut, cut_text
 
     graded = "ab" * 50  # 100 characters
     once = cut_text(graded, 30)

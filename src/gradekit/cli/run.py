@@ -286,9 +286,9 @@ def _grade(
     """Run the suite as the arguments say; the report, and the results log's write failure."""
     from gradekit.core.errors import ConfigError, SelectionError, WriteError
     from gradekit.run.exits import after_graders
-    from gradekit.run.options import GraderDefaults, Outputs, Statistics
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import run_suite
+    from gradekit.run.settings import GraderDefaults, Outputs, Statistics
     from gradekit.run.stream import CaseStream
 
     advance = (lambda case: progress.advance(case.outcome)) if progress.enabled else None
@@ -397,8 +397,8 @@ def write_all(
     show: bool,
 ) -> list[WriteError]:
     """Every report asked for, each announced on stderr unless quiet; the failures."""
+    from gradekit.report.files import write_reports
     from gradekit.report.progress import ReportsProgress
-    from gradekit.report.writers import write_reports
     from gradekit.run.stream import CaseStream
 
     watch = ReportsProgress(sys.stderr).writing if show else None  # stderr as it is now
@@ -418,7 +418,7 @@ def print_summaries(final: SuiteReport, log: ResultsLog | CaseStream | None, *, 
     """The one-line summary on stderr (unless the live bar showed it), the summary with the
     failing cases on stdout, and the judge's statistics."""
     from gradekit.graders.prompt.shared import JudgeStatistics
-    from gradekit.report import terminal
+    from gradekit.report import progress as terminal
     from gradekit.report.console import one_line_summary, print_summary
 
     if not live:

@@ -1,7 +1,7 @@
 """What `gradekit run` shows in the terminal at the end: the summary (progress while it runs
 is `gradekit.report.progress`), and the tables it and `gradekit kinds` draw. rich is imported
 only inside the functions that use it, never by `import gradekit`. FAIL and ERROR are coloured
-as `gradekit.report.terminal` allows. Against a baseline, its marks (`print_baseline`).
+as `gradekit.report.progress` allows. Against a baseline, its marks (`print_baseline`).
 
 A table on the console: drawn by rich on a terminal, aligned plain text elsewhere.
 
@@ -23,9 +23,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from gradekit.report import terminal
-from gradekit.report._pass_at_k_text import summary_line
-from gradekit.report.attempts import case_label
+from gradekit.report import progress as terminal
+from gradekit.report.attempts import case_label, summary_line
 from gradekit.report.marks import Marks, listed
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.text import (

@@ -9,10 +9,14 @@ case's JSON when it is opened, so a run of any size opens at once.
 The fixed parts of the HTML report, its style and its script, inlined into every page (no
 network, no assets). They live as plain files in `report/_viewer/`, read once when the HTML
 writer is first used: `viewer.css`, and the script's parts in the order they run.
+
+pass@k in the HTML report: the summary's box (means per k, each case group), and the data
+the viewer's case header reads (`gk-pass-at-k`: each group's line, by case name).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from html import escape
@@ -20,8 +24,8 @@ from importlib.resources import files
 from typing import TextIO
 from urllib.parse import quote
 
-from gradekit.report._html_data import ViewerData
-from gradekit.report._pass_at_k_html import write_pass_at_k_box, write_pass_at_k_data
+from gradekit.report._html_data import ViewerData, script_safe
+from gradekit.report.attempts import PassAtK, group_line, mean_shown, summary_line
 from gradekit.report.files import atomic_text
 from gradekit.report.marks import baseline_counts
 from gradekit.report.model import CaseReport, SuiteReport
@@ -33,7 +37,14 @@ from gradekit.report.text import (
     score_with_interval,
 )
 
-__all__ = ["SCRIPT", "STYLE", "write_html"]
+__all__ = [
+    "MAX_HTML_GROUPS",
+    "SCRIPT",
+    "STYLE",
+    "write_html",
+    "write_pass_at_k_box",
+    "write_pass_at_k_data",
+]
 
 
 _ASSETS = files("gradekit.report._viewer")
@@ -203,3 +214,61 @@ def write_html(
             out.write("</body></html>\n")
     finally:
         data.close()
+
+
+MAX_HTML_GROUPS = 500
+"""At most this many case groups in the summary's table; the rest are counted (each case's
+header still shows its group's figures)."""
+
+
+def write_pass_at_k_box(out: TextIO, figures: PassAtK) -> None:
+    """The summary's `pass@k` box: the line of means, the table per k (each mean with its
+    interval where it has one), the case groups."""
+    mean_text = mean_shown(figures)
+    out.write(
+        '<details id="pass-at-k-box" open><summary>pass@k '
+        f"({len(figures.groups)} cases of several attempts)</summary>"
+        f'<p id="pass-at-k-line">{escape(summary_line(figures))}</p>'
+        '<table id="pass-at-k"><thead><tr><th class="num">k</th><th class="num">pass@k</th>'
+        '<th class="num">pass^k</th><th class="num">Cases</th></tr></thead><tbody>'
+    )
+    for k in figures.ks:
+        out.write(
+            f'<tr><td class="num">{k}</td><td class="num">{escape(mean_text(f"pass@{k}"))}</td>'
+            f'<td class="num">{escape(mean_text(f"pass^{k}"))}</td>'
+            f'<td class="num">{figures.counted(k)}</td></tr>'
+        )
+    out.write('</tbody></table><table id="pass-at-k-groups"><thead><tr><th>Case</th>')
+    out.write('<th class="num">Attempts</th><th class="num">Passed</th>')
+    out.write('<th class="num">Errored</th>')
+    out.writelines(
+        f'<th class="num">pass@{k}</th><th class="num">pass^{k}</th>' for k in figures.ks
+    )
+    out.write("</tr></thead><tbody>")
+    for group in figures.groups[:MAX_HTML_GROUPS]:
+        shown = group.figures(figures.ks)
+        cells = "".join(
+            f'<td class="num">{percent(shown.get(f"pass@{k}"))}</td>'
+            f'<td class="num">{percent(shown.get(f"pass^{k}"))}</td>'
+            for k in figures.ks
+        )
+        out.write(
+            f"<tr><td>{escape(group.name)}</td><td class='num'>{group.attempts}</td>"
+            f"<td class='num'>{group.passed}</td><td class='num'>{group.errored}</td>"
+            f"{cells}</tr>"
+        )
+    out.write("</tbody></table>")
+    hidden = len(figures.groups) - MAX_HTML_GROUPS
+    if hidden > 0:
+        out.write(f'<p class="muted">… and {hidden} more cases of several attempts</p>')
+    out.writelines(f'<p class="muted note">{escape(note)}</p>' for note in figures.notes)
+    out.write("</details>\n")
+
+
+def write_pass_at_k_data(out: TextIO, figures: PassAtK | None) -> None:
+    """The `gk-pass-at-k` script element: `{name: its group's line}` (none without groups)."""
+    if figures is None:
+        return
+    lines = {group.name: group_line(group, figures) for group in figures.groups}
+    text = script_safe(json.dumps(lines, ensure_ascii=False))
+    out.write(f'<script type="application/json" id="gk-pass-at-k">{text}</script>\n')

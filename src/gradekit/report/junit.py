@@ -30,11 +30,10 @@ from typing import Final, TextIO
 import attrs
 
 from gradekit.core.types import thaw
-from gradekit.report._pass_at_k_text import junit_properties
-from gradekit.report._sample_text import sample_parts
-from gradekit.report.attempts import case_label
+from gradekit.report.attempts import case_label, junit_properties
 from gradekit.report.files import atomic_text
 from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.samples import sample_parts
 from gradekit.report.text import (
     advisory_errors,
     failing_lines,

@@ -15,11 +15,10 @@ import re
 from collections.abc import Iterable, Mapping
 from html import escape
 
-from gradekit.report._pass_at_k_text import markdown_lines
-from gradekit.report._sample_text import sample_parts
-from gradekit.report.attempts import case_label
+from gradekit.report.attempts import case_label, markdown_lines
 from gradekit.report.files import atomic_text
 from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.samples import sample_parts
 from gradekit.report.text import (
     duration,
     failing_lines,

@@ -1,8 +1,24 @@
-"""Progress while `gradekit run` grades and while it writes the reports, on stderr.
+"""The terminal while a run goes: progress on stderr, and the one place that decides what
+the console may draw on a stream (colour, the live bar, how often plain lines come).
+
+What the console may draw on a stream: the one place that decides colour, the live bar and
+how often plain progress lines come.
+
+- Colour (ANSI escape codes) when the stream is a terminal (and `TERM` is not `dumb`); never
+  when `NO_COLOR` is set to a non-empty value (https://no-color.org), which wins over
+  everything; `FORCE_COLOR` set to a non-empty value other than `0` forces it, on a pipe too
+  (CI logs that render ANSI).
+- Tables drawn (by rich, when installed) on a terminal, or where colour is forced; a pipe or
+  a file gets aligned plain text (`gradekit.report.console`).
+- A live progress bar only on a terminal, and not when `CI` is set to a true value (`true`,
+  `1`, `yes`, `on`): CI logs keep every redraw, so they get a plain line every few seconds.
+- Plain lines every `GRADEKIT_PROGRESS_INTERVAL` seconds (default 5).
+
+Progress while `gradekit run` grades and while it writes the reports, on stderr.
 
 On a terminal, a live bar: cases done of the total, passed / failed / errored, the rate, the
 elapsed time and an ETA from the rate so far (`ETA --` for the first half second). In CI or on
-a pipe (`gradekit.report.terminal` decides), a plain line every few seconds instead, and one at
+a pipe (`gradekit.report.progress` decides), a plain line every few seconds instead, and one at
 the end when any was printed. Writing each report prints a line when it starts and when it is
 done, and the cases written so far while it lasts. rich draws the bar when it is installed;
 it is imported here, only when a bar is drawn.
@@ -12,15 +28,112 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final, TextIO
 
-from gradekit.report import terminal
 
-__all__ = ["Progress", "ReportsProgress", "eta_text"]
+__all__ = [
+    "PROGRESS_INTERVAL",
+    "STYLES",
+    "Progress",
+    "ReportsProgress",
+    "colour",
+    "draws_bar",
+    "draws_tables",
+    "eta_text",
+    "in_ci",
+    "paint",
+    "progress_interval",
+    "rich_console",
+    "rich_installed",
+]
+
+
+PROGRESS_INTERVAL: Final = 5.0
+"""Seconds between plain progress lines, unless GRADEKIT_PROGRESS_INTERVAL says otherwise."""
+
+STYLES: Final = {"pass": "green", "fail": "red", "error": "yellow"}
+"""Each outcome's colour, by its rich style name."""
+
+_ANSI: Final = {"pass": "32", "fail": "31", "error": "33"}
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
+
+
+def in_ci() -> bool:
+    """Whether `CI` is set to a true value."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def draws_bar(stream: TextIO) -> bool:
+    """Whether progress on `stream` is a live bar (a terminal, outside CI) rather than lines."""
+    return _isatty(stream) and not in_ci()
+
+
+def draws_tables(stream: TextIO) -> bool:
+    """Whether tables on `stream` are drawn (by rich) rather than written as aligned plain
+    text: on a terminal, or on a pipe when colour is forced (`FORCE_COLOR`)."""
+    return _isatty(stream) or colour(stream)
+
+
+def colour(stream: TextIO) -> bool:
+    """Whether text written to `stream` may carry colour (see the module's rules)."""
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    forced = os.environ.get("FORCE_COLOR", "")
+    if forced and forced != "0":
+        return True
+    return _isatty(stream) and os.environ.get("TERM", "") != "dumb"
+
+
+def paint(text: str, outcome: str, enabled: bool) -> str:
+    """`text` in the colour of `outcome` (`pass`, `fail`, `error`) when `enabled`."""
+    code = _ANSI.get(outcome)
+    if not enabled or code is None:
+        return text
+    return f"\x1b[{code}m{text}\x1b[0m"
+
+
+def progress_interval() -> float:
+    """Seconds between plain progress lines: GRADEKIT_PROGRESS_INTERVAL when it is a positive
+    number, else PROGRESS_INTERVAL."""
+    try:
+        seconds = float(os.environ.get("GRADEKIT_PROGRESS_INTERVAL", ""))
+    except ValueError:
+        return PROGRESS_INTERVAL
+    return seconds if seconds > 0 else PROGRESS_INTERVAL
+
+
+def rich_installed() -> bool:
+    """Whether rich (the `cli` extra) can be imported: it draws the bar and the tables."""
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def rich_console(stream: TextIO) -> Any:
+    """A rich Console on `stream` that colours (and styles) exactly when `colour` says so."""
+    from rich.console import Console
+
+    coloured = colour(stream)
+    return Console(
+        file=stream,
+        highlight=False,
+        color_system="auto" if coloured else None,
+        force_terminal=True if coloured and not _isatty(stream) else None,
+    )
+
 
 _ETA_AFTER: Final = 0.5
 """Seconds of grading before the rate is trusted for an ETA."""
@@ -69,7 +182,7 @@ class _Ticker:
 class Progress:
     """Cases graded (of the total, when known) by outcome, the rate and an ETA, on `stream`.
 
-    Draws only when `enabled`: a live bar when `terminal.draws_bar(stream)`, else plain lines.
+    Draws only when `enabled`: a live bar when `draws_bar(stream)`, else plain lines.
     `advance(outcome)` may be called from any thread.
     """
 
@@ -77,9 +190,9 @@ class Progress:
         self._total = total
         self._enabled = enabled
         self._stream = stream
-        self.live = enabled and terminal.draws_bar(stream)
+        self.live = enabled and draws_bar(stream)
         """Whether a live bar is drawn (else lines, when enabled)."""
-        self._colour = terminal.colour(stream)
+        self._colour = colour(stream)
         self._start = time.monotonic()
         self._counts = {"pass": 0, "fail": 0, "error": 0}
         self._done = 0
@@ -92,7 +205,7 @@ class Progress:
 
     def __enter__(self) -> Progress:
         self._start = time.monotonic()
-        if self.live and terminal.rich_installed():
+        if self.live and rich_installed():
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
             from rich.progress import Progress as Bar
 
@@ -106,7 +219,7 @@ class Progress:
                 TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(),
                 TextColumn("{task.fields[eta]}"),
-                console=terminal.rich_console(self._stream),
+                console=rich_console(self._stream),
             )
             self._task = self._bar.add_task(
                 "grading",
@@ -117,7 +230,7 @@ class Progress:
             )
             self._bar.start()
         elif self._enabled and not self.live:
-            self._ticker = _Ticker(terminal.progress_interval(), self._line)
+            self._ticker = _Ticker(progress_interval(), self._line)
         return self
 
     def advance(self, outcome: str = "pass") -> None:
@@ -152,9 +265,9 @@ class Progress:
         for outcome, word in (("pass", "passed"), ("fail", "failed"), ("error", "errored")):
             text = f"{self._counts[outcome]:,} {word}"
             if markup and self._counts[outcome] and outcome != "pass":
-                text = f"[{terminal.STYLES[outcome]}]{text}[/]"
+                text = f"[{STYLES[outcome]}]{text}[/]"
             elif not markup and self._counts[outcome] and outcome != "pass":
-                text = terminal.paint(text, outcome, self._colour)
+                text = paint(text, outcome, self._colour)
             parts.append(text)
         return ", ".join(parts)
 
@@ -230,8 +343,8 @@ class ReportsProgress:
 
     def __init__(self, stream: TextIO = sys.stderr) -> None:
         self._stream = stream
-        self._live = terminal.draws_bar(stream)
-        self._interval = terminal.progress_interval()
+        self._live = draws_bar(stream)
+        self._interval = progress_interval()
 
     def writing(
         self, path: str, total: int

@@ -42,10 +42,18 @@ from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor, Remote
 from gradekit.run.exits import refusing_exits
 from gradekit.run.interrupts import stopping_on
-from gradekit.run.options import GraderDefaults, Outputs, Statistics
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
-from gradekit.run.settings import Context, Settings, current_context, default_jobs, set_context
+from gradekit.run.settings import (
+    Context,
+    GraderDefaults,
+    Outputs,
+    Settings,
+    Statistics,
+    current_context,
+    default_jobs,
+    set_context,
+)
 from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 

@@ -38,7 +38,7 @@ from gradekit.run.dask._pack import (
     suite_folder,
 )
 from gradekit.run.grade import unloadable
-from gradekit.run.options import GraderDefaults, Outputs
+from gradekit.run.settings import GraderDefaults, Outputs
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text
 from gradekit.suite.model import Case, Policy
