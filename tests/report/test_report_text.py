@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gradekit import GradeResult
-from gradekit.report.model import ResultRecord
-from gradekit.report.text import duration, escaped, result_text
+from gradekit.report.model import ResultRecord, result_text
+from gradekit.report.text import duration, escaped
 
 
 def test_an_error_whose_message_repeats_it_is_said_once():

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers
 # Each writer is imported when it is first asked for: a run writing one JSON report does not
 # load the HTML viewer's, the Markdown and the JUnit writers' modules.
 _LAZY = {
-    "CaseLog": "jsonl",
-    "read_cases": "jsonl",
+    "CaseLog": "json",
+    "read_cases": "json",
     "render_markdown": "markdown",
     "to_frame": "reading",
     "to_records": "reading",

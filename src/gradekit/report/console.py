@@ -26,12 +26,10 @@ from typing import TextIO
 from gradekit.report import progress as terminal
 from gradekit.report.attempts import case_label, summary_line
 from gradekit.report.marks import Marks, listed
-from gradekit.report.model import CaseReport, SuiteReport, Summary
+from gradekit.report.model import CaseReport, SuiteReport, Summary, failing_lines, graded_rate
 from gradekit.report.text import (
     duration,
     escaped,
-    failing_lines,
-    graded_rate,
     interval_text,
     percent,
     rate_with_interval,

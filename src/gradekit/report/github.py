@@ -15,8 +15,8 @@ from typing import Final
 import attrs
 
 from gradekit.report.attempts import case_label
-from gradekit.report.model import CaseReport, SuiteReport
-from gradekit.report.text import escaped, failing_lines
+from gradekit.report.model import CaseReport, SuiteReport, failing_lines
+from gradekit.report.text import escaped
 
 __all__ = [
     "MAX_ANNOTATIONS",

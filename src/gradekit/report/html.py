@@ -28,14 +28,8 @@ from gradekit.report._html_data import ViewerData, script_safe
 from gradekit.report.attempts import PassAtK, group_line, mean_shown, summary_line
 from gradekit.report.files import atomic_text
 from gradekit.report.marks import baseline_counts
-from gradekit.report.model import CaseReport, SuiteReport
-from gradekit.report.text import (
-    duration,
-    graded_rate,
-    interval_text,
-    percent,
-    score_with_interval,
-)
+from gradekit.report.model import CaseReport, SuiteReport, graded_rate
+from gradekit.report.text import duration, interval_text, percent, score_with_interval
 
 __all__ = [
     "MAX_HTML_GROUPS",

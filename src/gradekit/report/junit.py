@@ -32,16 +32,15 @@ import attrs
 from gradekit.core.types import thaw
 from gradekit.report.attempts import case_label, junit_properties
 from gradekit.report.files import atomic_text
-from gradekit.report.model import CaseReport, SuiteReport
-from gradekit.report.samples import sample_parts
-from gradekit.report.text import (
+from gradekit.report.model import (
+    CaseReport,
+    SuiteReport,
     advisory_errors,
     failing_lines,
-    one_line,
-    rate_with_interval,
     result_text,
-    score_with_interval,
 )
+from gradekit.report.samples import sample_parts
+from gradekit.report.text import one_line, rate_with_interval, score_with_interval
 
 __all__ = ["write_junit"]
 

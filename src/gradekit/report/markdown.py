@@ -17,12 +17,10 @@ from html import escape
 
 from gradekit.report.attempts import case_label, markdown_lines
 from gradekit.report.files import atomic_text
-from gradekit.report.model import CaseReport, SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport, failing_lines, graded_rate
 from gradekit.report.samples import sample_parts
 from gradekit.report.text import (
     duration,
-    failing_lines,
-    graded_rate,
     one_line,
     percent,
     rate_with_interval,

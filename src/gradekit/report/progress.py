@@ -35,7 +35,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final, TextIO
 
-
 __all__ = [
     "PROGRESS_INTERVAL",
     "STYLES",

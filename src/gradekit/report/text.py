@@ -6,24 +6,17 @@ its annotations only, so `escaped` costs nothing else to import."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final
-
-if TYPE_CHECKING:
-    from gradekit.report.model import CaseReport, ResultRecord, Summary
+from typing import Final
 
 __all__ = [
-    "advisory_errors",
     "duration",
     "escaped",
-    "failing_lines",
-    "graded_rate",
     "interval_text",
     "level_text",
     "one_line",
     "percent",
     "points",
     "rate_with_interval",
-    "result_text",
     "score_with_interval",
 ]
 
@@ -119,60 +112,3 @@ def score_with_interval(
     if interval is None:
         return f"{mean:.3f}"
     return f"{mean:.3f} ({level_text(level)} CI {interval[0]:.3f}-{interval[1]:.3f})"
-
-
-def graded_rate(summary: Summary) -> str | None:
-    """The pass rate over the graded cases, shown beside the pass rate (over all cases) when
-    some case errored; None when no case errored (the two rates are then the same)."""
-    return percent(summary.graded_pass_rate) if summary.errored else None
-
-
-def result_text(record: ResultRecord) -> str:
-    """What a result says about itself: its error, else its message, else its score."""
-    result = record.result
-    if result.error is not None:
-        # The message often repeats the error without its class name: say it once.
-        if result.message in result.error:
-            return result.error
-        return f"{result.error} ({result.message})"
-    return result.message or f"score {result.score:g}"
-
-
-def failing_lines(case: CaseReport) -> list[str]:
-    """Why `case` did not pass: one line per failing or errored non-advisory result,
-    `turn N: grader: message`, or the case's own error when it could not be loaded."""
-    lines: list[str] = []
-    if case.error is not None:
-        lines.append(one_line(case.error))
-    for turn in case.turns:
-        if turn.skipped:
-            lines.append(f"turn {turn.index}: skipped (an earlier error ended the case)")
-            continue
-        for record in turn.results:
-            if record.advisory or record.result.outcome == "pass":
-                continue
-            label = "error" if record.result.outcome == "error" else "failed"
-            lines.append(
-                f"turn {turn.index}: {escaped(record.result.name)} {label}: "
-                f"{one_line(result_text(record))}"
-            )
-    if case.outcome == "error" and not any(" error: " in line for line in lines):
-        # No verdict result errored: an advisory grader's error ended the case.
-        lines[:0] = [
-            f"turn {index}: {escaped(record.result.name)} error (advisory): "
-            f"{one_line(result_text(record))}"
-            for index, record in advisory_errors(case)
-        ]
-    if not lines and case.outcome == "fail":
-        lines.append("the case's policy did not pass")
-    return lines
-
-
-def advisory_errors(case: CaseReport) -> list[tuple[int, ResultRecord]]:
-    """`(turn index, record)` of every advisory result of `case` that errored."""
-    return [
-        (turn.index, record)
-        for turn in case.turns
-        for record in turn.results
-        if record.advisory and record.result.outcome == "error"
-    ]
