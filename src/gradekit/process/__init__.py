@@ -8,8 +8,8 @@
   children gradekit runs right now; `limits`: the limits prefix and gradekit's launcher
   (`launcher.c`);
 - `scratch`: a command's scratch root (a fresh home and temp folder, the scrubbed
-  environment), removed off the grade's path or kept as a spare; `workspace_copy`: the
-  bounded, sparse-aware copy of the workspace it runs in;
+  environment, the bounded, sparse-aware copy of the workspace it runs in), removed off the
+  grade's path or kept as a spare;
 - `options`: the options every process-running kind (`program`, `build`, `lint`) shares and
   how a command runs with them;
 - `workers` (the parent's side) and `worker_child` (the child's): warm workers, forked from a

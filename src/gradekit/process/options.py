@@ -33,8 +33,7 @@ from gradekit.process.commands import (
     resolve,
     run,
 )
-from gradekit.process.scratch import Sandbox
-from gradekit.process.workspace_copy import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE
+from gradekit.process.scratch import DEFAULT_MAX_FILES, DEFAULT_MAX_SIZE, Sandbox
 
 __all__ = ["SandboxOptions", "parse_size", "positive", "tail", "timeout_seconds"]
 
