@@ -13,7 +13,7 @@ from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample
 from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders._patterns import Glob, Pattern, WorkspaceFile, bad_glob, walk, workspace_error
-from gradekit.process.options import required_size
+from gradekit.graders.program import required_size
 
 __all__ = ["File"]
 

@@ -10,14 +10,14 @@
 - `scratch`: a command's scratch root (a fresh home and temp folder, the scrubbed
   environment, the bounded, sparse-aware copy of the workspace it runs in), removed off the
   grade's path or kept as a spare;
-- `options`: the options every process-running kind (`program`, `build`, `lint`) shares and
-  how a command runs with them;
 - `workers` (the parent's side) and `worker_child` (the child's): warm workers, forked from a
   fork server or a Python in bubblewrap, killed and replaced at a timeout or a crash; what a
   worker does with a request is a function its caller hands in (process isolation's lives in
-  `gradekit.run.isolation`).
+  `gradekit.run.isolation`); `_forkserver`, the fork server's preload that makes its children
+  ignore Ctrl-C (a module of its own: importing it is what sets the handler).
 
 May import: the core modules only (`gradekit._types`, `_errors`, `_frozen`, `_seconds`,
-`_scratch`). Imported by `graders`, `registry` and `suite` (a `sandbox:` mode checked),
-`run` and the command line; never imports them.
+`_scratch`). Imported by `graders` (`graders.program` holds the options every
+process-running kind shares), `registry` and `suite` (a `sandbox:` mode checked), `run` and
+the command line; never imports them.
 """
