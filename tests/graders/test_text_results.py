@@ -12,7 +12,7 @@ import pytest
 
 import gradekit
 from gradekit import GradeResult, Sample
-from gradekit.graders._text import result
+from gradekit.graders.results import result
 
 
 def test_fast_result_is_the_same_as_a_validated_one() -> None:
@@ -35,7 +35,7 @@ def test_creating_equality_imports_neither_the_other_kinds_nor_jsonschema() -> N
     completed = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    assert completed.stdout.strip() == "['gradekit.graders._text', 'gradekit.graders.equality']"
+    assert completed.stdout.strip() == "['gradekit.graders.equality', 'gradekit.graders.results']"
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from gradekit._errors import OptionError, SandboxError
 from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample, as_text
 from gradekit.graders._checks import Check, checks_result, validate_threshold
-from gradekit.graders._patterns import workspace_error
+from gradekit.graders.patterns import workspace_error
 from gradekit.graders.program import SandboxOptions, command_argv, tail, timeout_seconds
 from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 from gradekit.process.commands import ProcessResult

@@ -10,7 +10,7 @@ import attrs
 from gradekit._errors import OptionError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import output_not_text, quote, result, text_of
+from gradekit.graders.results import output_not_text, quote, result, text_of
 
 __all__ = ["Contains", "NotContains"]
 

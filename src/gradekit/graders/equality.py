@@ -11,7 +11,7 @@ import attrs
 
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
+from gradekit.graders.results import QUOTE_LIMIT, compared_texts, quote, rebuilt, result
 
 __all__ = ["Equality", "punctuation_table"]
 

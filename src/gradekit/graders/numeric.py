@@ -23,7 +23,7 @@ import attrs
 from gradekit._errors import OptionError
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote, result
+from gradekit.graders.results import QUOTE_LIMIT, compared_texts, data_error, quote, result
 
 __all__ = ["SEPARATORS", "Numeric", "number_patterns"]
 
