@@ -22,9 +22,8 @@ from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._marks import bounded, well_formed
 from gradekit._types import GradeResult, Sample, ToolCall, as_text
-from gradekit.graders._checks import Check, forms_result, validate_threshold
 from gradekit.graders.patterns import Pattern
-from gradekit.graders.results import data_error, rebuilt
+from gradekit.graders.results import Check, data_error, forms_result, rebuilt, validate_threshold
 
 __all__ = ["Behavior", "Matcher", "compile_matcher", "is_number"]
 

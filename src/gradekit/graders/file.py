@@ -11,9 +11,9 @@ import attrs
 from gradekit._errors import ConfigError, OptionError
 from gradekit._frozen import EMPTY, FrozenDict, freeze
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders.patterns import Glob, Pattern, WorkspaceFile, bad_glob, walk, workspace_error
 from gradekit.graders.program import required_size
+from gradekit.graders.results import Check, checks_result, validate_threshold
 
 __all__ = ["File"]
 

@@ -23,9 +23,9 @@ import attrs
 from gradekit._errors import CommandError, OptionError, SandboxError
 from gradekit._hints import did_you_mean
 from gradekit._types import GradeResult, Sample
-from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders.patterns import workspace_error
 from gradekit.graders.program import SandboxOptions, command_argv, tail, timeout_seconds
+from gradekit.graders.results import Check, checks_result, validate_threshold
 from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 from gradekit.process.commands import ProcessResult, resolve
 from gradekit.process.scratch import Sandbox

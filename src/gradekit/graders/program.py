@@ -30,8 +30,8 @@ from gradekit._errors import OptionError, SandboxError
 from gradekit._frozen import EMPTY, FrozenDict, thaw
 from gradekit._seconds import seconds_problem
 from gradekit._types import GradeResult, Sample, as_text
-from gradekit.graders._checks import Check, checks_result, validate_threshold
 from gradekit.graders.patterns import Pattern, workspace_error
+from gradekit.graders.results import Check, checks_result, validate_threshold
 from gradekit.process import bubblewrap as _bwrap
 from gradekit.process import bubblewrap as _sandbox_mode
 from gradekit.process.commands import (
