@@ -9,7 +9,7 @@ optional `metadata`. The case's other fields (input, expected, graders, policy, 
 shared by every attempt.
 
 In a dataset, each line is one attempt: lines with the same name each give `attempt: N`,
-numbered 0, 1, 2 ... in file order (`gradekit.suite.jsonline.DatasetAttempts` checks them as
+numbered 0, 1, 2 ... in file order (`gradekit.suite.dataset.DatasetAttempts` checks them as
 the lines stream by).
 """
 
