@@ -7,7 +7,7 @@ once and reused (cached by the entry as written).
 
 Each line is checked as it streams by: strict JSON (`parse_line`) and its `attempt` index
 (`DatasetAttempts`: each case name's attempts numbered 0, 1, 2 ... in file order; see
-`gradekit.suite.attempts` for what attempts are).
+`gradekit.suite.load` for what attempts are).
 
 The JSON is strict: no NaN or Infinity, no number too large for a float, no
 key twice in an object, no value nested past the suite file's limit, no integer past Python's;
