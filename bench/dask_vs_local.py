@@ -132,14 +132,14 @@ def _as_objects() -> list[Any]:
 
 
 def _as_blob() -> bytes:
-    from gradekit.run.dask._pack import pack_reports
+    from gradekit.run.dask.pack import pack_reports
 
     return pack_reports(_reports())
 
 
 def shipping(client: Any, repeat: int) -> dict[str, float]:
     """Median seconds, on the driver, to get 12,500 results back each way."""
-    from gradekit.run.dask._pack import unpack_reports
+    from gradekit.run.dask.pack import unpack_reports
 
     def fetch(function: Any) -> Any:
         return client.submit(function, pure=False).result()
@@ -170,7 +170,7 @@ def shipping(client: Any, repeat: int) -> dict[str, float]:
     figures = {name: statistics.median(values) for name, values in times.items()}
     figures["blob, packed + shipped + unpacked"] = statistics.median(packed)
     # The CPU work of the blob, in this process (the same code runs on the worker).
-    from gradekit.run.dask._pack import pack_reports
+    from gradekit.run.dask.pack import pack_reports
 
     reports = unpack_reports(fetch(_as_blob))
     packed_blob = pack_reports(reports)

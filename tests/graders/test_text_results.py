@@ -23,7 +23,7 @@ def test_creating_equality_imports_neither_the_other_kinds_nor_jsonschema() -> N
     completed = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    assert completed.stdout.strip() == "['gradekit.graders._text', 'gradekit.graders.equality']"
+    assert completed.stdout.strip() == "['gradekit.graders.equality', 'gradekit.graders.results']"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ Owns the argument matchers of `expected_calls` too (`compile_matcher`), compiled
 grader is created. A listed argument is a literal (numbers compare numerically, so `206588`
 equals `206588.0`; booleans only equal booleans; lists and maps compare deeply, element by
 element) or one of the matcher maps `{regex: p}` (full match, under a time limit:
-`gradekit.graders._patterns`), `{contains: x}` and `{numeric: n, tolerance: t}`. A map whose
+`gradekit.graders.patterns`), `{contains: x}` and `{numeric: n, tolerance: t}`. A map whose
 keys are exactly those of a matcher is that matcher; any other map is a literal.
 """
 
@@ -30,9 +30,8 @@ from gradekit.core.types import (
     freeze,
     well_formed,
 )
-from gradekit.graders._checks import Check, forms_result, validate_threshold
-from gradekit.graders._patterns import Pattern
-from gradekit.graders._text import data_error, rebuilt
+from gradekit.graders.patterns import Pattern
+from gradekit.graders.results import Check, data_error, forms_result, rebuilt, validate_threshold
 
 __all__ = ["Behavior", "Matcher", "compile_matcher", "is_number"]
 

@@ -20,12 +20,11 @@ import attrs
 
 from gradekit.core.errors import OptionError, SandboxError, did_you_mean
 from gradekit.core.types import GradeResult, Sample, as_text
-from gradekit.graders._checks import Check, checks_result, validate_threshold
-from gradekit.graders._patterns import workspace_error
-from gradekit.graders.program import command_argv
+from gradekit.graders.patterns import workspace_error
+from gradekit.graders.program import SandboxOptions, command_argv, tail, timeout_seconds
+from gradekit.graders.results import Check, checks_result, validate_threshold
 from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 from gradekit.process.commands import ProcessResult
-from gradekit.process.options import SandboxOptions, tail, timeout_seconds
 
 __all__ = ["ALIASES", "MARKERS", "PRESETS", "Build", "Plan", "canonical", "detect", "plan_for"]
 

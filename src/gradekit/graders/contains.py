@@ -9,7 +9,7 @@ import attrs
 
 from gradekit.core.errors import OptionError
 from gradekit.core.types import GradeResult, Sample, bounded, well_formed
-from gradekit.graders._text import output_not_text, quote, text_of
+from gradekit.graders.results import output_not_text, quote, text_of
 
 __all__ = ["Contains", "NotContains"]
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Final, Literal
 import attrs
 
 from gradekit.core.types import GradeResult, Sample, bounded, well_formed
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, quote, rebuilt
+from gradekit.graders.results import QUOTE_LIMIT, compared_texts, quote, rebuilt
 
 __all__ = ["Equality", "punctuation_table"]
 

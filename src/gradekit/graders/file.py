@@ -10,9 +10,9 @@ import attrs
 
 from gradekit.core.errors import ConfigError, OptionError
 from gradekit.core.types import EMPTY, FrozenDict, GradeResult, Sample, freeze
-from gradekit.graders._checks import Check, checks_result, validate_threshold
-from gradekit.graders._patterns import Glob, Pattern, WorkspaceFile, bad_glob, walk, workspace_error
-from gradekit.process.options import required_size
+from gradekit.graders.patterns import Glob, Pattern, WorkspaceFile, bad_glob, walk, workspace_error
+from gradekit.graders.program import required_size
+from gradekit.graders.results import Check, checks_result, validate_threshold
 
 __all__ = ["File"]
 

@@ -3,7 +3,7 @@
 Schema validation uses the optional jsonschema library (`pip install 'gradekit[json]'`),
 imported only when a grader with a `schema` is created. The schema's patterns (`pattern`,
 `patternProperties`, and `additionalProperties` beside them) are matched under the time limit
-of every user pattern (`gradekit.graders._patterns`), not with jsonschema's `re`.
+of every user pattern (`gradekit.graders.patterns`), not with jsonschema's `re`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import attrs
 
 from gradekit.core.errors import OptionError, PatternTimeoutError
 from gradekit.core.types import GradeResult, Sample, as_text, bounded, thaw, well_formed
-from gradekit.graders._patterns import Pattern
-from gradekit.graders._text import data_error, expected_missing, quote, rebuilt
+from gradekit.graders.patterns import Pattern
+from gradekit.graders.results import data_error, expected_missing, quote, rebuilt
 
 __all__ = ["Json"]
 
@@ -133,7 +133,7 @@ def _compile(schema: dict[str, Any]) -> Any:
 
 def _with_patterns(jsonschema: Any, validator_class: Any) -> Any:
     """`validator_class` with the keywords that match patterns matching them by `Pattern`
-    (jsonschema's own use `re`, which can backtrack for hours: `gradekit.graders._patterns`).
+    (jsonschema's own use `re`, which can backtrack for hours: `gradekit.graders.patterns`).
     The same checks and messages as jsonschema 4's."""
     compiled: dict[str, Pattern] = {}
 

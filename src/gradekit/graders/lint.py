@@ -22,12 +22,11 @@ import attrs
 
 from gradekit.core.errors import CommandError, OptionError, SandboxError, did_you_mean
 from gradekit.core.types import GradeResult, Sample
-from gradekit.graders._checks import Check, checks_result, validate_threshold
-from gradekit.graders._patterns import workspace_error
-from gradekit.graders.program import command_argv
+from gradekit.graders.patterns import workspace_error
+from gradekit.graders.program import SandboxOptions, command_argv, tail, timeout_seconds
+from gradekit.graders.results import Check, checks_result, validate_threshold
 from gradekit.process.bubblewrap import NO_MOUNTS, Mounts
 from gradekit.process.commands import ProcessResult, resolve
-from gradekit.process.options import SandboxOptions, tail, timeout_seconds
 from gradekit.process.scratch import Sandbox
 
 __all__ = ["PRESETS", "Finding", "Lint", "Linter", "Parser"]

@@ -22,7 +22,7 @@ import attrs
 
 from gradekit.core.errors import OptionError
 from gradekit.core.types import GradeResult, Sample, bounded, well_formed
-from gradekit.graders._text import QUOTE_LIMIT, compared_texts, data_error, quote
+from gradekit.graders.results import QUOTE_LIMIT, compared_texts, data_error, quote
 
 __all__ = ["SEPARATORS", "Numeric", "number_patterns"]
 

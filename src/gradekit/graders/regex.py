@@ -1,5 +1,5 @@
 """The `regex` kind: the output matches a regular expression (Python `re` syntax, matched by
-the `regex` package under a time limit: see `gradekit.graders._patterns`)."""
+the `regex` package under a time limit: see `gradekit.graders.patterns`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import attrs
 
 from gradekit.core.errors import OptionError, PatternTimeoutError
 from gradekit.core.types import GradeResult, Sample, bounded, well_formed
-from gradekit.graders._patterns import INVALID, Pattern
-from gradekit.graders._text import QUOTE_LIMIT, output_not_text, quote, text_of
+from gradekit.graders.patterns import INVALID, Pattern
+from gradekit.graders.results import QUOTE_LIMIT, output_not_text, quote, text_of
 
 __all__ = ["Regex"]
 
@@ -22,7 +22,7 @@ class Regex:
 
     The pattern is compiled when the grader is created: an invalid pattern is a ConfigError
     then, never an error in the middle of a run. A match that backtracks past its time limit
-    (`gradekit.graders._patterns`) is a PatternTimeoutError, the grade's error result; the
+    (`gradekit.graders.patterns`) is a PatternTimeoutError, the grade's error result; the
     match releases the GIL, so the runner's batches time it out at the grader's timeout too.
     """
 

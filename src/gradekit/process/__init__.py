@@ -8,14 +8,13 @@
   children gradekit runs right now; `limits`: the limits prefix and gradekit's launcher
   (`launcher.c`);
 - `scratch`: a command's scratch root (a fresh home and temp folder, the scrubbed
-  environment), removed off the grade's path or kept as a spare; `workspace_copy`: the
-  bounded, sparse-aware copy of the workspace it runs in;
-- `options`: the options every process-running kind (`program`, `build`, `lint`) shares and
-  how a command runs with them;
+  environment, the bounded, sparse-aware copy of the workspace it runs in), removed off the
+  grade's path or kept as a spare;
 - `workers` (the parent's side) and `worker_child` (the child's): warm workers, forked from a
   fork server or a Python in bubblewrap, killed and replaced at a timeout or a crash; what a
   worker does with a request is a function its caller hands in (process isolation's lives in
-  `gradekit.run.isolation`).
+  `gradekit.run.isolation`); `_forkserver`, the fork server's preload that makes its children
+  ignore Ctrl-C (a module of its own: importing it is what sets the handler).
 
 May import: `core` only. Imported by the graders, by the registry and the suite (a
 `sandbox:` mode checked at load), by the runner and the command line; it never imports them."""

@@ -2,7 +2,7 @@
 its children then start with Ctrl-C ignored, since the server hands them the handlers it had
 before it set its own. The parent decides when a worker stops, and kills it.
 
-A module of its own, however small, because importing it is what changes the handler: never
+A module of its own, small because importing it is what changes the handler: never
 imported by gradekit itself, so importing gradekit changes no signal handler.
 Imports: nothing of gradekit.
 """

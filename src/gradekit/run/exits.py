@@ -1,4 +1,6 @@
-"""Exits that tell the truth: user code cannot end gradekit's process while it grades, nor
+"""What a run holds of its process while it grades: its exits and its stdin.
+
+Exits that tell the truth: user code cannot end gradekit's process while it grades, nor
 hold it open once the reports are written.
 
 `os._exit` ends a process at once, past every `try`, `finally` and report: a grader calling it
@@ -15,6 +17,14 @@ not load yet), a signal that kills the process (SIGKILL, a segfault).
 
 `leave(code)` ends the command once its reports are written and flushed, without waiting for
 non-daemon threads a grader left running.
+
+Graders never read gradekit's stdin: during a run, `sys.stdin` reads from /dev/null.
+
+A thread-isolated grader that calls `input()` then gets EOFError at once (its error result)
+instead of waiting on the terminal or a pipe, and no abandoned grader thread is left blocked
+in the interpreter's stdin buffer at exit (which aborts the process: "Fatal Python error:
+_enter_buffered_busy"). `sys.stdin` is restored when the last run in progress returns.
+Commands and process-isolated children get /dev/null as their file descriptor 0 themselves.
 """
 
 from __future__ import annotations
@@ -24,12 +34,13 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterator
-from typing import Any, Final, NoReturn
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Final, NoReturn
 
 __all__ = [
     "CURRENT_STDERR",
     "after_graders",
+    "detach_stdin",
     "leave",
     "owning_exits",
     "real_exit",
@@ -200,3 +211,37 @@ def after_graders(folder: str) -> Iterator[None]:
 def _say(line: str) -> None:
     with contextlib.suppress(Exception):
         print(line, file=sys.stderr, flush=True)
+
+
+_lock = threading.Lock()
+_runs = 0
+_saved: Any = None
+_null: IO[str] | None = None
+
+
+def detach_stdin() -> Callable[[], None]:
+    """Make `sys.stdin` a /dev/null reader until the returned function is called (runs may
+    overlap: the first to start swaps it, the last to end puts it back)."""
+    global _runs, _saved, _null  # noqa: PLW0603 - sys.stdin is process-wide state
+    with _lock:
+        if _runs == 0:
+            if _null is None:
+                _null = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - kept for the process
+            _saved, sys.stdin = sys.stdin, _null
+        _runs += 1
+    done = False
+
+    def restore() -> None:
+        global _runs, _saved  # noqa: PLW0603
+        nonlocal done
+        with _lock:
+            if done:
+                return
+            done = True
+            _runs -= 1
+            if _runs == 0:
+                if sys.stdin is _null:  # unless someone replaced it meanwhile
+                    sys.stdin = _saved
+                _saved = None
+
+    return restore

@@ -5,14 +5,6 @@ called `run_suite` receives each finished case from a queue, records it, calls `
 it and counts it (see `gradekit.run.collect`). So `on_case` always runs in the caller's thread,
 Ctrl-C (KeyboardInterrupt, delivered to the main thread) stops the run cleanly wherever the
 graders are, and a grader that hangs holds neither the caller nor the exit of the process.
-
-Graders never read gradekit's stdin: during a run, `sys.stdin` reads from /dev/null.
-
-A thread-isolated grader that calls `input()` then gets EOFError at once (its error result)
-instead of waiting on the terminal or a pipe, and no abandoned grader thread is left blocked
-in the interpreter's stdin buffer at exit (which aborts the process: "Fatal Python error:
-_enter_buffered_busy"). `sys.stdin` is restored when the last run in progress returns.
-Commands and process-isolated children get /dev/null as their file descriptor 0 themselves.
 """
 
 from __future__ import annotations
@@ -21,10 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
-import threading
 from collections.abc import Callable, Iterable
-from typing import IO, Any
 
 import attrs
 
@@ -40,7 +29,7 @@ from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor, Remote
-from gradekit.run.exits import refusing_exits
+from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
@@ -57,41 +46,7 @@ from gradekit.run.settings import (
 from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 
-__all__ = ["detach_stdin", "grade", "run_suite"]
-
-
-_lock = threading.Lock()
-_runs = 0
-_saved: Any = None
-_null: IO[str] | None = None
-
-
-def detach_stdin() -> Callable[[], None]:
-    """Make `sys.stdin` a /dev/null reader until the returned function is called (runs may
-    overlap: the first to start swaps it, the last to end puts it back)."""
-    global _runs, _saved, _null  # noqa: PLW0603 - sys.stdin is process-wide state
-    with _lock:
-        if _runs == 0:
-            if _null is None:
-                _null = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - kept for the process
-            _saved, sys.stdin = sys.stdin, _null
-        _runs += 1
-    done = False
-
-    def restore() -> None:
-        global _runs, _saved  # noqa: PLW0603
-        nonlocal done
-        with _lock:
-            if done:
-                return
-            done = True
-            _runs -= 1
-            if _runs == 0:
-                if sys.stdin is _null:  # unless someone replaced it meanwhile
-                    sys.stdin = _saved
-                _saved = None
-
-    return restore
+__all__ = ["grade", "run_suite"]
 
 
 def grade(

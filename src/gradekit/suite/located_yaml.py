@@ -9,7 +9,7 @@ below, builds the plain data, and keeps the node tree, so that `Located.where` f
 by walking the path down it, only for the paths it is asked about.
 
 The limits make hostile or broken input a clean error at its position: never a hang, a
-traceback or a crash (dataset lines, read as JSON by `gradekit.suite.jsonline`, keep the same):
+traceback or a crash (dataset lines, read as JSON by `gradekit.suite.dataset`, keep the same):
 
 - `MAX_DEPTH` levels of nested mappings and lists (gradekit's own code walks values
   recursively; libyaml itself stops at 1000);

@@ -199,7 +199,7 @@ def test_a_bad_executor_is_refused() -> None:
 def test_a_grade_result_from_a_worker_is_rebuilt_exactly() -> None:
     # The results travel as the JSON of their reports: a result with details survives it.
     from gradekit.report.model import CaseReport, ResultRecord, TurnReport
-    from gradekit.run.dask._pack import pack_reports, unpack_reports
+    from gradekit.run.dask.pack import pack_reports, unpack_reports
 
     # As the runner records it: the duration it measured is the record's, not the result's.
     result = GradeResult("k", "n", True, 0.25, "m", {"a": [1, "x", None]}, None)

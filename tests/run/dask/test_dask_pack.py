@@ -14,8 +14,8 @@ from dask_suites import write_mixed_suite
 
 import gradekit
 from gradekit.registry.entries import GraderEntry
-from gradekit.run.dask._pack import OWN_GRADERS, CasePacker, suite_spec
-from gradekit.run.dask._worker import Unavailable, _build, _case
+from gradekit.run.dask.pack import OWN_GRADERS, CasePacker, suite_spec
+from gradekit.run.dask.worker import Unavailable, _build, _case
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Case, Suite, Turn
 
@@ -111,7 +111,7 @@ def test_a_batch_comes_back_as_texts_outcomes_and_the_summary_of_its_reports() -
     from gradekit.report.json import case_json
     from gradekit.report.model import CaseReport, ResultRecord, TurnReport
     from gradekit.report.summary import SummaryBuilder
-    from gradekit.run.dask._pack import case_texts, pack_batch
+    from gradekit.run.dask.pack import case_texts, pack_batch
 
     def case(
         name: str, passed: bool, error: str | None = None, attempt: int | None = None
@@ -146,7 +146,7 @@ def test_a_batch_comes_back_as_texts_outcomes_and_the_summary_of_its_reports() -
 
 def test_a_batch_of_another_length_than_sent_is_refused() -> None:
     from gradekit.report.model import CaseReport
-    from gradekit.run.dask._pack import case_texts, pack_batch
+    from gradekit.run.dask.pack import case_texts, pack_batch
 
     packed = pack_batch([CaseReport("a", True, 1.0, ())])
 
@@ -158,9 +158,9 @@ def test_a_batch_a_worker_refuses_says_why_for_each_case_and_attempt(tmp_path: P
     # A spec in another wire format (a driver of another gradekit version): the worker's
     # reply is the bare JSONL blob every version reads, and the driver keeps each case's
     # name and attempt index, sent with the batch.
-    from gradekit.run.dask._driver import _refused
-    from gradekit.run.dask._pack import FORMAT, unpack_reports
-    from gradekit.run.dask._worker import grade_packed
+    from gradekit.run.dask.executor import _refused
+    from gradekit.run.dask.pack import FORMAT, unpack_reports
+    from gradekit.run.dask.worker import grade_packed
 
     suite = gradekit.load_suite(write_mixed_suite(tmp_path, "refused_graders"))
     packer = CasePacker(suite)

@@ -26,7 +26,6 @@ import attrs
 from gradekit.core.context import current_suite_dir
 from gradekit.core.errors import JudgeError, JudgeReplyError, OptionError
 from gradekit.core.types import GradeResult, Sample, error_text
-from gradekit.graders._text import rebuilt
 from gradekit.graders.prompt.providers import (
     BASE_URL_ENV,
     DEFAULT_BASE_URLS,
@@ -46,6 +45,7 @@ from gradekit.graders.prompt.text import (
     reply_schema,
     sections,
 )
+from gradekit.graders.results import rebuilt
 
 if TYPE_CHECKING:
     from gradekit.graders.prompt.grade import SampleOutcome

@@ -13,7 +13,7 @@ marker with the code ends a section. The code is derived from everything the pro
 (a SHA-256), so an output cannot close its section: it would have to contain the hash of a text
 that contains it. The same material always gives the same prompt, so replies can be cached.
 
-Imports the core and `gradekit.graders._patterns` (walking a workspace).
+Imports the core and `gradekit.graders.patterns` (walking a workspace).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import attrs
 
 from gradekit.core.errors import OptionError
 from gradekit.core.types import Sample, ToolCall, as_text, thaw
-from gradekit.graders._patterns import walk, workspace_error
+from gradekit.graders.patterns import walk, workspace_error
 
 __all__ = [
     "INCLUDABLE",

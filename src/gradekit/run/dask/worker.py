@@ -1,12 +1,21 @@
-"""The worker's side: grade one packed batch of cases, return their reports packed.
+"""The worker's side: each worker's set-up (`dask_setup`), and the task that grades one
+packed batch of cases and returns their reports packed (`grade_packed`).
 
 Runs in a Dask worker process. A suite's grader entries are created once per worker per suite
 (cached by the suite's spec) through the worker's own registry, so kinds resolve through the
 plugins installed on the worker; a kind that does not resolve there is a stand-in grader
 whose every result is an error naming the worker (the run goes on). The cases are built from
-their lines by the suite loader's `CaseBuilder` and graded by gradekit's own runner, the public
-`run_suite` over an in-memory suite of the batch, so timeouts, isolation, verdicts and the
-checks on every result are those of a local run.
+their lines by the suite loader's `CaseBuilder` and graded by gradekit's own local run (the
+`Collection` of `gradekit.run.collect` that `run_suite` drives, over an in-memory suite of the
+batch), so timeouts, isolation, verdicts and the checks on every result are those of a local
+run. It never imports the runner nor the `gradekit` facade: the runner imports this package
+(`executor="dask"`).
+
+Set-up: a terminal's Ctrl-C reaches every process of its foreground group, the local
+cluster's worker processes too: they would print tracebacks and die mid-batch. The driver
+stops the run, takes the batches that finished and closes the cluster itself, so the workers
+of the local cluster a `DaskExecutor` starts (this module is their Dask preload) ignore
+SIGINT, as gradekit's process-isolation children do.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import signal
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,13 +31,13 @@ from typing import Any, ClassVar, Final
 
 import attrs
 
-from gradekit import GradeResult, Sample, Suite, run_suite
-from gradekit.core.context import suite_dir
+from gradekit.core.context import RunContext, current_run, suite_dir
 from gradekit.core.errors import ConfigError, ExecutorError
-from gradekit.core.types import error_text
+from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.run.dask._pack import (
+from gradekit.run.collect import Collection
+from gradekit.run.dask.pack import (
     ATTEMPT,
     FORMAT,
     MESSAGES,
@@ -37,14 +47,15 @@ from gradekit.run.dask._pack import (
     pack_reports,
     suite_folder,
 )
+from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.grade import unloadable
-from gradekit.run.settings import GraderDefaults, Outputs
+from gradekit.run.settings import Settings
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import EntryCache, problem_text
-from gradekit.suite.model import Case, Policy
+from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath
 
-__all__ = ["Unavailable", "grade_packed"]
+__all__ = ["Unavailable", "dask_setup", "grade_packed"]
 
 _KEPT_SUITES: Final = 4
 """Suites whose graders a worker keeps between batches (the most recently used)."""
@@ -69,15 +80,13 @@ class Unavailable:
 class _Built:
     """One suite as a worker grades it: the suite (cases replaced per batch), how its lines
     become cases (`shared`: after the suite-level entries; `own`: lines listing every entry),
-    and the run's settings."""
+    and the run's settings and cases graded at once."""
 
     suite: Suite
     shared: CaseBuilder
     own: CaseBuilder
+    settings: Settings
     jobs: int
-    isolation: Any
-    memory_limit_mb: int | None
-    max_text: int | None = 4096
 
 
 _suites: collections.OrderedDict[bytes, _Built] = collections.OrderedDict()
@@ -102,13 +111,24 @@ def grade_packed(spec: bytes, batch: bytes) -> PackedBatch | bytes:
     def batch_cases() -> Iterator[Case]:
         return iter(cases)
 
-    report = run_suite(
-        attrs.evolve(built.suite, cases=batch_cases, case_count=len(cases)),
-        jobs=built.jobs,
-        defaults=GraderDefaults(isolation=built.isolation, memory_limit_mb=built.memory_limit_mb),
-        outputs=Outputs(samples=built.max_text is not None, max_text=built.max_text or 4096),
-    )
+    suite = attrs.evolve(built.suite, cases=batch_cases, case_count=len(cases))
+    # What `run_suite` does around a local run: a grader's os._exit is its error result,
+    # graders read no stdin, and the batch's grades share a run context of their own.
+    restore = detach_stdin()
+    try:
+        with refusing_exits(), RunContext(current_run().options):
+            collection = Collection(suite, built.settings, built.jobs, None, True, None, None)
+            report = collection.run()
+    finally:
+        restore()
     return pack_batch(report.cases)
+
+
+def dask_setup(worker: Any) -> None:
+    """Called by Dask in each worker process of a local cluster as it starts (see the
+    module): the worker ignores Ctrl-C."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def worker_address() -> str:
@@ -180,19 +200,26 @@ def _build(data: Mapping[str, Any], address: str) -> _Built:
     policy = Policy(data["policy"]["mode"], data["policy"]["threshold"])
     entries = EntryCache(make_entry)
     base = Path(folder) if folder is not None else Path.cwd()
-    return _Built(
-        suite=Suite(data["suite"], lambda: iter(()), graders, policy, path, data["timeout"]),
-        shared=CaseBuilder(graders, entries, base),
-        own=CaseBuilder((), entries, base),
-        jobs=data["jobs"],
+    suite = Suite(data["suite"], lambda: iter(()), graders, policy, path, data["timeout"])
+    settings = Settings(
+        timeout=suite.timeout,
         isolation=data["isolation"],
         memory_limit_mb=data["memory_limit_mb"],
+        suite_dir=folder,
+        sandbox=suite.sandbox,
         max_text=data.get("max_text", 4096),
+    )
+    return _Built(
+        suite=suite,
+        shared=CaseBuilder(graders, entries, base),
+        own=CaseBuilder((), entries, base),
+        settings=settings,
+        jobs=data["jobs"],
     )
 
 
 def entry_from_spec(spec: Any, folder: str | None, address: str) -> GraderEntry:
-    """The entry `spec` (see `_pack.entry_spec`) with its grader created on this worker, or a
+    """The entry `spec` (see `pack.CasePacker.entry`) with its grader created on this worker, or a
     stand-in (`Unavailable`) when the kind cannot be created here."""
     if not isinstance(spec, Mapping) or not isinstance(spec.get("kind"), str):
         raise ConfigError(f"not a grader entry spec: {spec!r}")
