@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
+    from gradekit.run.dispatch import grade
     from gradekit.run.resume import ResultsLog
-    from gradekit.run.runner import grade, run_suite
+    from gradekit.run.runner import run_suite
     from gradekit.run.selection import Selection
     from gradekit.run.settings import GraderDefaults, Outputs, Statistics
     from gradekit.suite.load import load_suite
@@ -106,7 +107,7 @@ _LAZY = {
     "Statistics": "gradekit.run.settings",
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
-    "grade": "gradekit.run.runner",
+    "grade": "gradekit.run.dispatch",
     "run_suite": "gradekit.run.runner",
     "load_suite": "gradekit.suite.load",
 }

@@ -136,14 +136,16 @@ def _flag(raw: Mapping[str, Any], key: str, default: bool, problems: list[Proble
 
 
 def _sandbox(raw: Mapping[str, Any], problems: list[Problem]) -> str | None:
+    value = raw.get("sandbox")
+    if value is None:  # the usual entry: the process modules stay unloaded
+        return None
     from gradekit.process.bubblewrap import check_mode
 
-    value = raw.get("sandbox")
     wrong = check_mode(value)
     if wrong is not None:
         problems.append(Problem(("sandbox",), wrong))
         return None
-    return value
+    return str(value)
 
 
 def _route_sandbox(
@@ -156,6 +158,8 @@ def _route_sandbox(
     (and checks it); for any other, `sandbox: bwrap` must be possible here."""
     if sandbox is not None and options_class is not None and _declares(options_class, "sandbox"):
         options["sandbox"] = sandbox
+        return
+    if sandbox != "bwrap":  # only an explicit bwrap can be impossible here
         return
     from gradekit.process.bubblewrap import requested_problem
 

@@ -1,4 +1,5 @@
 """Running one grader entry on one sample: timeouts, isolation, async or on the worker pool;
+`grade`, one sample through several graders (`gradekit.grade`);
 and the runner's decisions of how an entry is graded (`is_inline`, `is_blocking`), from which
 the loop decides each case's lane.
 
@@ -9,21 +10,35 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from gradekit.core.coroutines import abandon
+import attrs
+
+from gradekit.core.coroutines import abandon, run_sync
 from gradekit.core.types import Grader, GradeResult, Sample, error_text
+from gradekit.core.values import seconds
 from gradekit.registry.abilities import agrade_of, blocking_grade_of, declares_inline
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
+from gradekit.run.exits import refusing_exits
 from gradekit.run.interrupts import Raised, contained
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import call_sync, error_result, finish, record_of, timed_out
-from gradekit.run.settings import Context, Settings
-from gradekit.suite.model import Case
+from gradekit.run.settings import Context, Settings, current_context, set_context
 
-__all__ = ["PROCESS_GRACE", "entry_of", "every_turn", "is_blocking", "is_inline", "run_entry"]
+if TYPE_CHECKING:
+    from gradekit.suite.model import Case
+
+__all__ = [
+    "PROCESS_GRACE",
+    "entry_of",
+    "every_turn",
+    "grade",
+    "is_blocking",
+    "is_inline",
+    "run_entry",
+]
 
 
 T = TypeVar("T")
@@ -166,3 +181,26 @@ def _grade_in_a_child(
     from gradekit.run.isolation import grade_in_worker
 
     return grade_in_worker(entry, sample, seconds, settings, jailed)
+
+
+def grade(
+    sample: Sample, graders: Iterable[Grader | GraderEntry], *, timeout: float | None = None
+) -> tuple[GradeResult, ...]:
+    """Grade one sample with every grader, concurrently; results in the graders' order.
+
+    `graders` are graders (from `gradekit.create`) or suite entries. `timeout` (seconds,
+    default 60) applies to graders whose entry sets none. Never raises for a grader's fault:
+    such a grader gets an error result.
+    """
+    entries = [entry_of(grader) for grader in graders]
+    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
+
+    async def main() -> list[ResultRecord]:
+        context = Context(settings, current_context().pool)
+        set_context(context)
+        return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
+
+    with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
+        records = run_sync(main)
+    # Each result with the duration the runner measured, on a copy: the grader's is its own.
+    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in records)

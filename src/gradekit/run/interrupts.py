@@ -23,12 +23,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Iterator
 from types import FrameType
 from typing import Final, TypeVar
 
-from gradekit.process.commands import kill_children
 from gradekit.run.exits import real_exit
 
 __all__ = [
@@ -130,7 +130,11 @@ def first_signal() -> int | None:
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     if _state.first is not None and _state.exit_on_second:
-        kill_children()
+        # No import in a signal handler: children are registered only by process.commands,
+        # so when it was never loaded there are none to kill.
+        commands = sys.modules.get("gradekit.process.commands")
+        if commands is not None:
+            commands.kill_children()
         with contextlib.suppress(OSError):
             os.write(2, b"gradekit: stopped at once (second interrupt)\n")
         real_exit(128 + _state.first)

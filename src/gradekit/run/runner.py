@@ -1,4 +1,5 @@
-"""The runner: `run_suite` grades a suite's cases concurrently; `grade` grades one sample.
+"""The runner: `run_suite` grades a suite's cases concurrently (`gradekit.grade`, one sample
+through some graders, is `gradekit.run.dispatch`'s).
 
 The event loop runs in a daemon thread of its own (see `gradekit.run.loop`); the thread that
 called `run_suite` receives each finished case from a queue, records it, calls `on_case` with
@@ -9,67 +10,35 @@ graders are, and a grader that hangs holds neither the caller nor the exit of th
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import attrs
 
 from gradekit.core.context import RunContext, current_run
-from gradekit.core.coroutines import run_sync
 from gradekit.core.errors import WriteError
-from gradekit.core.types import Grader, GradeResult, Sample
-from gradekit.core.values import seconds
 from gradekit.history.baseline import Baseline
-from gradekit.registry.entries import GraderEntry
 from gradekit.report.estimators import DEFAULT_CONFIDENCE
-from gradekit.report.model import CaseReport, ResultRecord, SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.run.collect import Collection
-from gradekit.run.dispatch import entry_of, run_entry
 from gradekit.run.executor import Executor, Remote
 from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import (
-    Context,
     GraderDefaults,
     Outputs,
     Settings,
     Statistics,
-    current_context,
     default_jobs,
-    set_context,
 )
 from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 
-__all__ = ["grade", "run_suite"]
-
-
-def grade(
-    sample: Sample, graders: Iterable[Grader | GraderEntry], *, timeout: float | None = None
-) -> tuple[GradeResult, ...]:
-    """Grade one sample with every grader, concurrently; results in the graders' order.
-
-    `graders` are graders (from `gradekit.create`) or suite entries. `timeout` (seconds,
-    default 60) applies to graders whose entry sets none. Never raises for a grader's fault:
-    such a grader gets an error result.
-    """
-    entries = [entry_of(grader) for grader in graders]
-    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
-
-    async def main() -> list[ResultRecord]:
-        context = Context(settings, current_context().pool)
-        set_context(context)
-        return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
-
-    with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
-        records = run_sync(main)
-    # Each result with the duration the runner measured, on a copy: the grader's is its own.
-    return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in records)
+__all__ = ["run_suite"]
 
 
 def run_suite(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,7 +24,6 @@ import attrs
 
 from gradekit.core.context import RunContext, current_run, set_run
 from gradekit.core.values import seconds
-from gradekit.process.bubblewrap import check_mode
 from gradekit.registry.abilities import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
@@ -120,11 +120,15 @@ def current_context() -> Context:
 
 def set_context(context: Context) -> None:
     """Make `context` current in this thread's context (the runner's event loop thread)."""
-    from gradekit.process.bubblewrap import set_run_default
-
     _CONTEXT.set(context)
     set_run(context.run)
-    set_run_default(context.settings.sandbox)
+    mode = context.settings.sandbox
+    # The sandbox mode is process.bubblewrap's: a run that names none, before any module
+    # loaded it, has nothing to set (its default is None), and grading text loads no process.
+    if mode is not None or "gradekit.process.bubblewrap" in sys.modules:
+        from gradekit.process.bubblewrap import set_run_default
+
+        set_run_default(mode)
 
 
 def _timeout(value: float | None) -> float | None:
@@ -142,6 +146,8 @@ def _memory_limit(_: object, attribute: attrs.Attribute[Any], value: int | None)
 
 
 def _sandbox(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    from gradekit.process.bubblewrap import check_mode  # the process modules: only when asked
+
     wrong = check_mode(value)
     if wrong is not None:
         raise ValueError(f"sandbox: {wrong}")
