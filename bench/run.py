@@ -156,6 +156,13 @@ SECTIONS: dict[str, Section] = {
     "suite_load": Section(
         "suite_load.py", "`gradekit validate` on a large YAML suite", (), ("--cases", "20000")
     ),
+    "walk": Section(
+        "walk.py",
+        "the modules a two-case run crosses (Python API, `gradekit run -o`), the modules "
+        "`gradekit.grade` imports, and the tree's modules, lines and import circles",
+        (),
+        (),
+    ),
 }
 
 
