@@ -103,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
 
 class _VersionAction(argparse.Action):
     """`--version`, reading the installed version only when asked: importlib.metadata and the
-    search for gradekit's distribution cost 20 ms or more, which every other command skips."""
+    search for gradekit's distribution cost start-up time (bench/RESULTS.md), which every
+    other command skips."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.update(nargs=0, default=argparse.SUPPRESS)

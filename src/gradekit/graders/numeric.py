@@ -6,7 +6,7 @@ absolute tolerance of `0.1` passes (binary floats would say 0.10000000000000009 
 Also owns the grammar of a number in text (`number_patterns`): regular expressions built for
 the options (thousands separators, percentages) and compiled on first use. The usual grade, two
 plain numbers such as `-12.5`, needs none of them (read on a plain path), so a grader is
-created without compiling any: about 2 ms less for the first `create` (bench/RESULTS.md).
+created without compiling any, which shortens the first `create` (bench/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -2,15 +2,16 @@
 launcher that sets them (`launcher.c`, built once per machine on first use).
 
 Setting limits with `setrlimit` in a `preexec_fn` makes `subprocess` fork the whole gradekit
-process and run Python in the child before it execs (about 5-20 ms a command on a busy 2-core
-machine, against 2 ms for the `vfork` path it takes without one). So the limits are set by a
-program put in front of the command, which sets them on itself, then execs the command in the
-same process (same pid, same process group): gradekit's own launcher, else util-linux's
-`prlimit`; where neither runs, the `preexec_fn` stays (`commands.run` decides).
+process and run Python in the child before it execs, several times the cost of the `vfork`
+path it takes without one (bench/RESULTS.md, "`program` graders by jobs"). So the limits are
+set by a program put in front of the command, which sets them on itself, then execs the
+command in the same process (same pid, same process group): gradekit's own launcher, else
+util-linux's `prlimit`; where neither runs, the `preexec_fn` stays (`commands.run` decides).
 
-The launcher: util-linux's `prlimit` does the same in about 0.75-1.1 ms more than the command
-alone (it loads the locale and links `libsmartcols`); the launcher, a program of a few lines,
-in about 0.05 ms built static with musl, 0.6 ms with glibc (bench/RESULTS.md). It is built
+The launcher: util-linux's `prlimit` does the same at a cost of its own, a sizeable part of a
+short command (it loads the locale and links `libsmartcols`); the launcher, a program of a few
+lines, costs a fraction of that, least when built static with musl (the figures are in
+bench/RESULTS.md, "gradekit's own launcher" and "The launcher built with musl"). It is built
 with the C compiler (`$CC`, else `musl-gcc` where it is installed, else `cc`; `_recipes`) into
 the user's cache folder (`$XDG_CACHE_HOME/gradekit`, else `~/.cache/gradekit`), named by a
 hash of its source and of the compilers at hand, and tried once per process before use. It is
@@ -257,8 +258,8 @@ def _recipes() -> list[list[str]]:
 
     `$CC` when it is set (its words, `ccache gcc` being a compiler too), else musl's
     `musl-gcc` where it is installed, then `cc`; static first, then linked. A static musl
-    launcher starts in about 0.05 ms, a glibc one, static or linked, in about 0.6 ms: glibc
-    reads the processor's features as it starts, slow under a hypervisor (bench/RESULTS.md)."""
+    launcher starts several times faster than a glibc one, static or linked: glibc reads the
+    processor's features as it starts, slow under a hypervisor (bench/RESULTS.md)."""
     try:
         words = shlex.split(os.environ.get("CC") or "")
     except ValueError:

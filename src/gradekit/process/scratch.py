@@ -4,7 +4,7 @@ the folders a command runs in: the root, its removal off the grade's path, the s
 and the bounded, sparse-aware copy of the workspace (`copy_workspace`).
 
 Removed off the grade's path: removing a scratch root costs several `rmdir`s that a busy disk
-makes slow (about 10 ms a grade measured on a shared 2-core machine), time a grade need not
+makes slow (bench/RESULTS.md, "`program` graders by jobs"), time a grade need not
 wait for: the command has ended and its process group is dead, so nothing writes there any
 more. `remove_later` queues the root; one background thread removes roots in order; at
 interpreter exit what is still queued is removed before the process ends. A process killed
@@ -12,8 +12,9 @@ first leaves its roots to the sweep of stale scratch items (`gradekit.core.scrat
 
 Spare roots: a grade without a workspace gets a scratch root of three empty folders (`home`,
 `tmp`, `work`). Making one and removing it costs four `mkdir`s and four `rmdir`s, metadata
-writes that an ext4 disk journals: about 1 ms a command (bench/program_parts.py), against some
-tens of microseconds to check that a root is untouched. So a root whose command left it
+writes that an ext4 disk journals, a large part of a short command's cost (bench/RESULTS.md,
+"Part by part", from bench/program_parts.py), against a few `lstat` and `listdir` calls to
+check that a root is untouched. So a root whose command left it
 exactly as it was made is handed to the next grade instead of being removed; any other root
 is removed as before. Untouched means, for the root and each of its three folders: the same
 inode, mode, owner, group, modification and change times (a change time moves with every

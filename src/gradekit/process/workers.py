@@ -69,7 +69,7 @@ __all__ = [
 
 _REAP_SECONDS: Final = 5.0
 _START_SECONDS: Final = 60.0
-_IDLE_KEPT: Final = 2 * (os.cpu_count() or 1) + 4  # each holds a Python (~25 MB)
+_IDLE_KEPT: Final = 2 * (os.cpu_count() or 1) + 4  # each holds a whole Python (bench/RESULTS.md)
 _SIGNALLED: Final = 128  # bubblewrap exits with 128 + N when its command dies of signal N
 
 Work = Callable[[Any, Any], tuple[Any, bool]]

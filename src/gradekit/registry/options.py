@@ -68,7 +68,8 @@ def structure_options(
         data.update(extra)
     try:
         if not config and _defaults_suffice(cls, data):
-            # No options: nothing to structure, so cattrs (about 12 ms to import) is not needed.
+            # No options: nothing to structure, so cattrs (slow to import: bench/RESULTS.md)
+            # is not needed.
             return cls(**data)
         return _converter().structure(data, cls)
     except OptionError as error:

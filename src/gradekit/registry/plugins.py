@@ -2,10 +2,10 @@
 and installed plugins' entry points of a group, read from installed metadata only.
 
 The registry resolves a built-in kind from `BUILTIN_KINDS` without reading any installed
-metadata: finding gradekit's own distribution means importing importlib.metadata (about 25 ms)
-and searching the path, and the full scan of entry points costs about 0.5 ms per installed
-plugin. The pyproject keeps declaring the same entry points (so other tools see them), and
-tests/registry/test_builtin_table.py holds the two equal.
+metadata: finding gradekit's own distribution means importing importlib.metadata and
+searching the path, and the full scan of entry points costs time for every installed plugin
+(bench/RESULTS.md, "Start-up of the registry"). The pyproject keeps declaring the same entry
+points (so other tools see them), and tests/registry/test_builtin_table.py holds the two equal.
 
 Reading them is the scan whose cost grows with every installed distribution, so the registry
 runs it once, and only when it needs a kind that is not gradekit's own (a dotted name), or
@@ -116,8 +116,8 @@ def _name_and_version(dist: Any) -> tuple[str, str]:
     """A distribution's Name and Version, read from the head of its metadata file.
 
     Both are single-line fields of the header, which ends at the first blank line. Parsing
-    the whole file as an email message (`dist.metadata`) costs about 0.1 ms a distribution,
-    the biggest part of a scan of many small plugins; that remains the fallback. A
+    the whole file as an email message (`dist.metadata`) was the biggest part of a scan of
+    many small plugins (bench/RESULTS.md); that remains the fallback. A
     distribution without readable metadata is named by its folder, with no version.
     """
     text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""

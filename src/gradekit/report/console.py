@@ -9,8 +9,8 @@ rich draws the table when it is installed (`pip install gradekit[cli]`) and the 
 terminal, or colour is forced (`FORCE_COLOR`, for CI logs that render it). A pipe or a file
 gets aligned plain text, one row a line, which `grep`, `awk` and `cut` read as they are; so
 does a terminal without rich, and a table of more than `LONG_TABLE` rows: rich lays out a
-table cell by cell (about 0.14 s with its import for the 225 rows of `gradekit kinds` with
-200 plugins installed, half the command's time), and a listing that long scrolls past the
+table cell by cell (with its import, about half the time of `gradekit kinds` with 200 plugins
+installed: bench/RESULTS.md), and a listing that long scrolls past the
 screen anyway. Cells are text as given: a name such as `[red]` or `:smile:` is shown as
 written, never read as rich's markup or emoji codes.
 """

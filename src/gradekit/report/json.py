@@ -5,7 +5,7 @@ A plain value's JSON text, on one line: orjson's when it is installed (`gradekit
 the standard library's otherwise.
 
 Both write the same data. orjson writes no space after `:` and `,`, and floats' exponents
-without padding (`1e-05` is `1e-5`); it is about ten times faster at a case's text, which is
+without padding (`1e-05` is `1e-5`); it is several times faster at a case's text, which is
 most of what a streamed run writes (bench/RESULTS.md). A value orjson cannot write (an
 integer beyond 64 bits, a mapping key that is not text) is written by the standard library,
 which writes such keys as text. `GRADEKIT_JSON=stdlib` in the environment chooses the
@@ -118,8 +118,8 @@ def _choose() -> Callable[[Any], str]:
 
 def line_reader() -> Callable[[str], Any] | None:
     """orjson's `loads` where orjson is installed and not set aside by `GRADEKIT_JSON=stdlib`,
-    else None. It reads a report's one-line cases about 2.5 times as fast as the standard
-    library (bench/RESULTS.md); `report_stream` gives the standard library's decoder what it
+    else None. It reads a report's one-line cases faster than the standard library
+    (bench/RESULTS.md); `report_stream` gives the standard library's decoder what it
     refuses or would read otherwise."""
     orjson = _orjson()
     if orjson is None:

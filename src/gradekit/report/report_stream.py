@@ -2,15 +2,15 @@
 one item at a time, in chunks of the file.
 
 Reading a report whole (`json.loads` of its text) holds the text and every case's objects at
-once: about five times the file's size, 460 MB for the 94 MB report of 100,000 cases, and
-most of the time goes to allocating them (bench/RESULTS.md). Here only the chunk in hand and
+once, several times the file's size, and most of the time goes to allocating them
+(bench/RESULTS.md, "A run against its baseline at scale"). Here only the chunk in hand and
 the case being decoded are held, whatever the report's size, and any JSON layout is read
 (one case a line as gradekit writes it, indented, or all on one line; keys in any order).
 Each value is decoded by the standard library's decoder, so the values are those
 `json.loads` gives.
 
 Opened `fast`, where orjson is installed (`json_text.line_reader`), a case that fills the rest
-of its line, as gradekit writes them, is read by orjson instead, 2.5 times as fast: a JSON
+of its line, as gradekit writes them, is read by orjson instead, faster: a JSON
 object is self-delimiting, so if that text is one object, it is the object the standard
 library would read there. A line orjson refuses (`NaN`, a lone surrogate) is read by the
 standard library. One value differs: orjson reads an integer past 64 bits as a float. So

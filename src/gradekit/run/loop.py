@@ -38,8 +38,8 @@ BATCH_SIZE: Final = 1024
 """Inline cases graded per batch: large enough that handing a batch from thread to thread
 costs nothing per case (each hand-off is a wake-up, and a thread waking while another computes
 waits for the GIL up to its switch interval, 5 ms: on a busy machine that was more than the
-grading of 256 cases), small enough that progress is reported often and the reports a batch
-holds until it is handed over stay few (a few MB)."""
+grading of 256 cases, bench/RESULTS.md), small enough that progress is reported often and the
+reports a batch holds until it is handed over stay few (a few MB)."""
 
 
 COUNTING_BATCH_SIZE: Final = 2048
@@ -288,7 +288,8 @@ class _Run:
         is in flight, is graded here instead: such a grade cannot hang, and nothing else needs
         the loop meanwhile, so there is no grade to abandon and no one to answer; its timeout
         is judged when it returns, as the lane judges a grade that held the GIL. That spares
-        a batch two thread hand-offs, 5 to 9% of a run of such kinds (bench/RESULTS.md)."""
+        a batch two thread hand-offs, a measurable part of a run of such kinds
+        (bench/RESULTS.md, "Batches of the built-in kinds graded in the loop's own thread")."""
         lone = not self._cases_running and not self.blocking.busy()
         if lone and self._all_bounded(items):
             state = BatchState(keep=self.keep)

@@ -174,7 +174,7 @@ def _collector_paused() -> Iterator[None]:
 
     Loading allocates millions of long-lived objects (YAML nodes, then the data and the cases)
     and makes no garbage cycles worth collecting; each collection would walk every one of
-    them, which made loading a 400,000-case file take several times longer (bench/RESULTS.md).
+    them, which made loading a large suite file take much longer (bench/RESULTS.md).
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -2,8 +2,8 @@
 
 Only bytes travel, never pickled graders. A batch goes out as one blob, the JSONL text of its
 cases, and its results come back as one blob, the JSONL text of their reports
-(`CaseReport.to_dict()`): Dask walks a Python list element by element, and a list of 12,500
-case reports cost it 1.2 s where the same reports as bytes cost 28 ms (bench/RESULTS.md).
+(`CaseReport.to_dict()`): Dask walks a Python list element by element, so a list of case
+reports costs it dozens of times what the same reports as bytes cost (bench/RESULTS.md).
 
 A case line has the shape of a `dataset:` line (`name`, `policy`, and `turns:` with each turn's
 input, output, expected, tool_calls, context, workspace and metadata), so a worker builds the
@@ -258,7 +258,8 @@ class PackedBatch(NamedTuple):
     case's outcome (one letter a case: `p`, `f` or `e`), and the batch's summary, counted
     by the worker. The driver can then hand each case on as its text alone, counted already,
     where the run writes only texts (a JSON report, a results log), and make no report of it:
-    making the reports again from their JSON cost the driver about 40 µs a case."""
+    making the reports again from their JSON was a large part of the driver's work
+    (bench/RESULTS.md, "The driver hands texts on")."""
 
     reports: bytes
     outcomes: str
