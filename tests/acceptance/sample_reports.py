@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import gradekit
-from gradekit.report.model import SuiteReport
+from gradekit.report.model import CaseReport, SuiteReport
 
 NASTY = (
     "</script><script>window.pwned = 1</script> <!-- <script> & &amp; <b>bold</b> ]]> "
@@ -123,3 +123,9 @@ def with_tags(report: SuiteReport) -> list[dict[str, Any]]:
     """The report's cases in their JSON form: each turn's sample, each case's metadata and
     tags, all from the real run."""
     return [case.to_dict() for case in report.cases]
+
+
+def as_reports(cases: list[dict[str, Any]]) -> list[CaseReport]:
+    """Case reports read back from their JSON forms, as a results log's are (the writers take
+    case reports only)."""
+    return [CaseReport.from_dict(case) for case in cases]

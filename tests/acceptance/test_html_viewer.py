@@ -34,7 +34,11 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "fail",
         "fail",
     ]
-    write_html(report, folder / "report.html", cases=sample_reports.with_tags(report))
+    write_html(
+        report,
+        folder / "report.html",
+        cases=sample_reports.as_reports(sample_reports.with_tags(report)),
+    )
     return folder / "report.html"
 
 

@@ -102,7 +102,11 @@ def test_without_samples_system_out_has_the_failing_messages(
 def test_failing_cases_carry_their_sample_in_system_out(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    write_junit(report, tmp_path / "r.xml", cases=sample_reports.with_tags(report))
+    write_junit(
+        report,
+        tmp_path / "r.xml",
+        cases=sample_reports.as_reports(sample_reports.with_tags(report)),
+    )
     document = etree.parse(str(tmp_path / "r.xml"))
     assert JENKINS.validate(document), JENKINS.error_log
     (suite_element,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "r.xml")))
@@ -141,7 +145,7 @@ def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path
     cases = sample_reports.with_tags(report)
     cases[0]["name"] = "bell\x07 cr\r <&> \ud800"
     cases[1]["turns"][0]["output"] = "line\r\nnext \ud800"
-    write_junit(report, tmp_path / "r.xml", cases=cases)
+    write_junit(report, tmp_path / "r.xml", cases=sample_reports.as_reports(cases))
     document = etree.parse(str(tmp_path / "r.xml"))
     assert JENKINS.validate(document), JENKINS.error_log
     names = [case.get("name") for case in document.getroot().iter("testcase")]

@@ -37,7 +37,7 @@ def _blocks(page: html.HtmlElement) -> list[html.HtmlElement]:
 def test_each_failing_case_in_a_details_block_with_its_sample(tmp_path: Path) -> None:
     suite = sample_reports.agent_suite(tmp_path)
     report = sample_reports.run(suite)
-    text = render_markdown(report, sample_reports.with_tags(report))
+    text = render_markdown(report, sample_reports.as_reports(sample_reports.with_tags(report)))
     page = _render(text)
     blocks = _blocks(page)
     summaries = [block.find(".//summary").text_content() for block in blocks]
@@ -134,7 +134,7 @@ def test_the_summary_stays_under_the_limit_for_any_run(
     suite_report = SuiteReport("big", tuple(CaseReport.from_dict(c) for c in cases))
     listed = []
     for limit in (MAX_BYTES, 65_000, 5_000, 1_000):
-        text = render_markdown(suite_report, cases, max_bytes=limit)
+        text = render_markdown(suite_report, sample_reports.as_reports(cases), max_bytes=limit)
         assert len(text.encode()) <= limit
         listed.append(len(_blocks(_render(text))))
         assert text.endswith(f"… and {120 - listed[-1]} more not listed\n")
