@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import textwrap
 import threading
 import time
@@ -16,6 +15,7 @@ from typing import Any
 
 GRADERS_PY = '''
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -33,9 +33,10 @@ def parity(ctx):
 
 
 def crash_on_boom(ctx):
-    """Ends the process grading case `boom` (a worker lost every time it grades it)."""
+    """Ends the process grading case `boom` (a worker lost every time it grades it): by a
+    signal, which no guard catches (`os._exit` is refused while gradekit grades)."""
     if ctx.test_case_name == "boom":
-        os._exit(1)
+        os.kill(os.getpid(), signal.SIGKILL)
     return True
 
 
