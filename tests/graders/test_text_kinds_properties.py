@@ -13,6 +13,7 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -374,10 +375,39 @@ def test_contains_finds_values_placed_in_the_text(
     )
 
 
-@given(st.sampled_from([r"\d+", r"^a", r"b$", r"(x|y)+", r"\w\s\w"]), st.text(), st.booleans())
-def test_regex_agrees_with_re(pattern: str, text: str, full: bool) -> None:
+CLASSES = [r"\d+", r"\w\s\w"]
+"""Patterns whose classes `re` and `regex` read differently beyond ASCII (docs/kinds.md)."""
+
+
+@given(
+    st.sampled_from([*CLASSES, r"^a", r"b$", r"(x|y)+"]),
+    st.data(),
+    st.booleans(),
+)
+def test_regex_agrees_with_re(pattern: str, data: st.DataObject, full: bool) -> None:
+    # `\d`, `\w` and `\s` follow Unicode's properties in `regex` and `str` methods in `re`:
+    # they agree on ASCII text (the differences beyond it have their own test below).
+    ascii_only = pattern in CLASSES
+    text = data.draw(st.text(st.characters(max_codepoint=0x7F)) if ascii_only else st.text())
     result = gradekit.create("regex", config={"pattern": pattern, "full_match": full}).grade(
         Sample(output=text)
     )
     found = re.fullmatch(pattern, text) if full else re.search(pattern, text)
     assert result.passed == (found is not None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "by_re", "by_gradekit"),
+    [
+        (r"\w", "\u00b9", True, False),  # superscript one: a digit to str.isalnum, not a word char
+        (r"\w", "e\u0301", True, True),  # e and a combining accent: both find the e
+        (r"^\w+$", "e\u0301", False, True),  # the accent is a word character to Unicode
+        (r"\s", "\x1c", True, False),  # the file separator: str.isspace, not Unicode's space
+    ],
+)
+def test_regex_classes_beyond_ascii_follow_unicode(
+    pattern: str, text: str, by_re: bool, by_gradekit: bool
+) -> None:
+    result = gradekit.create("regex", config={"pattern": pattern}).grade(Sample(output=text))
+    assert (re.search(pattern, text) is not None) == by_re
+    assert result.passed == by_gradekit
