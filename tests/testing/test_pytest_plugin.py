@@ -131,8 +131,8 @@ def test_the_plugin_is_registered_and_imports_nothing_of_gradekit_until_used() -
     assert done.stdout.strip() == str(
         [
             "gradekit",
+            "gradekit.core",
             "gradekit.core.errors",
-            "gradekit.core.types",
             "gradekit.core.types",
             "gradekit.testing",
             "gradekit.testing.pytest_plugin",
