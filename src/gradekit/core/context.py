@@ -7,8 +7,9 @@ them too.
 
 The run context: `RunContext` holds what one run shares between its grades (its
 `RunOptions`, and each kind's state for the run, such as the judge's limit on requests in
-flight, its cache and its statistics). The runner makes one per run and makes it current in
-every thread it grades in; a kind reads it with `current_run()`. Nothing per run lives in a
+flight, its cache and its statistics); beside it, `run_sandbox()` is the sandbox mode the run
+gives commands. The runner makes one per run and makes it current in every thread it grades
+in; a kind reads it with `current_run()`. Nothing per run lives in a
 module global, so two runs in one process share nothing. Imports attrs only.
 """
 
@@ -32,7 +33,9 @@ __all__ = [
     "current_run",
     "current_suite_dir",
     "place",
+    "run_sandbox",
     "set_run",
+    "set_run_sandbox",
     "suite_dir",
 ]
 
@@ -141,7 +144,9 @@ class RunContext:
         return found
 
     def __enter__(self) -> RunContext:
-        stack: list[Token[RunContext | None]] = self._tokens.__dict__.setdefault("stack", [])
+        stack: list[Token[RunContext | None]] | None = getattr(self._tokens, "stack", None)
+        if stack is None:  # this thread's first entry
+            stack = self._tokens.stack = []
         stack.append(_RUN.set(self))
         return self
 
@@ -173,3 +178,17 @@ def set_run(run: RunContext) -> None:
     """Make `run` current in this thread's context for good (a thread the runner started
     for the run)."""
     _RUN.set(run)
+
+
+_SANDBOX: ContextVar[str | None] = ContextVar("gradekit_sandbox_default", default=None)
+
+
+def run_sandbox() -> str | None:
+    """The sandbox mode the run in progress gives commands whose grader sets none (None when
+    it sets none, and outside a run); `gradekit.process.bubblewrap.run_default` reads it."""
+    return _SANDBOX.get()
+
+
+def set_run_sandbox(mode: str | None) -> None:
+    """Make `mode` the run's sandbox default in this thread's context (the runner's loop)."""
+    _SANDBOX.set(mode)

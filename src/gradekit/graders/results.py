@@ -159,8 +159,7 @@ def checks_result(
 ) -> GradeResult:
     """A result from `checks`: score = fraction passed; the message (unless given) counts
     the checks and names the failed ones."""
-    # Check.to_dict(), inlined: once per check per grade.
-    forms = [check.__dict__.copy() for check in checks]
+    forms = [check.to_dict() for check in checks]
     return forms_result(kind, name, forms, threshold=threshold, details=details, message=message)
 
 

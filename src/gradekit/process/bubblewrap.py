@@ -24,7 +24,7 @@ Which mode applies: `problem()` probes once per process, by running `true` in a 
 every feature gradekit uses, and says why not when it cannot. `uses_bwrap(mode)` decides for
 one command or worker: `none` never, `bwrap` always (an error where it cannot run), `auto`
 where it can, else without, saying so once per process on stderr. `run_default()` is the mode
-of the run in progress (a context variable the runner sets).
+of the run in progress (`gradekit.core.context.run_sandbox`, which the runner sets).
 
 Imports: the core (`gradekit.core.errors`) and `gradekit.process.seccomp`.
 """
@@ -40,11 +40,11 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextvars import ContextVar
 from typing import Final, Literal
 
 import attrs
 
+from gradekit.core.context import run_sandbox
 from gradekit.core.errors import SandboxError
 from gradekit.process import seccomp
 
@@ -69,7 +69,6 @@ __all__ = [
     "refuse_nested_command",
     "requested_problem",
     "run_default",
-    "set_run_default",
     "uses_bwrap",
 ]
 
@@ -455,15 +454,7 @@ def _warn_once(cause: str) -> None:
     )
 
 
-_RUN_DEFAULT: ContextVar[str | None] = ContextVar("gradekit_sandbox_default", default=None)
-
-
 def run_default() -> str:
     """The sandbox mode of the run in progress, for commands whose grader sets none (`auto`
-    outside a run, or when the run sets none)."""
-    return _RUN_DEFAULT.get() or "auto"
-
-
-def set_run_default(mode: str | None) -> None:
-    """Make `mode` the run's default in this thread's context (the runner's event loop)."""
-    _RUN_DEFAULT.set(mode)
+    outside a run, or when the run sets none: `gradekit.core.context.run_sandbox`)."""
+    return run_sandbox() or "auto"

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from gradekit.core.context import RunContext, current_run, set_run
+from gradekit.core.context import RunContext, current_run, set_run, set_run_sandbox
 from gradekit.core.values import seconds
 from gradekit.registry.abilities import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
@@ -122,13 +121,7 @@ def set_context(context: Context) -> None:
     """Make `context` current in this thread's context (the runner's event loop thread)."""
     _CONTEXT.set(context)
     set_run(context.run)
-    mode = context.settings.sandbox
-    # The sandbox mode is process.bubblewrap's: a run that names none, before any module
-    # loaded it, has nothing to set (its default is None), and grading text loads no process.
-    if mode is not None or "gradekit.process.bubblewrap" in sys.modules:
-        from gradekit.process.bubblewrap import set_run_default
-
-        set_run_default(mode)
+    set_run_sandbox(context.settings.sandbox)
 
 
 def _timeout(value: float | None) -> float | None:
