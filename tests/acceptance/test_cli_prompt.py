@@ -222,8 +222,8 @@ SPOILT_KEY = "sk-proj-TOPSECRET42"
 def test_no_report_holds_a_key_that_the_transport_would_show(
     gradekit: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: JudgeServer
 ) -> None:
-    # Without the whitespace rule httpx refuses the header and quotes it, key and all, in the
-    # error that went into every report.
+    # Without the whitespace rule the HTTP client refuses the header and quotes it, key and
+    # all, in the error that went into every report.
     suite = tmp_path / "suite.yaml"
     suite.write_text(
         "name: keys\ncases:\n  - name: a\n    output: '4'\n    graders:\n"

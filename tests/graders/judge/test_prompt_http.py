@@ -93,7 +93,7 @@ def test_a_server_that_is_not_there_is_a_connection_error(make: Make) -> None:
     assert result.error is not None
     assert result.error.startswith(
         f"JudgeConnectionError: cannot reach the judge at http://127.0.0.1:{port}/v1/chat/"
-        "completions (ConnectError: "
+        "completions (ClientConnectorError: Cannot connect to host "
     )
     assert result.error.endswith(
         "(after 2 attempts); check base_url and that the server is running"

@@ -1,5 +1,5 @@
 """The prompt kind's options: what loads, what is refused at load time (with the key at
-fault), and that nothing of it (httpx above all) is imported before a prompt grader is made."""
+fault), and that nothing of it (aiohttp above all) is imported before a prompt grader is made."""
 
 from __future__ import annotations
 
@@ -184,27 +184,27 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_httpx_is_imported_only_when_a_prompt_grader_is_made() -> None:
+def test_aiohttp_is_imported_only_when_a_prompt_grader_is_made() -> None:
     done = run_python(
         """
         import sys, gradekit
         gradekit.create("equality")
         gradekit.kinds()
         import gradekit.graders.prompt.kind
-        assert "httpx" not in sys.modules, "too early"
+        assert "aiohttp" not in sys.modules, "too early"
         gradekit.create("prompt", "j", {"rubric": "r", "model": "m", "base_url": "http://h"})
-        assert "httpx" in sys.modules
+        assert "aiohttp" in sys.modules
         print("ok")
         """
     )
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_without_httpx_the_error_says_what_to_install() -> None:
+def test_without_aiohttp_the_error_says_what_to_install() -> None:
     done = run_python(
         """
         import sys
-        sys.modules["httpx"] = None  # as if it were not installed
+        sys.modules["aiohttp"] = None  # as if it were not installed
         import gradekit
         try:
             gradekit.create("prompt", "j", {"rubric": "r", "model": "m", "base_url": "http://h"})
@@ -213,7 +213,7 @@ def test_without_httpx_the_error_says_what_to_install() -> None:
         """
     )
     assert done.stdout.strip() == (
-        "$.kind: the prompt kind needs the httpx library; install it with pip install "
+        "$.kind: the prompt kind needs the aiohttp library; install it with pip install "
         "'gradekit[llm]'"
     ), done.stderr
 

@@ -74,7 +74,8 @@ def test_a_reply_that_cannot_be_decoded_is_an_error_result_not_a_raise(
     assert result.error is not None
     assert result.error.startswith(
         f"JudgeReplyError: the judge at {server.openai_url}/chat/completions sent a reply "
-        "that cannot be read (DecodingError: "
+        "that cannot be read (ClientPayloadError: 400, message: Can not decode "
+        "content-encoding: gzip)"
     )
     assert len(server.requests) == 1  # the same server would send the same body again
     stats = statistics()

@@ -1,23 +1,26 @@
-"""HTTP for judge calls: where calls go (`Connection`), retries with backoff, one httpx
-client per event loop, the API key (read, checked, redacted), and one boundary where
+"""HTTP for judge calls: where calls go (`Connection`), retries with backoff, one aiohttp
+session per event loop, the API key (read, checked, redacted), and one boundary where
 transport and server errors become JudgeErrors with the API key removed.
 
-httpx is imported here only, and this module only when a judge call is made (or a prompt
-grader created): `import gradekit` never loads it. Every text that came from the server or
-from the transport passes through `redact` before it becomes an error's message, and the
-errors (in `gradekit.core.errors`) each become the `error` of a result, never a raise out of a
-grade: `JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
+aiohttp is imported here only, and this module only when a judge call is made (or a prompt
+grader created): `import gradekit` never loads it. aiohttp, not httpx: its C parser costs a
+fraction of httpx's transport stack per call (bench/RESULTS.md, "The judge's transport").
+
+Every text that came from the server or from the transport passes through `redact` before it
+becomes an error's message, and the errors (in `gradekit.core.errors`) each become the
+`error` of a result, never a raise out of a grade:
+`JudgeHTTPError: the judge at URL answered HTTP 401 (...)`.
 
 A key is sent in an HTTP header, which carries printable ASCII (and spaces) only. A key read
 from a file often ends with a newline (`export KEY=$(cat key.txt)` keeps none, a CRLF `.env`
 keeps a `\\r`): surrounding whitespace is removed; any other character outside printable ASCII
 makes the key unusable, and is reported without showing the key.
 
-Connections are kept alive between calls: one httpx client per event loop, shared by the
-judge calls in flight on it and closed by the last call out, on its own loop (an httpx client
-belongs to the loop it was first used on, like every asyncio object).
+Connections are kept alive between calls: one aiohttp session per event loop, shared by the
+judge calls in flight on it and closed by the last call out, on its own loop (a session
+belongs to the loop it was made on, like every asyncio object).
 
-Imports the core, `shared` (the run's limit and statistics) and httpx.
+Imports the core, `shared` (the run's limit and statistics) and aiohttp.
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ import random
 import ssl
 import threading
 import time
+import urllib.parse
+import urllib.request
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, TypeGuard
 
+import aiohttp
 import attrs
-import httpx
 
 from gradekit.core.errors import (
     JudgeConnectionError,
@@ -135,14 +140,15 @@ async def post_json(
     each attempt holds one of the `run`'s slots, and each retry is counted in its statistics.
     Raises JudgeError subclasses only, whose messages hold no API key.
     """
-    async with shared_client() as client:
+    async with shared_client() as (client, proxies):
+        proxy = proxies.get(request.url)
         attempt = 0
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _no_reply(request, policy, attempt)
             try:
-                return await _attempt(client, request, policy, remaining, run)
+                return await _attempt(client, proxy, request, policy, remaining, run)
             except _Retry as retry:
                 if attempt >= policy.max_retries:
                     raise _exhausted(retry.error, attempt + 1) from None
@@ -154,8 +160,9 @@ async def post_json(
                 await asyncio.sleep(wait)
 
 
-async def _attempt(
-    client: httpx.AsyncClient,
+async def _attempt(  # noqa: PLR0917 (one call site, each argument named there)
+    client: aiohttp.ClientSession,
+    proxy: str | None,
     request: HttpRequest,
     policy: RetryPolicy,
     remaining: float,
@@ -175,62 +182,64 @@ async def _attempt(
     else:
         seconds = max(remaining, 0.001)
         within = f"within the grader's timeout of {policy.timeout:g}s"
-    timeout = httpx.Timeout(seconds, connect=min(policy.connect_timeout, seconds))
-    posting = client.post(
-        request.url, json=dict(request.body), headers=dict(request.headers), timeout=timeout
-    )
+    timeout = aiohttp.ClientTimeout(total=seconds, connect=min(policy.connect_timeout, seconds))
     try:
-        # httpx's timeouts bound each read: a server sending a byte now and then would hold
-        # the attempt for ever. `seconds` bounds the whole attempt.
-        response = await asyncio.wait_for(posting, seconds)
-    except (httpx.TimeoutException, asyncio.TimeoutError) as error:
+        # The total bounds the whole attempt, the body's reading included: a server sending
+        # a byte now and then cannot hold it for ever.
+        async with client.post(
+            request.url,
+            data=json.dumps(dict(request.body)).encode(),
+            headers={"content-type": "application/json", **request.headers},
+            timeout=timeout,
+            allow_redirects=False,
+            proxy=proxy,
+        ) as response:
+            status, body = response.status, await response.read()
+            retry_after = response.headers.get("retry-after")
+    except asyncio.TimeoutError as error:
         text = f"no reply from the judge at {request.url} {within}"
         raise _Retry(JudgeTimeoutError(text)) from error
-    except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as error:
-        # Our own request is at fault: the same request would fail the same way again.
-        text = f"cannot send the request to the judge at {request.url} ({_cause(error, request)})"
-        raise JudgeConnectionError(f"{text}; check base_url and the API key") from error
-    except httpx.TransportError as error:
-        text = f"cannot reach the judge at {request.url} ({_cause(error, request)})"
-        raise _Retry(JudgeConnectionError(text)) from error
-    except httpx.InvalidURL as error:  # not an HTTPError: a URL httpx cannot send to
+    except aiohttp.InvalidURL as error:  # a URL aiohttp cannot send to (or no http/https)
         raise JudgeConnectionError(
             f"cannot send the request to the judge at {request.url} ({_cause(error, request)}); "
             "check base_url"
         ) from error
-    except httpx.HTTPError as error:  # a body that cannot be decoded, too many redirects
+    except (aiohttp.ClientResponseError, aiohttp.ClientPayloadError) as error:
+        # A reply that cannot be read: a malformed status line, headers or body.
         raise JudgeReplyError(
             f"the judge at {request.url} sent a reply that cannot be read "
             f"({_cause(error, request)}); check base_url and the server"
         ) from error
+    except (aiohttp.ClientError, OSError) as error:  # refused, reset, closed mid-reply
+        text = f"cannot reach the judge at {request.url} ({_cause(error, request)})"
+        raise _Retry(JudgeConnectionError(text)) from error
     finally:
         run.limit.release()
-    return _decode(response, request)
+    return _decode(status, body.decode("utf-8", "replace"), retry_after, request)
 
 
 def _cause(error: Exception, request: HttpRequest) -> str:
-    """`ErrorClass: message` of a transport error, without the API key."""
-    return redact(f"{type(error).__name__}: {error}", request.secret)
+    """`ErrorClass: message` of a transport error on one line, without the API key."""
+    return redact(" ".join(f"{type(error).__name__}: {error}".split()), request.secret)
 
 
-def _decode(response: httpx.Response, request: HttpRequest) -> Any:
-    status = response.status_code
+def _decode(status: int, text: str, retry_after: str | None, request: HttpRequest) -> Any:
     if status == 200:
         # Decoded first, then each string redacted: the key's text may also be JSON's own.
         try:
-            return redact_values(json.loads(response.text), request.secret)
+            return redact_values(json.loads(text), request.secret)
         except ValueError:
-            body = redact(response.text, request.secret)
+            body = redact(text, request.secret)
             raise JudgeReplyError(
                 f"the judge at {request.url} answered HTTP 200 with a body that is not JSON: "
                 f"{_excerpt(body)}; check that base_url points at the API (with its /v1 for "
                 "an OpenAI-compatible server)"
             ) from None
-    shown = _error_text(response.text, request.secret)
+    shown = _error_text(text, request.secret)
     message = f"the judge at {request.url} answered HTTP {status}: {shown}"
     error = JudgeHTTPError(message, status)
     if status in RETRIED_STATUSES:
-        raise _Retry(error, _retry_after(response.headers.get("retry-after")))
+        raise _Retry(error, _retry_after(retry_after))
     raise JudgeHTTPError(f"{message}; {_hint(status, request)}", status)
 
 
@@ -383,13 +392,28 @@ def redact_values(data: object, secret: str | None) -> object:
     return data
 
 
-# -- one client per event loop -----------------------------------------------------------------
+# -- one session per event loop ----------------------------------------------------------------
 
 
 @attrs.define
 class _Shared:
-    client: httpx.AsyncClient
+    client: aiohttp.ClientSession
+    proxies: _Proxies
     users: int = 0
+
+
+class _Proxies(dict[str, "str | None"]):
+    """The proxy for each judge URL, from the environment (`HTTPS_PROXY`, `HTTP_PROXY`,
+    `NO_PROXY`), read once per URL and session. aiohttp's own `trust_env` reads them (and
+    parses `~/.netrc`) in a worker thread at every request: a thread hand-off per call."""
+
+    def __missing__(self, url: str) -> str | None:
+        parts = urllib.parse.urlsplit(url)
+        proxy = urllib.request.getproxies().get(parts.scheme)
+        if proxy is not None and urllib.request.proxy_bypass(parts.hostname or ""):
+            proxy = None
+        self[url] = proxy
+        return proxy
 
 
 _lock = threading.Lock()
@@ -400,25 +424,26 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = (
 
 @functools.cache
 def _tls() -> ssl.SSLContext:
-    """One TLS context for every client: building one (loading the CA bundle) costs tens of
-    milliseconds, and a client is made per event loop."""
-    return httpx.create_ssl_context()
+    """One TLS context for every session: building one (loading the CA bundle) costs tens of
+    milliseconds, and a session is made per event loop."""
+    return ssl.create_default_context()
 
 
 @contextlib.asynccontextmanager
-async def shared_client() -> AsyncIterator[httpx.AsyncClient]:
-    """The running loop's client, for the duration of the block."""
+async def shared_client() -> AsyncIterator[tuple[aiohttp.ClientSession, _Proxies]]:
+    """The running loop's session and its proxies, for the duration of the block."""
     loop = asyncio.get_running_loop()
     with _lock:
         shared = _clients.get(loop)
         if shared is None:
-            # No pool limit of httpx's own (100 by default): --judge-concurrency is the limit.
-            unlimited = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-            client = httpx.AsyncClient(verify=_tls(), follow_redirects=False, limits=unlimited)
-            shared = _clients[loop] = _Shared(client)
+            # No pool limit of aiohttp's own (100 by default): --judge-concurrency is the
+            # limit. Proxies from the environment are honoured (`_Proxies`).
+            connector = aiohttp.TCPConnector(limit=0, ssl=_tls())
+            client = aiohttp.ClientSession(connector=connector, trust_env=False)
+            shared = _clients[loop] = _Shared(client, _Proxies())
         shared.users += 1
     try:
-        yield shared.client
+        yield shared.client, shared.proxies
     finally:
         with _lock:
             shared.users -= 1
@@ -426,4 +451,4 @@ async def shared_client() -> AsyncIterator[httpx.AsyncClient]:
             if last and _clients.get(loop) is shared:
                 del _clients[loop]
         if last:
-            await asyncio.shield(shared.client.aclose())
+            await asyncio.shield(shared.client.close())

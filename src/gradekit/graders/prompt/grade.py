@@ -43,7 +43,7 @@ REASONING_SHOWN: Final = 160
 @attrs.frozen
 class Asked:
     """A reply, whether it came from the cache, and its cache key (to store it once it gave
-    a judgement)."""
+    a judgement; empty when the run keeps no cache)."""
 
     reply: Reply
     cached: bool
@@ -59,7 +59,7 @@ async def ask(
 ) -> Asked:
     """The reply to `request`, counted in `run`'s statistics. Raises JudgeError (counted as
     a failed call)."""
-    key = cache_key(request.key_material())
+    key = "" if cache is None else cache_key(request.key_material())
     if cache is not None:
         stored = cache.get(key)
         if stored is not None:

@@ -2,14 +2,14 @@
 
 The judge is any OpenAI-compatible chat completions server (OpenAI, vLLM, Ollama, LM Studio,
 LiteLLM...) or Anthropic's messages API, asked for `{"reasoning": ..., "score": 0..max_score}`.
-The HTTP client is httpx (`pip install 'gradekit[llm]'`), imported when a prompt grader is
+The HTTP client is aiohttp (`pip install 'gradekit[llm]'`), imported when a prompt grader is
 created, never by `import gradekit` or by listing kinds.
 
 `Prompt` holds the options and their checks, and a grade: build the prompt (`text`), ask the
 judge `samples` times (`grade.ask`, within the run's state: `shared.judge_run`), read each
 reply (`reply`), and combine the judgements into one result (`grade.judged_result`).
 
-Imports the core and every module of this package; `client` (httpx) when a grader is made.
+Imports the core and every module of this package; `client` (aiohttp) when a grader is made.
 """
 
 from __future__ import annotations
@@ -130,16 +130,16 @@ class Prompt:
     """The folder of the suite file the grader was loaded from (its cache goes beside it)."""
     connection: Any = attrs.field(init=False, repr=False, eq=False)
     """Where and how its calls go (a `client.Connection`, made when the grader is created,
-    once httpx is known to be installed; `Any` keeps httpx's module out of this one)."""
+    once aiohttp is known to be installed; `Any` keeps aiohttp's module out of this one)."""
 
     def __attrs_post_init__(self) -> None:
         _check_options(self)
         try:
-            import httpx  # noqa: F401
+            import aiohttp  # noqa: F401
         except ImportError:
             raise OptionError(
                 "kind",
-                "the prompt kind needs the httpx library; install it with "
+                "the prompt kind needs the aiohttp library; install it with "
                 "pip install 'gradekit[llm]'",
             ) from None
         from gradekit.graders.prompt.client import Connection, RetryPolicy, UnusableKey, api_key
