@@ -20,8 +20,9 @@ def test_a_reply_sent_a_byte_at_a_time_is_cut_at_the_timeout(
 ) -> None:
     # Every read is quick, the whole reply would take 30 s: per-read timeouts never fire.
     server.script(lambda request: Answer(200, judged(9)(request).body, trickle=0.1))
+    grader = make(timeout=1, max_retries=0)  # made first: its imports are not the call's time
     started = time.monotonic()
-    result = grade_one(make(timeout=1, max_retries=0))
+    result = grade_one(grader)
     elapsed = time.monotonic() - started
     assert elapsed < 2.5
     assert result.outcome == "error"
@@ -33,8 +34,9 @@ def test_a_reply_sent_a_byte_at_a_time_is_cut_at_the_timeout(
 
 def test_request_timeout_bounds_a_trickling_attempt_too(server: JudgeServer, make: Make) -> None:
     server.script(lambda request: Answer(200, judged(9)(request).body, trickle=0.1))
+    grader = make(timeout=10, request_timeout=0.5)  # the second attempt answers
     started = time.monotonic()
-    result = grade_one(make(timeout=10, request_timeout=0.5))  # the second attempt answers
+    result = grade_one(grader)
     assert time.monotonic() - started < 3
     assert (result.outcome, result.score) == ("pass", 0.8)
     assert len(server.requests) == 2
@@ -104,3 +106,29 @@ def test_a_base_url_with_a_newline_from_the_environment_is_used_without_it(
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url + "\n")
     grader = gradekit.create("prompt", "judge", {"rubric": "Right?", "model": "gpt-test"})
     assert grade_one(grader).outcome == "pass"
+
+
+def test_a_proxy_named_in_the_environment_carries_the_calls(
+    server: JudgeServer, make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The test server is the proxy: a proxied request names the whole target URL in its path.
+    server.default = judged(9)
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    result = grade_one(make(base_url="http://judge.example:8000/v1"))
+    assert (result.outcome, result.score) == ("pass", 0.9)
+    assert [request.path for request in server.requests] == [
+        "http://judge.example:8000/v1/chat/completions"
+    ]
+
+
+def test_no_proxy_sends_the_calls_straight_to_the_judge(
+    server: JudgeServer, make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.default = judged(9)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nobody listens there
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    result = grade_one(make())
+    assert (result.outcome, result.score) == ("pass", 0.9)
+    assert [request.path for request in server.requests] == ["/v1/chat/completions"]

@@ -141,7 +141,7 @@ async def post_json(
     Raises JudgeError subclasses only, whose messages hold no API key.
     """
     async with shared_client() as (client, proxies):
-        proxy = proxies.get(request.url)
+        proxy = proxies[request.url]
         attempt = 0
         while True:
             remaining = deadline - time.monotonic()
