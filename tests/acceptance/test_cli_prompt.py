@@ -140,6 +140,28 @@ def test_judge_concurrency_limits_the_whole_run(
     assert server.max_in_flight == 3
 
 
+@pytest.mark.parametrize(("jobs", "in_flight"), [((), 40), (("--jobs", "4"), 4)])
+def test_judge_concurrency_without_jobs_grades_that_many_cases_at_once(
+    gradekit: Run, write: Write, server: JudgeServer, jobs: tuple[str, ...], in_flight: int
+) -> None:
+    # Each case waits for its judge: with the default --jobs (CPU count + 4, 6 on two CPUs)
+    # no more than that many requests could be in flight, whatever --judge-concurrency says.
+    # An explicit --jobs is kept.
+    def slow(request: Received) -> Answer:
+        answer = judged(8)(request)
+        return Answer(answer.status, answer.body, delay=0.5)
+
+    server.default = slow
+    grader = f'{{kind: prompt, rubric: "Right?", model: gpt-test, base_url: {server.openai_url}}}'
+    lines = ["name: wide", "graders:", f"  - {grader}", "cases:"]
+    lines += [f"  - {{name: c{i}, output: 'answer {i}'}}" for i in range(80)]
+    suite = write("suite.yaml", "\n".join(lines) + "\n")
+    done = gradekit("run", str(suite), "--no-cache", "--judge-concurrency", "40", *jobs)
+    assert done.returncode == 0, done.stderr
+    assert len(server.requests) == 80
+    assert server.max_in_flight == in_flight
+
+
 def test_no_judge_no_judge_summary(gradekit: Run, write: Write, tmp_path: Path) -> None:
     suite = write(
         "suite.yaml",

@@ -304,7 +304,7 @@ def _grade(
         try:
             final = run_suite(
                 suite,
-                jobs=args.jobs,
+                jobs=_jobs(args),
                 on_case=advance if log is None else None,
                 select=selection,
                 resume=log if isinstance(log, ResultsLog) else None,
@@ -467,3 +467,15 @@ def log_of(
         others = github or any(form != "json" for form, _ in targets)
         return stack.enter_context(CaseStream(args.output, spool=others))
     return None
+
+
+def _jobs(args: argparse.Namespace) -> int | None:
+    """`--jobs`, or with `--judge-concurrency N` alone at least N: a case waiting for its
+    judge holds one of the jobs, so fewer jobs than N would keep N requests from ever being
+    in flight. None: the runner's default."""
+    if args.jobs is not None or not args.judge_concurrency:
+        return args.jobs
+    from gradekit.run.settings import default_jobs
+
+    return max(default_jobs(), args.judge_concurrency)
+
