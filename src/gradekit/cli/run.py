@@ -473,9 +473,10 @@ def _jobs(args: argparse.Namespace) -> int | None:
     """`--jobs`, or with `--judge-concurrency N` alone at least N: a case waiting for its
     judge holds one of the jobs, so fewer jobs than N would keep N requests from ever being
     in flight. None: the runner's default."""
-    if args.jobs is not None or not args.judge_concurrency:
-        return args.jobs
+    jobs: int | None = args.jobs
+    concurrency: int | None = args.judge_concurrency
+    if jobs is not None or not concurrency:
+        return jobs
     from gradekit.run.settings import default_jobs
 
-    return max(default_jobs(), args.judge_concurrency)
-
+    return max(default_jobs(), concurrency)
