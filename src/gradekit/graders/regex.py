@@ -40,7 +40,13 @@ class Regex:
     pattern: str = attrs.field(kw_only=True)
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
     full_match: bool = attrs.field(kw_only=True, default=False)
-    group: Any = attrs.field(kw_only=True, default=None)
+    group: Any = attrs.field(
+        kw_only=True,
+        default=None,
+        metadata={
+            "help": "A group's number or name: the text it captured must equal the expected value."
+        },
+    )
     _match: Callable[[str], Any] = attrs.field(init=False, repr=False, eq=False)
     _groups: bool = attrs.field(init=False, repr=False, eq=False)
     _shown: str = attrs.field(init=False, repr=False, eq=False)
