@@ -167,3 +167,113 @@ def test_a_json_grader_with_a_schema_is_hashable_and_comparable() -> None:
     grader = gradekit.create("json", config={"schema": PERSON})
     assert grader == gradekit.create("json", config={"schema": PERSON})
     assert {grader: 1}[grader] == 1
+
+
+# -- extract: the first JSON value in text or a code fence (issue 34) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "value", "message"),
+    [
+        ('{"a": 1}', {"a": 1}, "output is valid JSON"),
+        ("  [1, 2]\n", [1, 2], "output is valid JSON"),
+        (
+            'Here it is:\n```json\n{"a": 1}\n```\nAnything else?',
+            {"a": 1},
+            "output holds valid JSON in a code fence",
+        ),
+        ('```\n"just a string"\n```', '"just a string"', "output holds valid JSON in a code fence"),
+        (
+            "```python\nprint(1)\n```\n```json\n[true]\n```",
+            [True],
+            "output holds valid JSON in a code fence",
+        ),
+        ('Sure! {"a": 1} Hope that helps.', {"a": 1}, "output holds valid JSON in the text"),
+        ('See [1]. The answer: {"a": 1}', {"a": 1}, "output holds valid JSON in the text"),
+        ('Not {this}, but {"a": 1} and {"b": 2}', {"a": 1}, "output holds valid JSON in the text"),
+        ("The list: [1, 2] and more", [1, 2], "output holds valid JSON in the text"),
+    ],
+)
+def test_extract_reads_the_first_json_value(output: str, value: Any, message: str) -> None:
+    result = grade(output, value, extract=True, equals_expected=True)
+    assert result.passed, result.message
+    assert result.message == f"{message} and equals the expected value"
+    assert grade(output, extract=True).message == message
+
+
+def test_extract_fails_when_the_text_holds_no_json() -> None:
+    result = grade("No JSON {here} at all", extract=True)
+    assert result.outcome == "fail"
+    assert (
+        result.message
+        == "no JSON value in the output, nor in a code fence: 'No JSON {here} at all'"
+    )
+
+
+def test_without_extract_json_in_prose_fails_with_a_hint() -> None:
+    result = grade('Sure! {"a": 1}')
+    assert result.outcome == "fail"
+    assert result.message == (
+        "output is not valid JSON (Expecting value: line 1 column 1 (char 0)): 'Sure! {\"a\": 1}'; "
+        "set extract: true to read JSON inside text or a code fence"
+    )
+
+
+def test_extract_then_schema() -> None:
+    result = grade('```json\n{"name": "Ada"}\n```', extract=True, schema=PERSON)
+    assert result.outcome == "fail"
+    assert result.message == ("output does not match the schema at $: 'age' is a required property")
+
+
+# -- format: checked with jsonschema's format checker (issue 34) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("format_", "good", "bad"),
+    [
+        ("date", "2024-02-29", "2024-02-30"),
+        ("email", "ada@example.org", "ada.example.org"),
+        ("ipv4", "192.0.2.1", "192.0.2.256"),
+        ("uuid", "12345678-1234-5678-1234-567812345678", "1234"),
+    ],
+)
+def test_formats_are_checked(format_: str, good: str, bad: str) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string", "format": format_}}}
+    assert grade({"x": good}, schema=schema).passed
+    result = grade({"x": bad}, schema=schema)
+    assert result.outcome == "fail"
+    assert result.message == (
+        f"output does not match the schema at $.x: {bad!r} is not a {format_!r}"
+    )
+    # The earlier behaviour (formats as annotations only) is an option away.
+    assert grade({"x": bad}, schema=schema, check_formats=False).passed
+
+
+def test_a_format_unknown_to_jsonschema_is_an_annotation() -> None:
+    schema = {"properties": {"x": {"format": "phone"}}}
+    assert grade({"x": "not a phone"}, schema=schema).passed
+
+
+def test_a_format_whose_package_is_missing_is_a_config_error_else_checked() -> None:
+    import jsonschema
+
+    schema = {"properties": {"at": {"format": "date-time"}, "home": {"format": "uri"}}}
+    checkers = jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers
+    if "date-time" in checkers and "uri" in checkers:  # rfc3339-validator and a URI package
+        assert not grade({"at": "yesterday", "home": "x"}, schema=schema).passed
+        return
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("json", config={"schema": schema})
+    message = str(caught.value)
+    assert message.startswith("invalid options for kind 'json'\n$.schema: the schema's format ")
+    assert message.endswith(
+        "install the package (pip install 'jsonschema[format-nongpl]' installs them all), "
+        "or set check_formats: false to leave formats unchecked"
+    )
+    assert "'date-time' needs rfc3339-validator" in message or "date-time" in checkers
+    assert gradekit.create("json", config={"schema": schema, "check_formats": False})
+
+
+def test_a_format_key_inside_data_is_not_a_format() -> None:
+    schema = {"const": {"format": "uri"}}
+    assert grade({"format": "uri"}, schema=schema).passed

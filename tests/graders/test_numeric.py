@@ -203,7 +203,7 @@ def test_bad_extract_is_a_config_error() -> None:
         gradekit.create("numeric", config={"extract": "middle"})
     assert str(caught.value) == (
         "invalid options for kind 'numeric'\n"
-        "$.extract: expected one of 'whole', 'first', 'last', 'only', got 'middle'"
+        "$.extract: expected one of 'whole', 'first', 'last', 'only', 'any', got 'middle'"
     )
 
 
@@ -216,3 +216,93 @@ def test_an_infinite_tolerance_is_a_config_error(option: str) -> None:
     # It would pass every number (`absolute_tolerance: 1e400` reads as infinity).
     with pytest.raises(gradekit.ConfigError, match="must be a finite number >= 0, got inf"):
         gradekit.create("numeric", config={option: float("inf")})
+
+
+# -- what a number is inside text (issue 34) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["42abc", "0x1F", "1e3abc", "12.5.3", "the 2nd", "1,000abc"])
+@pytest.mark.parametrize("extract", ["first", "last", "only", "any"])
+def test_digits_followed_by_letters_or_another_point_are_no_number(text: str, extract: str) -> None:
+    # Before issue 34, `42abc` read 42, `0x1F` 0, `1e3abc` 1000 and `12.5.3` 12.5.
+    result = grade(text, "1", extract=extract, accept_thousands_separators=True)
+    assert result.outcome == "error"
+    assert result.message == (
+        f"no number in {text!r} (digits followed by letters or by another point and digits, "
+        "as in 42abc or 1.2.3, are not numbers)"
+    )
+
+
+def test_a_glued_number_is_skipped_and_the_next_one_read() -> None:
+    assert grade("the 2nd answer is 7", "7", extract="first").passed
+    assert grade("v1.2.3 scored 88", "88", extract="only").passed
+    assert grade("It is 12.5.", "12.5", extract="last").passed
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        ("\uff11\uff12\uff13", "123"),  # full-width digits
+        ("\uff11\uff12\uff13\uff0e\uff15", "123.5"),  # and the full-width point
+        ("\uff0d\uff11\uff12", "-12"),  # and minus
+        ("١٢٣", "123"),  # Arabic-Indic digits
+        ("\u0663\u066b\u0665", "3.5"),  # and the Arabic decimal separator
+        ("۴۲", "42"),  # extended Arabic-Indic (Persian) digits
+        ("१२३", "123"),  # Devanagari digits
+        ("½", "0.5"),
+        ("2½", "2.5"),
+        ("-2¾", "-2.75"),
+        ("⅛", "0.125"),
+    ],
+)
+def test_unicode_digits_and_vulgar_fractions_are_numbers(output: str, expected: str) -> None:
+    assert grade(output, expected, absolute_tolerance=0).passed
+    assert grade(f"It is {output} exactly.", expected, extract="first", absolute_tolerance=0).passed
+    assert not grade(output, "7").passed
+
+
+def test_unicode_digits_in_expected_and_percent() -> None:
+    assert grade("123", "\uff11\uff12\uff13").passed
+    assert grade("50\uff05", "0.5", accept_percent=True).passed
+    assert grade("\u0665\u0660\u066a", "0.5", accept_percent=True).passed
+
+
+def test_a_fraction_that_does_not_end_is_read_to_28_digits() -> None:
+    result = grade("⅓", "0.333", absolute_tolerance=0.001)
+    assert result.passed
+    assert result.details == {
+        "output": "0.3333333333333333333333333333",
+        "expected": "0.333",
+        "difference": "0.0003333333333333333333333333",
+        "allowed": "0.001",
+    }
+    assert not grade("⅓", "0.333").passed
+
+
+def test_superscripts_and_circled_digits_are_not_digits() -> None:
+    assert grade("x²", "2", extract="first").outcome == "error"
+    assert grade("①", "1").outcome == "error"
+
+
+def test_extract_any_passes_when_some_number_is_within_tolerance() -> None:
+    assert grade("It is 3, 5 or 7.", "5", extract="any").passed
+    assert grade("It is 3, 5 or 7.", "7.0005", extract="any", absolute_tolerance=0.001).passed
+    result = grade("It is 3, 5 or 7.", "6", extract="any")
+    assert result.outcome == "fail"
+    assert result.message == (
+        "expected '6', got no number within the tolerance, the closest '5' "
+        "(off by 1; allowed 0.000001)"
+    )
+    assert result.details == {
+        "output": "5",
+        "expected": "6",
+        "difference": "1",
+        "allowed": "0.000001",
+    }
+    assert grade("nothing", "6", extract="any").message == "no number in 'nothing'"
+
+
+def test_extract_any_skips_a_number_too_large_to_compare() -> None:
+    assert grade("1e99999999999 or 4", "4", extract="any").passed
+    result = grade("1e99999999999", "4", extract="any")
+    assert result.message == "'1e99999999999' is too large or too small to compare"

@@ -109,3 +109,85 @@ def test_a_match_past_its_time_limit_is_an_error_naming_the_option_and_the_limit
         "time on a text that almost matches); rewrite it without a repeat inside a repeat that "
         "can match the same text"
     )
+
+
+# -- group: the captured text compared with the expected value (issue 34) ----------------------
+
+
+def grade_group(output: Any, expected: Any, **options: Any) -> GradeResult:
+    return gradekit.create("regex", config=options).grade(Sample(output=output, expected=expected))
+
+
+def test_group_by_number_compares_the_captured_text_with_expected() -> None:
+    pattern = r"ANSWER:\s*([A-D])"
+    result = grade_group("Thinking... ANSWER: B", "B", pattern=pattern, group=1)
+    assert result.outcome == "pass"
+    assert result.message == r"group 1 of /ANSWER:\s*([A-D])/ captured 'B', as expected"
+    assert result.details == {"match": "ANSWER: B", "group": 1, "captured": "B"}
+    result = grade_group("ANSWER: C", "B", pattern=pattern, group=1)
+    assert result.outcome == "fail"
+    assert result.message == r"expected 'B', group 1 of /ANSWER:\s*([A-D])/ captured 'C'"
+
+
+def test_group_by_name_and_the_whole_match() -> None:
+    pattern = r"total: (?P<amount>\d+) (?P<unit>\w+)"
+    assert grade_group("total: 12 kg", "kg", pattern=pattern, group="unit").passed
+    assert not grade_group("total: 12 kg", "12", pattern=pattern, group="unit").passed
+    assert grade_group("total: 12 kg", "total: 12 kg", pattern=pattern, group=0).passed
+
+
+def test_group_with_case_insensitive_compares_without_case() -> None:
+    options = {"pattern": r"answer: (\w)", "group": 1}
+    assert not grade_group("Answer: b", "B", **options).passed  # no match: `answer` is lower case
+    assert grade_group("Answer: b", "B", case_insensitive=True, **options).passed
+    assert not grade_group("answer: b", "B", **options).passed
+
+
+def test_group_compares_a_yaml_number_as_its_text() -> None:
+    assert grade_group("The answer is 42", 42, pattern=r"(\d+)$", group=1).passed
+
+
+def test_group_that_took_no_part_fails() -> None:
+    result = grade_group("x", "y", pattern="x|(y)", group=1)
+    assert result.outcome == "fail"
+    assert result.message == "group 1 of /x|(y)/ captured nothing in 'x'"
+
+
+def test_group_without_a_match_fails_and_without_expected_is_an_error() -> None:
+    assert grade_group("nothing", "B", pattern=r"([A-D])$", group=1).message == (
+        r"no match for /([A-D])$/ in 'nothing'"
+    )
+    result = grade_group("B", None, pattern=r"([A-D])$", group=1)
+    assert result.outcome == "error"
+    assert result.message == (
+        "no expected value: regex compares the output with the sample's expected value; "
+        "add 'expected' to the case or turn"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "group", "message"),
+    [
+        (
+            "(a)",
+            2,
+            "the pattern has 1 group; give a number from 0 (the whole match) to 1, or the name "
+            "of a (?P<name>...) group",
+        ),
+        (
+            "(?P<x>a)",
+            "y",
+            "the pattern has no group named 'y' (its named groups: 'x'); give a number from 0 "
+            "(the whole match) to 1, or the name of a (?P<name>...) group",
+        ),
+        ("(a)", True, "expected a group's number or name, got True (bool)"),
+        ("(a)", "", "expected a group's number or name, got '' (str)"),
+        ("(a)", 1.5, "expected a group's number or name, got 1.5 (float)"),
+    ],
+)
+def test_a_group_the_pattern_lacks_is_a_config_error(
+    pattern: str, group: Any, message: str
+) -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("regex", config={"pattern": pattern, "group": group})
+    assert str(caught.value) == f"invalid options for kind 'regex'\n$.group: {message}"

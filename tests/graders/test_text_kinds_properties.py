@@ -64,7 +64,7 @@ configs = st.one_of(
                 "relative_tolerance": tolerances,
                 "accept_percent": st.booleans(),
                 "accept_thousands_separators": st.booleans(),
-                "extract": st.sampled_from(["whole", "first", "last", "only"]),
+                "extract": st.sampled_from(["whole", "first", "last", "only", "any"]),
             },
         ),
     ),

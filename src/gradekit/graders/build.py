@@ -258,7 +258,7 @@ class Build(SandboxOptions):
     `command` runs as given; otherwise `language` (or the sample's `language` metadata, or the
     workspace's files: `Cargo.toml`, `go.mod`, `package.json`, `pyproject.toml`, a `Makefile`...)
     picks a preset, named in details (`language`, and `detected_from` when told by a file). A
-    sample carrying a recorded outcome (`build_status: success|failed`, with
+    sample carrying a recorded outcome (`build_status: success|failed|skipped`, with
     `build_output`) is graded from it without running anything. Details keep each command's
     exit code and the tail of its output.
     """
@@ -346,15 +346,23 @@ class Build(SandboxOptions):
         return self._result(False, f"build failed with exit code {last.exit_code}", details)
 
     def _recorded(self, status: Any, output: Any) -> GradeResult:
-        if status not in ("success", "failed"):
+        """The result of a recorded outcome. `skipped` (Hyoka's, for a build that did not
+        run) fails: a build that never ran is no evidence that the work builds."""
+        if status not in ("success", "failed", "skipped"):
             return GradeResult.of_error(
                 self.kind,
                 self.name,
-                f"ValueError: recorded build_status must be 'success' or 'failed', got "
-                f"{status!r}; fix the sample",
+                f"ValueError: recorded build_status must be 'success', 'failed' or 'skipped', "
+                f"got {status!r}; fix the sample",
             )
         details = {"recorded": True, "build_status": status, "stderr": tail(as_text(output))}
-        return self._result(status == "success", f"recorded build: {status}", details)
+        message = f"recorded build: {status}"
+        if status == "skipped":
+            message += (
+                " (the harness did not build; a build that did not run does not pass: remove "
+                "build_status to have gradekit build the workspace)"
+            )
+        return self._result(status == "success", message, details)
 
     def _result(self, passed: bool, message: str, details: dict[str, Any]) -> GradeResult:
         return checks_result(

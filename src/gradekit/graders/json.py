@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
@@ -20,7 +21,7 @@ from gradekit.core.types import GradeResult, Sample, as_text, bounded, thaw, wel
 from gradekit.graders.patterns import Pattern
 from gradekit.graders.results import data_error, expected_missing, quote, rebuilt
 
-__all__ = ["Json"]
+__all__ = ["FORMAT_PACKAGES", "Json"]
 
 SHOWN_SCHEMA_ERRORS: Final = 20
 """At most this many schema errors are kept in a result's details."""
@@ -37,9 +38,15 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_decode: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).decode
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+_decode: Final = _DECODER.decode
 """`json.loads(text, parse_constant=..., parse_float=...)` without building a decoder at
 each call."""
+
+_FENCE: Final = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+"""A Markdown code fence (its info string, such as `json`, ignored) and what it holds."""
+_MOST_OPENINGS: Final = 1000
+"""`extract` tries at most this many `{` (then `[`) in prose, so a grade stays fast."""
 
 
 def _parse(text: str) -> Any:
@@ -50,6 +57,31 @@ def _parse(text: str) -> Any:
             text, parse_constant=_reject_constant, parse_float=_finite_float
         )
     return _decode(text)
+
+
+def _extracted(text: str) -> tuple[Any, str] | None:
+    """(the first JSON value in `text`, where it was found), or None: the whole text, else
+    the first code fence that holds JSON, else the first object inside the prose, else its
+    first array (so a citation such as `[1]` before an object is not taken for the answer)."""
+    try:
+        return _parse(text.strip()), "the output"
+    except (ValueError, RecursionError):
+        pass
+    for fence in _FENCE.finditer(text):
+        try:
+            return _parse(fence[1].strip()), "a code fence"
+        except (ValueError, RecursionError):
+            continue
+    for opening in "{[":
+        start = text.find(opening)
+        for _ in range(_MOST_OPENINGS):
+            if start < 0:
+                break
+            try:
+                return _DECODER.raw_decode(text, start)[0], "the text"
+            except (ValueError, RecursionError):
+                start = text.find(opening, start + 1)
+    return None
 
 
 def _shown(value: Any) -> str:
@@ -110,8 +142,67 @@ def _difference(expected: Any, actual: Any, path: str = "$") -> str | None:
     return f"at {path}: expected {_shown(expected)}, got {_shown(actual)}"
 
 
-def _compile(schema: dict[str, Any]) -> Any:
-    """A jsonschema validator for `schema`; OptionError if it is invalid or jsonschema missing."""
+FORMAT_PACKAGES: Final = {
+    "hostname": "fqdn",
+    "host-name": "fqdn",
+    "idn-hostname": "idna",
+    "uri": "rfc3987 or rfc3986-validator",
+    "uri-reference": "rfc3987 or rfc3986-validator",
+    "iri": "rfc3987 or rfc3987-syntax",
+    "iri-reference": "rfc3987 or rfc3987-syntax",
+    "date-time": "rfc3339-validator",
+    "time": "rfc3339-validator",
+    "duration": "isoduration",
+    "json-pointer": "jsonpointer",
+    "relative-json-pointer": "jsonpointer",
+    "uri-template": "uri-template",
+    "color": "webcolors",
+}
+"""The formats jsonschema checks only when another package is installed, and that package."""
+
+# Keywords whose values are data, not schemas: a `format` key inside them is no format.
+_DATA_KEYWORDS: Final = frozenset({"const", "enum", "default", "examples"})
+
+
+def _formats(schema: Any) -> set[str]:
+    """Every `format` the schema (and its subschemas) asks for."""
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("format"), str):
+                found.add(node["format"])
+            stack.extend(value for key, value in node.items() if key not in _DATA_KEYWORDS)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _format_checker(validator_class: Any, schema: dict[str, Any]) -> Any:
+    """The draft's format checker; OptionError when the schema asks for a format that it
+    checks only with a package that is not installed (it would pass every string)."""
+    checker = validator_class.FORMAT_CHECKER
+    unchecked = sorted(
+        name
+        for name in _formats(schema)
+        if name in FORMAT_PACKAGES and name not in checker.checkers
+    )
+    if unchecked:
+        needs = "; ".join(f"'{name}' needs {FORMAT_PACKAGES[name]}" for name in unchecked)
+        raise OptionError(
+            "schema",
+            f"the schema's format {', '.join(repr(name) for name in unchecked)} cannot be "
+            f"checked here ({needs}); install the package (pip install "
+            "'jsonschema[format-nongpl]' installs them all), or set check_formats: false to "
+            "leave formats unchecked",
+        )
+    return checker
+
+
+def _compile(schema: dict[str, Any], check_formats: bool) -> Any:
+    """A jsonschema validator for `schema` (checking its formats when asked); OptionError if
+    it is invalid, jsonschema is missing, or a format it asks for cannot be checked."""
     try:
         import jsonschema
     except ImportError:
@@ -128,7 +219,8 @@ def _compile(schema: dict[str, Any]) -> Any:
             "schema",
             f"invalid JSON Schema at {error.json_path}: {error.message}; fix the schema",
         ) from None
-    return _with_patterns(jsonschema, validator_class)(schema)
+    checker = _format_checker(validator_class, schema) if check_formats else None
+    return _with_patterns(jsonschema, validator_class)(schema, format_checker=checker)
 
 
 def _with_patterns(jsonschema: Any, validator_class: Any) -> Any:
@@ -210,11 +302,15 @@ class Json:
     # Left out of the hash (a dict is unhashable) so a json grader can still be a dict key.
     schema: dict[str, Any] | None = attrs.field(kw_only=True, default=None, hash=False)
     equals_expected: bool = attrs.field(kw_only=True, default=False)
+    extract: bool = attrs.field(kw_only=True, default=False)
+    check_formats: bool = attrs.field(kw_only=True, default=True)
     _validator: Any = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(
-            self, "_validator", None if self.schema is None else _compile(self.schema)
+            self,
+            "_validator",
+            None if self.schema is None else _compile(self.schema, self.check_formats),
         )
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
@@ -225,20 +321,13 @@ class Json:
     @well_formed
     def grade(self, sample: Sample) -> GradeResult:
         """Parse the output as JSON, then check the schema and the expected value if asked."""
-        output = sample.output
-        if type(output) is not str and isinstance(output, (Mapping, tuple)):
-            value = thaw(output)  # already structured (a YAML or JSONL value): nothing to parse
-        else:
-            text = output if type(output) is str else as_text(output)
-            try:
-                value = _parse(text)
-            except (ValueError, RecursionError) as error:
-                reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
-                message = f"output is not valid JSON ({reason}): {quote(text)}"
-                return GradeResult("json", self.name, False, 0.0, message, {"reason": reason})
+        read = self._read(sample.output)
+        if isinstance(read, GradeResult):
+            return read
+        value, parsed = read
         if self._validator is None and not self.equals_expected:  # the usual: parsing only
-            return GradeResult("json", self.name, True, 1.0, "output is valid JSON", None)
-        passed_parts = ["output is valid JSON"]
+            return GradeResult("json", self.name, True, 1.0, parsed, None)
+        passed_parts = [parsed]
         failed_parts: list[str] = []
         details: dict[str, Any] = {}
         try:
@@ -275,6 +364,29 @@ class Json:
         else:
             message = passed_parts[0]
         return GradeResult("json", self.name, True, 1.0, message, details or None)
+
+    def _read(self, output: Any) -> tuple[Any, str] | GradeResult:
+        """(the output's JSON value, what the passing message says of it), or the failure."""
+        parsed = "output is valid JSON"
+        if type(output) is not str and isinstance(output, (Mapping, tuple)):
+            return thaw(output), parsed  # already structured (a YAML or JSONL value)
+        text = output if type(output) is str else as_text(output)
+        if self.extract:
+            found = _extracted(text)
+            if found is None:
+                message = f"no JSON value in the output, nor in a code fence: {quote(text)}"
+                reason = "no JSON value found"
+                return GradeResult("json", self.name, False, 0.0, message, {"reason": reason})
+            value, where = found
+            return value, parsed if where == "the output" else f"output holds valid JSON in {where}"
+        try:
+            return _parse(text), parsed
+        except (ValueError, RecursionError) as error:
+            reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+            message = f"output is not valid JSON ({reason}): {quote(text)}"
+            if ("{" in text or "[" in text) and _extracted(text) is not None:
+                message += "; set extract: true to read JSON inside text or a code fence"
+            return GradeResult("json", self.name, False, 0.0, message, {"reason": reason})
 
     def _schema_errors(self, value: Any) -> list[dict[str, str]]:
         from jsonschema.exceptions import relevance

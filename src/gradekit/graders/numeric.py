@@ -15,6 +15,7 @@ import decimal
 import functools
 import math
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Any, ClassVar, Final, Literal
 
@@ -24,27 +25,38 @@ from gradekit.core.errors import OptionError
 from gradekit.core.types import GradeResult, Sample, bounded, well_formed
 from gradekit.graders.results import QUOTE_LIMIT, compared_texts, data_error, quote
 
-__all__ = ["SEPARATORS", "Numeric", "number_patterns"]
+__all__ = ["SEPARATORS", "VULGAR_FRACTIONS", "Numeric", "number_patterns"]
 
 
 SEPARATORS: Final = ",_\u00a0\u2007\u202f"
 """Thousands separators read with accept_thousands_separators: `,` `_` and the no-break spaces."""
 
+VULGAR_FRACTIONS: Final = "¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞↉"
+"""The vulgar fractions read as numbers, alone (`½`) or after digits (`2½`)."""
+
 _NEVER: Final = "(?!)"  # a group that never matches, so every pattern has the same groups
+_POINT: Final = "[.\uff0e\u066b]"  # `.`, the full-width point and the Arabic decimal separator
+_SIGN: Final = "[+\\-\u2212\uff0b\uff0d]"  # and the minus sign, full-width plus and minus
+# `\d` is any decimal digit (Unicode category Nd): full-width, Arabic-Indic, Devanagari...
 
 
-def _number_pattern(separators: bool, percent: bool, fraction: str) -> str:
-    """The regular expression of one number, with groups `number`, `sep` and `percent`."""
-    plain = rf"[0-9]+(?:{fraction})?|\.[0-9]+"
+def _number_pattern(separators: bool, percent: bool, fraction: str, *, inside: bool) -> str:
+    """The regular expression of one number, with groups `number`, `sep` and `percent`.
+
+    Inside text, a number is taken whole or not at all (an atomic group): a number followed by
+    a letter, a digit, `_` or a point and a digit is no number (`42abc`, `0x1F`, `12.5.3`).
+    """
+    plain = rf"\d+(?:{fraction})?|{_POINT}\d+"
     if separators:
-        grouped = (
-            rf"[0-9]{{1,3}}(?P<sep>[{SEPARATORS}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*(?:{fraction})?"
-        )
+        grouped = rf"\d{{1,3}}(?P<sep>[{SEPARATORS}])\d{{3}}(?:(?P=sep)\d{{3}})*(?:{fraction})?"
         body = f"{grouped}|{plain}"
     else:
         body = f"(?P<sep>{_NEVER})?{plain}"
-    percent_sign = r"[ \u00a0\u202f]?%" if percent else _NEVER
-    return rf"(?P<number>[+\-\u2212]?(?:{body})(?:[eE][+\-]?[0-9]+)?)(?P<percent>{percent_sign})?"
+    number = rf"{_SIGN}?(?:\d*[{VULGAR_FRACTIONS}]|(?:{body})(?:[eE][+\-]?\d+)?)"
+    if inside:
+        number = rf"(?>{number})(?!\w|{_POINT}\d)"
+    percent_sign = r"[ \u00a0\u202f]?[%\uff05\u066a]" if percent else _NEVER
+    return rf"(?P<number>{number})(?P<percent>{percent_sign})?"
 
 
 @functools.cache
@@ -52,10 +64,10 @@ def number_patterns(separators: bool, percent: bool) -> tuple[re.Pattern[str], r
     """(whole-text pattern, pattern finding numbers inside text) for these options, compiled
     once, on first use. Both have the groups `number`, `sep` and `percent`."""
     # A whole text may end its number with a dot (`42.`); inside text that dot ends a sentence.
-    whole = _number_pattern(separators, percent, r"\.[0-9]*")
-    inside = _number_pattern(separators, percent, r"\.[0-9]+")
+    whole = _number_pattern(separators, percent, rf"{_POINT}\d*", inside=False)
+    inside = _number_pattern(separators, percent, rf"{_POINT}\d+", inside=True)
     # Inside text, a number does not start in the middle of a word or of another number.
-    return re.compile(whole), re.compile(rf"(?<![\w.]){inside}(?![0-9])")
+    return re.compile(whole), re.compile(rf"(?<![\w.\uff0e\u066b]){inside}")
 
 
 # Differences are exact up to this many significant digits; beyond, they are rounded. The
@@ -74,10 +86,26 @@ _read_plain: Final = _CONTEXT.create_decimal  # exact for a text of at most `pre
 _subtract: Final = _CONTEXT.subtract
 _LETTER: Final = r"[^\W\d_]"
 _NOT_FINITE: Final = r"[+\-\u2212]?(?:nan|inf(?:inity)?|∞)%?"
+# Digits glued to a letter or to a second point and digits: why `extract` found no number.
+_GLUED: Final = rf"\d(?:[^\W\d]|{_POINT}\d+{_POINT}\d)"
 
 
 class _Unreadable(Exception):
     """A text that holds no number this grader can read; the message says why."""
+
+
+# Written forms that Decimal does not read, as the ones it does.
+_ASCII_FORMS: Final = str.maketrans("\u2212\uff0b\uff0d\uff0e\u066b", "-+-..")
+# A vulgar fraction that does not end (`⅓`) is read to this many significant digits.
+_FRACTION_CONTEXT: Final = decimal.Context(prec=28)
+
+
+def _fraction(sign: str, whole: str, vulgar: str) -> Decimal:
+    """The value of `2½`: the digits before the vulgar fraction plus the fraction."""
+    numerator, denominator = unicodedata.normalize("NFKD", vulgar).split("\u2044")
+    part = _FRACTION_CONTEXT.divide(Decimal(numerator), Decimal(denominator))
+    value = _CONTEXT.add(Decimal(whole or 0), part)
+    return -value if sign == "-" else value
 
 
 def _value(match: re.Match[str]) -> Decimal:
@@ -85,10 +113,13 @@ def _value(match: re.Match[str]) -> Decimal:
     text, separator, percent = match.groups()
     if separator:
         text = text.replace(separator, "")
-    if text[0] == "\u2212":
-        text = "-" + text[1:]
+    text = text.translate(_ASCII_FORMS)
     try:
-        value = _CONTEXT.create_decimal(text)
+        if text[-1] in VULGAR_FRACTIONS:
+            sign = text[0] if text[0] in "+-" else ""
+            value = _fraction(sign, text[len(sign) : -1], text[-1])
+        else:
+            value = _CONTEXT.create_decimal(text)
         if percent:
             sign, digits, exponent = value.as_tuple()
             value = Decimal((sign, digits, int(exponent) - 2))
@@ -130,9 +161,10 @@ class Numeric:
 
     Passes when `|a - e| <= absolute_tolerance` or `|a - e| <= relative_tolerance * |e|`
     (inclusive), computed exactly on the decimal values as written. `extract` says where the
-    number is: `whole` (the whole trimmed text), `first`, `last` or `only` (exactly one number
-    in the text). Text that holds no readable number gives an error result naming the option
-    that would read it, when one would.
+    number is: `whole` (the whole trimmed text), `first`, `last`, `only` (exactly one number
+    in the text) or `any` (the number closest to the expected one). Text that holds no
+    readable number gives an error result naming the option that would read it, when one
+    would. What a number is: docs/kinds.md, "numeric".
     """
 
     kind: ClassVar[str] = "numeric"
@@ -143,7 +175,9 @@ class Numeric:
     relative_tolerance: float = attrs.field(kw_only=True, default=0.0, validator=_non_negative)
     accept_percent: bool = attrs.field(kw_only=True, default=False)
     accept_thousands_separators: bool = attrs.field(kw_only=True, default=False)
-    extract: Literal["whole", "first", "last", "only"] = attrs.field(kw_only=True, default="whole")
+    extract: Literal["whole", "first", "last", "only", "any"] = attrs.field(
+        kw_only=True, default="whole"
+    )
     _absolute: Decimal = attrs.field(init=False, repr=False, eq=False)
     _relative: Decimal = attrs.field(init=False, repr=False, eq=False)
     _shown_absolute: str = attrs.field(init=False, repr=False, eq=False)
@@ -310,6 +344,8 @@ class Numeric:
                 f"got {got}, expected {wanted} (off by {shown_difference}; allowed {shown_allowed})"
             )
             return GradeResult("numeric", self.name, True, 1.0, message, details)
+        if self.extract == "any":
+            got = f"no number within the tolerance, the closest {got}"
         message = (
             f"expected {wanted}, got {got} (off by {shown_difference}; allowed {shown_allowed})"
         )
@@ -345,11 +381,32 @@ class Numeric:
             except decimal.InvalidOperation:
                 pass
         if actual is None:
-            match = self._find(output)
-            actual = _value(match)
-            got = match[0]
+            if self.extract == "any":
+                actual, got = self._closest(output, expected)
+            else:
+                match = self._find(output)
+                actual = _value(match)
+                got = match[0]
             actual_value = str(actual)
         return expected, expected_value, actual, got, actual_value
+
+    def _closest(self, text: str, expected: Decimal) -> tuple[Decimal, str]:
+        """(value, text as found) of the number in `text` closest to `expected` (the first of
+        equals), for `extract: any`; raise _Unreadable when the text holds none."""
+        best: tuple[Decimal, Decimal, str] | None = None
+        unreadable = None
+        for match in self._patterns()[1].finditer(text):
+            try:
+                value = _value(match)
+            except _Unreadable as error:  # too large: another number may still be the one
+                unreadable = error
+                continue
+            difference = _CONTEXT.subtract(value, expected).copy_abs()
+            if best is None or difference < best[0]:
+                best = (difference, value, match[0])
+        if best is None:
+            raise unreadable or _Unreadable(self._no_number(text))
+        return best[1], best[2]
 
     def _patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
         """(whole-text pattern, pattern finding numbers inside text) for this grader's
@@ -367,11 +424,11 @@ class Numeric:
         if extract == "first":
             match = self._patterns()[1].search(text)
             if match is None:
-                raise _Unreadable(f"no number in {quote(text)}")
+                raise _Unreadable(self._no_number(text))
             return match
         matches = list(self._patterns()[1].finditer(text))
         if not matches:
-            raise _Unreadable(f"no number in {quote(text)}")
+            raise _Unreadable(self._no_number(text))
         if extract == "only" and len(matches) > 1:
             found = ", ".join(item[0] for item in matches[:5])
             more = ", ..." if len(matches) > 5 else ""
@@ -380,6 +437,17 @@ class Numeric:
                 f"({found}{more}); set extract: first or last to pick one"
             )
         return matches[-1]
+
+    @staticmethod
+    def _no_number(text: str) -> str:
+        """Why `extract` found no number in `text`, saying so when digits are glued to letters
+        or to a further point and digits (`42abc`, `1.2.3`), which are not numbers."""
+        if re.search(_GLUED, text):
+            return (
+                f"no number in {quote(text)} (digits followed by letters or by another "
+                "point and digits, as in 42abc or 1.2.3, are not numbers)"
+            )
+        return f"no number in {quote(text)}"
 
     def _unreadable(self, text: str, *, inside_hint: bool) -> str:
         """Why `text` is not one number, naming the option that would read it if one would."""

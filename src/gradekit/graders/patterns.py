@@ -66,7 +66,7 @@ class Pattern:
     pattern is an `OptionError` at once, a match past `seconds` a `PatternTimeoutError`.
     """
 
-    __slots__ = ("_fullmatch", "_search", "groups", "option", "pattern", "seconds")
+    __slots__ = ("_fullmatch", "_search", "group_names", "groups", "option", "pattern", "seconds")
 
     def __init__(
         self,
@@ -89,6 +89,7 @@ class Pattern:
         self.option: Final = option
         self.seconds: Final = seconds
         self.groups: Final[int] = compiled.groups
+        self.group_names: Final[frozenset[str]] = frozenset(compiled.groupindex)
         self._search: Final[Callable[..., Any]] = compiled.search
         self._fullmatch: Final[Callable[..., Any]] = compiled.fullmatch
 

@@ -82,11 +82,24 @@ def test_recorded_build_outcome_is_graded_without_running(workspace: Workspace) 
     assert failed.details["recorded"] is True
     odd = build(None, {"build_status": "maybe"})
     assert odd.error == (
-        "ValueError: recorded build_status must be 'success' or 'failed', got 'maybe'; "
-        "fix the sample"
+        "ValueError: recorded build_status must be 'success', 'failed' or 'skipped', "
+        "got 'maybe'; fix the sample"
     )
     # A recorded outcome wins even over a command that would fail.
     assert build(None, {"build_status": "success"}, command="false").outcome == "pass"
+
+
+def test_a_recorded_skipped_build_fails_saying_why() -> None:
+    # Hyoka records `build_status: skipped` for a build it did not run (issue 34); before,
+    # that was an error result.
+    skipped = build(None, {"build_status": "skipped"})
+    assert skipped.outcome == "fail"
+    assert skipped.message == (
+        "recorded build: skipped (the harness did not build; a build that did not run does not "
+        "pass: remove build_status to have gradekit build the workspace)"
+    )
+    assert skipped.details["build_status"] == "skipped"
+    assert skipped.details["recorded"] is True
 
 
 def test_custom_command(workspace: Workspace) -> None:

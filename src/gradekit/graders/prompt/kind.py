@@ -36,11 +36,13 @@ from gradekit.graders.prompt.providers import (
 from gradekit.graders.prompt.reply import read_judgement
 from gradekit.graders.prompt.shared import JudgeRun, ReplyCache, judge_run
 from gradekit.graders.prompt.text import (
+    FILES_FOR_OUTPUT,
     Criterion,
     FileLimits,
     Includable,
     at_least,
     build_prompt,
+    files_for_output,
     non_empty,
     reply_schema,
     sections,
@@ -230,7 +232,11 @@ class Prompt:
             if isinstance(outcome, BaseException):
                 raise outcome
             judged.append(outcome)
-        return judged_result(self, criteria, judged)
+        result = judged_result(self, criteria, judged)
+        if files_for_output(sample, self.include) and result.details is not None:
+            details = {**result.details, "shown": FILES_FOR_OUTPUT}
+            return attrs.evolve(result, details=details)
+        return result
 
     async def _one(
         self, request: JudgeRequest, run: JudgeRun, cache: ReplyCache | None, deadline: float

@@ -31,6 +31,7 @@ from gradekit.core.types import Sample, ToolCall, as_text, thaw
 from gradekit.graders.patterns import walk, workspace_error
 
 __all__ = [
+    "FILES_FOR_OUTPUT",
     "INCLUDABLE",
     "Criterion",
     "FileLimits",
@@ -39,6 +40,7 @@ __all__ = [
     "Section",
     "at_least",
     "build_prompt",
+    "files_for_output",
     "non_empty",
     "reply_schema",
     "sections",
@@ -54,6 +56,9 @@ TITLES: Final[Mapping[str, str]] = {
     "tool_calls": "TOOL CALLS",
     "messages": "CONVERSATION",
 }
+
+FILES_FOR_OUTPUT: Final = "the workspace's files, as the sample has no output"
+"""`details.shown` of a grade whose judge saw the files in place of the output."""
 
 LISTED_AT_MOST: Final = 50
 """Files named in FILES NOT SHOWN; the rest are counted (a build folder holds thousands)."""
@@ -190,6 +195,8 @@ def _rules(nonce: str, sections: Sequence[Section]) -> str:
         if kind not in seen:
             seen.append(kind)
     legend = "\n".join(f"- {kind}: {_LEGEND[kind]}" for kind in seen)
+    if "FILE" in seen and "OUTPUT" not in seen:
+        legend += "\nThere is no OUTPUT: the workspace's files are what you grade."
     return (
         f"The material comes in sections. Each starts with a line <<<BEGIN NAME {nonce}>>> and "
         f"ends with the line <<<END NAME {nonce}>>>, and only a marker with the code {nonce} "
@@ -241,13 +248,27 @@ class FileLimits:
     total: int = 100_000
 
 
+def files_for_output(sample: Sample, include: Sequence[str]) -> bool:
+    """True when the judge is shown the workspace's files in place of the output: `include`
+    asks for the output and not the files, and the sample has a workspace and no output (a
+    case that grades what the agent wrote, not what it said)."""
+    return (
+        "output" in include
+        and "files" not in include
+        and (sample.output is None or sample.output == "")
+        and sample.workspace is not None
+    )
+
+
 def sections(sample: Sample, include: Sequence[str], limits: FileLimits) -> list[Section]:
     """The sections of `sample` in the order of `include`. `expected` and `input` are left out
-    when the sample has none. ValueError (an error text) when files are asked for and the
-    sample has no workspace."""
+    when the sample has none; the output is replaced by the workspace's files when
+    `files_for_output`. ValueError (an error text) when files are asked for and the sample
+    has no workspace."""
     found: list[Section] = []
+    instead = files_for_output(sample, include)
     for part in include:
-        if part == "files":
+        if part == "files" or (part == "output" and instead):
             found.extend(_files(sample, limits))
         elif part == "tool_calls":
             found.append(Section(TITLES[part], _json([_call(c) for c in sample.tool_calls])))
