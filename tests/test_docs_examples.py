@@ -15,7 +15,9 @@ The rules (README.md, "Examples in the docs"):
 The HTML comment on the line before a fence, invisible on GitHub, says more:
 `<!-- fragment: REASON -->` for a block that is not complete (it is not run), `<!-- run in
 examples/quickstart -->` to run it in a copy of that folder (its inputs), `<!-- slow -->` (or
-both, `<!-- run in examples/quickstart; slow -->`) for one that takes more than a few seconds.
+both, `<!-- run in examples/quickstart; slow -->`) for one that takes more than a few seconds,
+`<!-- judge -->` for one whose `prompt` graders ask a judge: a real HTTP server on 127.0.0.1
+(tests/fixtures/judge) answers them, through OPENAI_BASE_URL and ANTHROPIC_BASE_URL.
 Each example runs in a temporary folder of its own, on the gradekit of this checkout.
 """
 
@@ -33,6 +35,7 @@ from pathlib import Path
 import attrs
 import pytest
 import yaml
+from judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -197,6 +200,21 @@ def shell_commands(block: Block) -> str:
 
 @pytest.mark.parametrize("block", runnable())
 def test_the_example_runs_as_printed(block: Block, tmp_path: Path) -> None:
+    if block.option("judge") is None:
+        run_example(block, tmp_path, {})
+        return
+    with JudgeServer() as judge:
+        judge_env = {
+            "OPENAI_BASE_URL": judge.openai_url,
+            "ANTHROPIC_BASE_URL": judge.url,
+            "OPENAI_API_KEY": "sk-docs",
+            "ANTHROPIC_API_KEY": "sk-docs",
+        }
+        run_example(block, tmp_path, judge_env)
+    assert judge.requests, "the example never asked its judge"
+
+
+def run_example(block: Block, tmp_path: Path, extra_env: dict[str, str]) -> None:
     if block.language == "json":
         lines = [line for line in block.body.splitlines() if line.strip()]
         try:
@@ -206,7 +224,7 @@ def test_the_example_runs_as_printed(block: Block, tmp_path: Path) -> None:
                 json.loads(line)
         return
     folder = workspace(block, tmp_path)
-    env = environment(gradekit_command(tmp_path / "bin"))
+    env = environment(gradekit_command(tmp_path / "bin")) | extra_env
     if block.language == "yaml":
         (folder / "suite.yaml").write_text(block.body, encoding="utf-8")
         done = run(
