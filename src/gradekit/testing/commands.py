@@ -155,7 +155,7 @@ def test_an_unknown_option_is_an_error_naming_it() -> None:
 _README: Final = Template("""\
 # $dist
 
-Grader kinds for [gradekit](https://pypi.org/project/gradekit/) in the `$name` namespace.
+Grader kinds for gradekit in the `$name` namespace.
 
 - `$name.word_count`: passes when the output has between `min_words` (default 1) and
   `max_words` (default: no limit) words.
@@ -169,8 +169,13 @@ graders:
 
 ## Develop
 
+gradekit is not on the package index: install it first from a checkout of its repository
+(replace /path/to/gradekit with that checkout's path), then this pack.
+
 ```sh
-python3 -m venv .venv && .venv/bin/pip install -e '.[test]'
+python3 -m venv .venv
+.venv/bin/pip install -e '/path/to/gradekit[testing]'
+.venv/bin/pip install -e '.[test]'
 # the behaviour tests and the gradekit contract
 .venv/bin/pytest
 # the contract over every kind this pack registers
@@ -178,6 +183,11 @@ python3 -m venv .venv && .venv/bin/pip install -e '.[test]'
 # the pack's kinds, listed beside gradekit's
 .venv/bin/gradekit kinds
 ```
+
+From a wheel instead of a checkout: `.venv/bin/pip wheel --no-deps -w wheels /path/to/gradekit`
+(or `python -m build --wheel --outdir wheels /path/to/gradekit`, with the `build` package)
+writes gradekit's wheel into `wheels/`; then `.venv/bin/pip install --find-links wheels -e
+'.[test]'` takes gradekit from there.
 
 Add a kind: write its grader (an attrs class whose fields are its options), register it
 under `[project.entry-points."gradekit.graders"]` in pyproject.toml with a dotted name
@@ -230,7 +240,9 @@ def new_pack(name: str, dest: str, out: TextIO) -> int:
         print(f"gradekit: {error}", file=sys.stderr)
         return 2
     print(f"wrote {folder} (kind {name}.word_count); next:", file=out)
-    print(f"  cd {folder} && pip install -e '.[test]' && pytest", file=out)
+    print(f"  cd {folder}", file=out)
+    print("  pip install -e '/path/to/gradekit[testing]'   # gradekit from its checkout", file=out)
+    print("  pip install -e '.[test]' && pytest             # (README.md says more)", file=out)
     return 0
 
 
