@@ -69,6 +69,46 @@ def test_columns_must_match_in_number(grade: Grade) -> None:
     assert result.message == "the query returns 1 column, the reference 2"
 
 
+# Two empty results whose columns differ. Spider's test-suite evaluation (`result_eq` in
+# exec_eval.py: "if len(result1) == 0 and len(result2) == 0: return True") and BIRD's
+# (`set(predicted_res) == set(ground_truth_res)`) both count this pair as correct.
+EMPTY_ONE_COLUMN = "SELECT name FROM customers WHERE id < 0"
+EMPTY_TWO_COLUMNS = "SELECT name, city FROM customers WHERE id < 0"
+
+
+def test_two_empty_results_with_different_columns_fail_by_default(grade: Grade) -> None:
+    result = grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS)
+    assert (result.outcome, result.message) == (
+        "fail",
+        "the query returns 1 column, the reference 2",
+    )
+
+
+def test_compare_rows_passes_two_empty_results_as_spider_and_bird_do(grade: Grade) -> None:
+    result = grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS, compare="rows")
+    assert (result.outcome, result.message) == (
+        "pass",
+        "same rows as the reference: none (compare: rows; the query returns 1 column, "
+        "the reference 2)",
+    )
+    assert result.details["columns"] == {"output": 1, "expected": 2}
+    assert result.details["compare"] == "rows"
+    # Rows that are there still differ by their width, as in both benchmarks.
+    result = grade("SELECT name FROM customers WHERE city = 'London'", REFERENCE, compare="rows")
+    assert (result.outcome, result.message) == (
+        "fail",
+        "the query returns 1 column, the reference 2",
+    )
+    assert grade(EMPTY_ONE_COLUMN, EMPTY_ONE_COLUMN, compare="rows").passed
+    assert grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS, compare="rows", ordered=True).passed
+
+
+def test_compare_takes_only_its_two_values() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("sql.execution", config={"compare": "row"})
+    assert "$.compare: expected one of 'columns_and_rows', 'rows', got 'row'" in str(caught.value)
+
+
 def test_swapped_columns_differ(grade: Grade) -> None:
     # Column order matters (as in BIRD's comparison of row tuples).
     result = grade("SELECT city, name FROM customers WHERE city = 'London'", REFERENCE)
