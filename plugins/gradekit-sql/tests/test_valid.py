@@ -277,6 +277,10 @@ def test_tables_refuse_any_other_table_naming_it(sql: str, named: str) -> None:
         "WITH t AS (SELECT name AS city FROM customers) SELECT city FROM t",
         "SELECT x.city FROM (SELECT name AS city FROM customers) AS x",
         "SELECT COUNT(*) FROM customers",
+        "WITH c(k) AS (SELECT name FROM customers) SELECT k FROM c",
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+        "SELECT i FROM n",
+        "SELECT x, y FROM (VALUES (1, 2)) AS v(x, y)",
         "SELECT name FROM customers c WHERE EXISTS (SELECT 1 FROM customers d WHERE d.id = c.id)",
     ],
 )

@@ -109,14 +109,31 @@ def _source(scope: Scope | None, name: str) -> Any:
 
 
 def _derived_outputs(scope: Scope) -> set[str]:
-    """Column names the CTEs and derived tables of the scope's FROM clause provide."""
+    """Column names the CTEs and derived tables of the scope's FROM clause provide: those
+    they select, and those their alias names (`WITH n(i) AS ...`, `AS v(x, y)`)."""
     from sqlglot import exp
     from sqlglot.optimizer.scope import Scope
 
     outputs: set[str] = set()
     for _, source in scope.selected_sources.values():
-        if isinstance(source, Scope) and isinstance(source.expression, exp.Query):
+        if not isinstance(source, Scope):
+            continue
+        if isinstance(source.expression, exp.Query):
             outputs.update(name.casefold() for name in source.expression.named_selects)
+        # The alias sits on the node itself (VALUES), on its subquery or CTE, or, for the
+        # branch of a recursive CTE, on the CTE around the UNION.
+        holder: Any = source.expression
+        while holder is not None:
+            alias = holder.args.get("alias")
+            if isinstance(alias, exp.TableAlias):
+                outputs.update(column.name.casefold() for column in alias.columns)
+                break
+            parent = holder.parent
+            if not isinstance(
+                parent, (exp.Union, exp.Intersect, exp.Except, exp.CTE, exp.Subquery)
+            ):
+                break
+            holder = parent
     return outputs
 
 
