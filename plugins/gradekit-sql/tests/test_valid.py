@@ -394,3 +394,12 @@ def test_tables_and_columns_are_checked_when_created(
     with pytest.raises(gradekit.ConfigError) as caught:
         gradekit.create("sql.valid", config=config)
     assert problem in str(caught.value)
+
+
+def test_sql_nested_too_deeply_for_sqlglot_fails_instead_of_raising() -> None:
+    # Found by the contract kit: a dotted name of 16,667 parts exhausted Python's stack.
+    result = _grade("a." * 2_000 + "a")
+    assert (result.outcome, result.message) == (
+        "fail",
+        "not valid sqlite SQL: nested too deeply for sqlglot to read (Python's recursion limit)",
+    )

@@ -176,6 +176,18 @@ def _syntax_message(error: Exception, dialect: str) -> str:
 def statements(sql: str, dialect: str, allowed: Allowed | None = None) -> list[Statement]:
     """Every non-empty statement of `sql` with its kind and problem, and with `allowed`, what
     each statement that only reads reads beyond it; raises SqlSyntaxError."""
+    try:
+        return _statements(sql, dialect, allowed)
+    except RecursionError:
+        # sqlglot walks and prints its trees recursively: a text of thousands of nested
+        # parts (`a.a.a...`, `((((...`) exhausts the stack; it is not a query anyone wrote.
+        raise SqlSyntaxError(
+            f"not valid {dialect} SQL: nested too deeply for sqlglot to read (Python's "
+            "recursion limit)"
+        ) from None
+
+
+def _statements(sql: str, dialect: str, allowed: Allowed | None) -> list[Statement]:
     sqlglot = _sqlglot()
     from sqlglot.errors import OptimizeError, ParseError, TokenError
 
