@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Final
 import attrs
 from gradekit import GradeResult, OptionError, Sample
 
-from gradekit_similarity._base import THRESHOLD_HELP, check_threshold, scored, texts_of
+from gradekit_similarity._base import advisory_field, scored, texts_of, threshold_field
 
 __all__ = ["ENGLISH_STOP_WORDS", "TokenF1", "normalize", "token_f1"]
 
@@ -135,7 +135,8 @@ class TokenF1:
     )
 
     name: str = KIND
-    threshold: float = attrs.field(validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+    threshold: float | None = threshold_field()
+    advisory: bool = advisory_field()
     stop_words: Any = attrs.field(
         default=None,
         validator=_check_stop_words,
