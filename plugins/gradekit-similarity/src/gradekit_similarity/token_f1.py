@@ -130,7 +130,7 @@ class TokenF1:
     inline: ClassVar[bool] = True
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
         {"threshold": 0.5},
-        {"threshold": 0.5, "stop_words": "english"},
+        {"advisory": True, "stop_words": "english"},
         {"threshold": 0.5, "stop_words": ["capital", "city"]},
     )
 
