@@ -95,6 +95,11 @@ def token_f1(
     return 2 * precision * recall / (precision + recall), precision, recall
 
 
+def _frozen_list(value: Any) -> Any:
+    """A list of words as a tuple, so the grader stays immutable; anything else as given."""
+    return tuple(value) if isinstance(value, list) else value
+
+
 def _check_stop_words(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     """attrs validator: a named list (`english`) or a list of single words."""
     if value is None:
@@ -108,7 +113,7 @@ def _check_stop_words(_: Any, attribute: attrs.Attribute[Any], value: Any) -> No
                 f"unknown stop word list {value!r}{hint}; give english or a list of words",
             )
         return
-    if not isinstance(value, list):
+    if not isinstance(value, tuple):
         raise OptionError(
             attribute.name,
             f"expected 'english' or a list of words, got {value!r} ({type(value).__name__})",
@@ -139,6 +144,7 @@ class TokenF1:
     advisory: bool = advisory_field()
     stop_words: Any = attrs.field(
         default=None,
+        converter=_frozen_list,
         validator=_check_stop_words,
         metadata={"help": "words dropped besides SQuAD's articles: english, or a list"},
     )
@@ -149,7 +155,7 @@ class TokenF1:
         # Runs before the validators: a bad value resolves to nothing, and its validator says why.
         if isinstance(self.stop_words, str):
             return STOP_WORD_LISTS.get(self.stop_words, frozenset())
-        if isinstance(self.stop_words, list):
+        if isinstance(self.stop_words, tuple):
             return frozenset(_word(word) for word in self.stop_words if isinstance(word, str))
         return frozenset()
 

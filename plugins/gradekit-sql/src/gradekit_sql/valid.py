@@ -27,13 +27,13 @@ def _known_dialect(_: Any, attribute: attrs.Attribute[str], value: str) -> None:
         raise OptionError(attribute.name, f"{problem} (a sqlglot dialect name)")
 
 
-def _table_names(_: Any, attribute: attrs.Attribute[Any], value: list[str] | None) -> None:
+def _table_names(_: Any, attribute: attrs.Attribute[Any], value: tuple[str, ...] | None) -> None:
     for index, name in enumerate(value or ()):
         if not name.strip() or "." in name:
             raise OptionError(f"{attribute.name}[{index}]", f"must be a table name, got {name!r}")
 
 
-def _column_names(_: Any, attribute: attrs.Attribute[Any], value: list[str] | None) -> None:
+def _column_names(_: Any, attribute: attrs.Attribute[Any], value: tuple[str, ...] | None) -> None:
     for index, name in enumerate(value or ()):
         parts = name.split(".")
         if len(parts) > 2 or not all(part.strip() for part in parts):
@@ -70,12 +70,12 @@ class Valid:
         default=True,
         metadata={"help": "read the SQL of a fenced code block when the output has one"},
     )
-    tables: list[str] | None = attrs.field(
+    tables: tuple[str, ...] | None = attrs.field(
         default=None,
         validator=_table_names,
         metadata={"help": "the only tables the SQL may read (aliases and CTEs resolved)"},
     )
-    columns: list[str] | None = attrs.field(
+    columns: tuple[str, ...] | None = attrs.field(
         default=None,
         validator=_column_names,
         metadata={"help": "the only columns the SQL may read: name, or table.column"},
