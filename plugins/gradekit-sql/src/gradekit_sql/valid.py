@@ -1,7 +1,9 @@
 """The `sql.valid` kind: the output is SQL that parses and only reads.
 
 Parsed with sqlglot in the given dialect, so the decision is made on a syntax tree, never on
-regular expressions over the text (see `_statements` for what counts as a read).
+regular expressions over the text (see `_statements` for what counts as a read). With
+`tables` / `columns`, a statement must also read only those (see `_names`). An output in prose
+is read from its fenced code block (see `_text.fenced_sql`), unless `extract` is false.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ def _quoted(names: tuple[str, ...], noun: str) -> str:
 
 @attrs.frozen(kw_only=True)
 class Valid:
-    """Passes when the output is SQL that parses in `dialect` and whose every statement only
-    reads (SELECT, WITH ... SELECT, UNION, VALUES...)."""
+    """Passes when the output (or its fenced SQL block) is SQL that parses in `dialect` and
+    whose every statement only reads (SELECT, WITH ... SELECT, UNION, VALUES...), and reads
+    only the `tables` and `columns` listed, when they are."""
 
     kind: ClassVar[str] = KIND
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
