@@ -8,6 +8,7 @@ import sqlite3
 import textwrap
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import gradekit
 import pytest
@@ -413,3 +414,76 @@ def test_database_paths_resolve_against_the_suite_folder(tmp_path: Path) -> None
     }
     missing = report.cases[3].turns[0].results[0].result.message
     assert str(suite_dir / "dbs" / "missing.sqlite") in missing
+
+
+# Spider's and BIRD's verdicts on pairs of queries, as their evaluation scripts decide them
+# (Spider: test-suite-sql-eval, DISTINCT removed from both queries by default, rows as
+# multisets, columns in any order, two empty results equal; BIRD: `set(predicted) ==
+# set(gold)`), beside sql.execution's verdict by default and with `compare: rows`. Each pair
+# where the verdicts differ names the README's words for that difference.
+class PeerCase(NamedTuple):
+    output: str
+    reference: str
+    spider: bool
+    bird: bool
+    default: bool
+    rows: bool
+    documented: str = ""
+
+
+PEER_CASES = [
+    PeerCase(
+        "SELECT name FROM customers ORDER BY name DESC",
+        "SELECT name FROM customers",
+        spider=True,
+        bird=True,
+        default=True,
+        rows=True,
+    ),
+    PeerCase(
+        "SELECT DISTINCT city FROM customers",
+        "SELECT city FROM customers",
+        spider=True,
+        bird=True,
+        default=False,
+        rows=False,
+        documented="`sql.execution` counts duplicates",
+    ),
+    PeerCase(
+        "SELECT city, name FROM customers",
+        "SELECT name, city FROM customers",
+        spider=True,
+        bird=False,
+        default=False,
+        rows=False,
+        documented="columns must come in the\n  reference's order",
+    ),
+    PeerCase(
+        EMPTY_ONE_COLUMN,
+        EMPTY_TWO_COLUMNS,
+        spider=True,
+        bird=True,
+        default=False,
+        rows=True,
+        documented="Set\n  `compare: rows` for the benchmarks' behaviour",
+    ),
+    PeerCase(
+        "SELECT name FROM customers WHERE city = 'London'",
+        "SELECT name, city FROM customers WHERE city = 'London'",
+        spider=False,
+        bird=False,
+        default=False,
+        rows=False,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PEER_CASES)
+def test_verdicts_beside_spider_and_bird(grade: Grade, case: PeerCase) -> None:
+    assert grade(case.output, case.reference).passed is case.default
+    assert grade(case.output, case.reference, compare="rows").passed is case.rows
+    if case.default == case.spider == case.bird:
+        assert not case.documented
+    else:
+        readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+        assert case.documented in readme
