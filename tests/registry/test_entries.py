@@ -35,6 +35,19 @@ class OwnsThreshold:
         return GradeResult(self.kind, self.name, True, 1.0)
 
 
+@attrs.frozen(kw_only=True)
+class KnowsAdvisory:
+    """A kind that needs no threshold on an advisory entry (as the similarity kinds)."""
+
+    kind: ClassVar[str] = "knows"
+    name: str = "knows"
+    threshold: float | None = None
+    advisory: bool = False
+
+    def grade(self, sample):
+        return GradeResult(self.kind, self.name, True, 1.0)
+
+
 @pytest.fixture
 def registry():
     registry = Registry(entry_points=False)
@@ -100,6 +113,23 @@ def test_a_kind_with_its_own_threshold_receives_the_common_one(registry):
     assert entry is not None
     assert entry.grader == OwnsThreshold(threshold=0.7)
     assert entry.threshold is None
+
+
+def test_a_kind_declaring_advisory_receives_the_entrys_flag(registry):
+    registry.register("knows", KnowsAdvisory)
+    entry = build_entry({"kind": "knows", "advisory": True}, registry=registry)
+    assert entry is not None
+    assert entry.grader == KnowsAdvisory(advisory=True)
+    assert entry.advisory is True
+    assert dict(entry.config) == {"advisory": True}
+    plain = build_entry({"kind": "knows"}, registry=registry)
+    assert plain is not None
+    assert plain.grader == KnowsAdvisory()
+    assert dict(plain.config) == {}
+    # A kind that does not declare it never sees it.
+    scored = build_entry({"kind": "scored", "advisory": True}, registry=registry)
+    assert scored is not None
+    assert scored.grader == Scored()
 
 
 def test_common_key_and_option_problems_come_together(registry):

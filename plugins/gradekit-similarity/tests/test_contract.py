@@ -11,7 +11,11 @@ from gradekit.testing import GraderContract, samples
 
 class TestLevenshtein(GraderContract):
     kind = "similarity.levenshtein"
-    configs = ({"threshold": 0.8}, {"threshold": 0.9, "case_insensitive": True})
+    configs = (
+        {"threshold": 0.8},
+        {"threshold": 0.9, "case_insensitive": True},
+        {"advisory": True},
+    )
     sample_strategy = samples(require_expected=True)
     deterministic = True
     picklable = True
@@ -43,7 +47,11 @@ class TestChrf(GraderContract):
 
 class TestTokenF1(GraderContract):
     kind = "similarity.token_f1"
-    configs = ({"threshold": 0.5},)
+    configs = (
+        {"threshold": 0.5},
+        {"advisory": True, "stop_words": "english"},
+        {"threshold": 0.3, "stop_words": ["x", "The", "don't"]},
+    )
     sample_strategy = samples(require_expected=True)
     deterministic = True
     picklable = True

@@ -113,6 +113,84 @@ def test_threshold_is_required_and_between_zero_and_one(kind: str) -> None:
     assert "$.threshold: must be between 0 and 1, got 1.5" in str(too_big.value)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_missing_threshold_hints_that_advisory_entries_need_none(kind: str) -> None:
+    with pytest.raises(gradekit.ConfigError) as missing:
+        gradekit.create(
+            f"similarity.{kind}", config={"case_insensitive": True} if kind == "levenshtein" else {}
+        )
+    assert "$.threshold: this option is required: the score at which the output passes " in str(
+        missing.value
+    )
+    assert "an entry with advisory: true needs none (it reports its score)" in str(missing.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_advisory_grader_without_threshold_reports_its_score(kind: str) -> None:
+    advisory = gradekit.create(f"similarity.{kind}", config={"advisory": True})
+    sample = gradekit.Sample(output="The dog bit the man.", expected="The cat bit a woman.")
+    result = advisory.grade(sample)
+    scored = grader(kind).grade(sample)
+    assert (result.outcome, result.score) == ("pass", scored.score)
+    assert 0 < result.score < 1
+    assert result.message.endswith(" (advisory, no threshold: the score is reported)")
+    assert result.details is not None and result.details["threshold"] is None
+
+
+def test_an_advisory_entry_needs_no_threshold_in_a_suite(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        textwrap.dedent(
+            """
+            name: similar
+            cases:
+              - name: close
+                output: "Barack Obama"
+                expected: "President Barack Obama"
+                graders:
+                  - {kind: equality}
+                  - {kind: similarity.token_f1, advisory: true}
+                  - {kind: similarity.rouge_l, advisory: true, threshold: 0.9}
+            """
+        )
+    )
+    report = gradekit.run_suite(gradekit.load_suite(suite))
+    case = report.cases[0]
+    results = case.turns[0].results
+    assert [(r.result.kind, r.advisory, r.result.outcome) for r in results] == [
+        ("equality", False, "fail"),
+        ("similarity.token_f1", True, "pass"),
+        ("similarity.rouge_l", True, "fail"),
+    ]
+    assert results[1].result.score == pytest.approx(0.8)
+    assert results[1].result.message == (
+        "token F1 0.8000 (advisory, no threshold: the score is reported)"
+    )
+    assert not case.passed  # equality decides; the advisory results do not
+
+
+def test_a_non_advisory_entry_without_threshold_fails_to_load_with_the_hint(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        textwrap.dedent(
+            """
+            name: similar
+            graders:
+              - kind: similarity.token_f1
+            cases:
+              - {name: close, output: "Barack Obama", expected: "Barack Obama"}
+            """
+        )
+    )
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.load_suite(suite)
+    assert "threshold: this option is required" in str(caught.value)
+    assert "an entry with advisory: true needs none (it reports its score)" in str(caught.value)
+    assert "suite.yaml:4" in str(caught.value)
+
+
 def test_options_are_checked() -> None:
     with pytest.raises(gradekit.ConfigError) as caught:
         grader("bleu", tokenize="moses")

@@ -228,3 +228,55 @@ def test_chrf_plus_plus_adds_word_ngrams() -> None:
 )
 def test_token_f1_follows_the_squad_definition(output: str, expected: Any, f1: float) -> None:
     assert score("token_f1", output, expected).score == pytest.approx(f1)
+
+
+# -- similarity.token_f1: stop words ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("output", "expected", "stop_words", "f1"),
+    [
+        # Without stop words: [it, is, in, paris] vs [paris]: P = 1/4, R = 1, F1 = 0.4.
+        ("It is in Paris.", "Paris", None, 0.4),
+        # Snowball's English list drops it, is, in.
+        ("It is in Paris.", "Paris", "english", 1.0),
+        # A list of one's own: [capital, is, paris] loses capital and is.
+        ("The capital is Paris", "Paris", ["capital", "IS"], 1.0),
+        ("The capital is Paris", "Paris", None, 0.5),
+        # Contractions are matched before punctuation goes: "he'll" is a stop word, while
+        # "shell" (what SQuAD's normalisation makes of "she'll") is not: [see, shell] vs [shell].
+        ("He'll see the shell", "shell", "english", 2 / 3),
+        ("He\u2019ll see the shell", "shell", "english", 2 / 3),  # a typographic apostrophe
+        ("don't, won't!", "cat", "english", 0.0),
+        # Only stop words left on both sides: both empty, F1 1 (SQuAD 2.0's rule).
+        ("It is.", "Is it?", "english", 1.0),
+    ],
+)
+def test_token_f1_drops_stop_words(output: str, expected: Any, stop_words: Any, f1: float) -> None:
+    options = {} if stop_words is None else {"stop_words": stop_words}
+    assert score("token_f1", output, expected, **options).score == pytest.approx(f1)
+
+
+def test_the_english_stop_words_are_snowballs_list() -> None:
+    from gradekit_similarity.token_f1 import ENGLISH_STOP_WORDS
+
+    # Snowball's English stop list (snowballstem.org, algorithms/english/stop.txt): 174
+    # words, among them the contractions; will, can, may, must, might and us are left out.
+    assert len(ENGLISH_STOP_WORDS) == 174
+    assert {"i", "yourselves", "ought", "mustn't", "how's", "very", "the"} <= ENGLISH_STOP_WORDS
+    assert not {"will", "can", "may", "must", "might", "us"} & ENGLISH_STOP_WORDS
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("englsh", "$.stop_words: unknown stop word list 'englsh' (did you mean 'english'?)"),
+        (42, "$.stop_words: expected 'english' or a list of words, got 42 (int)"),
+        (["the", 3], "$.stop_words[1]: expected a word, got 3 (int)"),
+        (["two words"], "$.stop_words[0]: expected one word, got 'two words'"),
+    ],
+)
+def test_stop_words_are_checked_when_created(value: Any, problem: str) -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("similarity.token_f1", config={"threshold": 0.5, "stop_words": value})
+    assert problem in str(caught.value)

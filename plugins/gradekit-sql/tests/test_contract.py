@@ -58,9 +58,36 @@ class TestExecution(GraderContract):
     picklable = True
 
 
+def sql_outputs() -> st.SearchStrategy[gradekit.Sample]:
+    """Samples whose output is SQL, bare or in prose with fenced blocks, so that sql.valid's
+    contract reaches its checks of statements, tables and columns."""
+    query = st.sampled_from(
+        (
+            *_QUERIES,
+            "WITH t AS (SELECT city AS name FROM customers) SELECT name FROM t",
+            "SELECT c.* FROM customers AS c JOIN orders USING (id)",
+            "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders)",
+        )
+    )
+    fenced = st.builds(
+        "{}\n```{}\n{}\n```\n{}".format,
+        st.text(max_size=20),
+        st.sampled_from(("sql", "", "python", "SQL")),
+        query,
+        st.text(max_size=20),
+    )
+    return st.builds(gradekit.Sample, output=st.one_of(query, fenced))
+
+
 class TestValid(GraderContract):
     kind = "sql.valid"
-    configs = ({}, {"dialect": "postgres"})
+    configs = (
+        {},
+        {"dialect": "postgres"},
+        {"tables": ["customers"], "columns": ["name", "customers.id"], "extract": False},
+        {"tables": ["customers", "orders"], "columns": ["name", "customers.id"]},
+    )
+    sample_strategy = st.one_of(sql_outputs(), samples())
     deterministic = True
     picklable = True
 

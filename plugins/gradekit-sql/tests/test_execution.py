@@ -8,6 +8,7 @@ import sqlite3
 import textwrap
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import gradekit
 import pytest
@@ -67,6 +68,46 @@ def test_columns_must_match_in_number(grade: Grade) -> None:
     result = grade("SELECT name FROM customers WHERE city = 'London'", REFERENCE)
     assert result.outcome == "fail"
     assert result.message == "the query returns 1 column, the reference 2"
+
+
+# Two empty results whose columns differ. Spider's test-suite evaluation (`result_eq` in
+# exec_eval.py: "if len(result1) == 0 and len(result2) == 0: return True") and BIRD's
+# (`set(predicted_res) == set(ground_truth_res)`) both count this pair as correct.
+EMPTY_ONE_COLUMN = "SELECT name FROM customers WHERE id < 0"
+EMPTY_TWO_COLUMNS = "SELECT name, city FROM customers WHERE id < 0"
+
+
+def test_two_empty_results_with_different_columns_fail_by_default(grade: Grade) -> None:
+    result = grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS)
+    assert (result.outcome, result.message) == (
+        "fail",
+        "the query returns 1 column, the reference 2",
+    )
+
+
+def test_compare_rows_passes_two_empty_results_as_spider_and_bird_do(grade: Grade) -> None:
+    result = grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS, compare="rows")
+    assert (result.outcome, result.message) == (
+        "pass",
+        "same rows as the reference: none (compare: rows; the query returns 1 column, "
+        "the reference 2)",
+    )
+    assert result.details["columns"] == {"output": 1, "expected": 2}
+    assert result.details["compare"] == "rows"
+    # Rows that are there still differ by their width, as in both benchmarks.
+    result = grade("SELECT name FROM customers WHERE city = 'London'", REFERENCE, compare="rows")
+    assert (result.outcome, result.message) == (
+        "fail",
+        "the query returns 1 column, the reference 2",
+    )
+    assert grade(EMPTY_ONE_COLUMN, EMPTY_ONE_COLUMN, compare="rows").passed
+    assert grade(EMPTY_ONE_COLUMN, EMPTY_TWO_COLUMNS, compare="rows", ordered=True).passed
+
+
+def test_compare_takes_only_its_two_values() -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("sql.execution", config={"compare": "row"})
+    assert "$.compare: expected one of 'columns_and_rows', 'rows', got 'row'" in str(caught.value)
 
 
 def test_swapped_columns_differ(grade: Grade) -> None:
@@ -373,3 +414,76 @@ def test_database_paths_resolve_against_the_suite_folder(tmp_path: Path) -> None
     }
     missing = report.cases[3].turns[0].results[0].result.message
     assert str(suite_dir / "dbs" / "missing.sqlite") in missing
+
+
+# Spider's and BIRD's verdicts on pairs of queries, as their evaluation scripts decide them
+# (Spider: test-suite-sql-eval, DISTINCT removed from both queries by default, rows as
+# multisets, columns in any order, two empty results equal; BIRD: `set(predicted) ==
+# set(gold)`), beside sql.execution's verdict by default and with `compare: rows`. Each pair
+# where the verdicts differ names the README's words for that difference.
+class PeerCase(NamedTuple):
+    output: str
+    reference: str
+    spider: bool
+    bird: bool
+    default: bool
+    rows: bool
+    documented: str = ""
+
+
+PEER_CASES = [
+    PeerCase(
+        "SELECT name FROM customers ORDER BY name DESC",
+        "SELECT name FROM customers",
+        spider=True,
+        bird=True,
+        default=True,
+        rows=True,
+    ),
+    PeerCase(
+        "SELECT DISTINCT city FROM customers",
+        "SELECT city FROM customers",
+        spider=True,
+        bird=True,
+        default=False,
+        rows=False,
+        documented="`sql.execution` counts duplicates",
+    ),
+    PeerCase(
+        "SELECT city, name FROM customers",
+        "SELECT name, city FROM customers",
+        spider=True,
+        bird=False,
+        default=False,
+        rows=False,
+        documented="columns must come in the\n  reference's order",
+    ),
+    PeerCase(
+        EMPTY_ONE_COLUMN,
+        EMPTY_TWO_COLUMNS,
+        spider=True,
+        bird=True,
+        default=False,
+        rows=True,
+        documented="Set\n  `compare: rows` for the benchmarks' behaviour",
+    ),
+    PeerCase(
+        "SELECT name FROM customers WHERE city = 'London'",
+        "SELECT name, city FROM customers WHERE city = 'London'",
+        spider=False,
+        bird=False,
+        default=False,
+        rows=False,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PEER_CASES)
+def test_verdicts_beside_spider_and_bird(grade: Grade, case: PeerCase) -> None:
+    assert grade(case.output, case.reference).passed is case.default
+    assert grade(case.output, case.reference, compare="rows").passed is case.rows
+    if case.default == case.spider == case.bird:
+        assert not case.documented
+    else:
+        readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+        assert case.documented in readme

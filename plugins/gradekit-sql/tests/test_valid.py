@@ -161,3 +161,245 @@ def test_an_unknown_dialect_is_a_config_error_with_a_suggestion() -> None:
     assert str(caught.value).splitlines()[1] == (
         "$.dialect: Unknown dialect 'postgress'. Did you mean postgres? (a sqlglot dialect name)"
     )
+
+
+# -- SQL in a fenced code block ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "Here is the query:\n\n```sql\nSELECT name FROM customers\n```\n\nIt lists every name.",
+        "```\nSELECT name FROM customers\n```",
+        "```SQL\nSELECT name FROM customers;\n```",
+        "~~~sql\nSELECT name FROM customers\n~~~",
+        "   ```sqlite\n   SELECT name FROM customers\n   ```",
+        "Unclosed:\n```sql\nSELECT name FROM customers\n",
+    ],
+)
+def test_sql_is_read_from_a_fenced_block(output: str) -> None:
+    result = _grade(output)
+    assert (result.outcome, result.message) == (
+        "pass",
+        "1 statement, a read: SELECT (read from fenced block 1 of 1)",
+    )
+    assert result.details["fence"] == {"block": 1, "blocks": 1}
+
+
+def test_of_several_blocks_the_last_sql_block_is_read() -> None:
+    output = (
+        "First try:\n```sql\nDELETE FROM customers\n```\nBetter:\n```sql\nSELECT 1\n```\n"
+        "Output:\n```\nname\nAda\n```\n```python\nprint(1)\n```"
+    )
+    result = _grade(output)
+    assert (result.outcome, result.message) == (
+        "pass",
+        "1 statement, a read: SELECT (read from fenced block 2 of 4)",
+    )
+    # Without a block tagged sql, the last untagged one.
+    result = _grade("```python\nx = 1\n```\n```\nSELECT 1\n```\n```\nSELECT 2; SELECT 3\n```")
+    assert (
+        result.message == "2 statements, all reads: SELECT, SELECT (read from fenced block 3 of 3)"
+    )
+    # A block tagged with the dialect's name counts as SQL.
+    result = _grade("```\nSELECT 1\n```\n```postgres\nDELETE FROM t\n```", dialect="postgres")
+    assert result.message.startswith("statement 1 of 1 does not only read: DELETE")
+    assert result.message.endswith("(read from fenced block 2 of 2)")
+
+
+def test_blocks_in_other_languages_only_are_a_failure_naming_them() -> None:
+    result = _grade("Try this:\n```python\nrows = db.query('x')\n```")
+    assert (result.outcome, result.message) == (
+        "fail",
+        "no SQL block in the output: its 1 fenced block is tagged python; tag the SQL block "
+        "sql (or leave it untagged), or set extract: false to read the whole output as SQL",
+    )
+
+
+def test_extract_false_reads_the_whole_output() -> None:
+    result = _grade("```sql\nSELECT 1\n```", extract=False)
+    assert result.outcome == "fail"
+    assert "fence" not in result.details
+    assert _grade("SELECT '```'", extract=False).passed
+    # Backticks inside SQL with no fence at the start of a line are not a fence.
+    assert _grade("SELECT '```sql' AS fence").passed
+
+
+# -- tables and columns ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM customers",
+        "SELECT c.name FROM customers AS c",
+        "SELECT name FROM main.customers",
+        "SELECT name FROM CUSTOMERS",
+        # A CTE named like a forbidden table is not that table.
+        "WITH orders AS (SELECT name FROM customers) SELECT name FROM orders",
+        "SELECT n FROM (SELECT name AS n FROM customers) AS orders",
+        "SELECT 1",
+    ],
+)
+def test_tables_allow_the_listed_tables_through_aliases_and_ctes(sql: str) -> None:
+    result = _grade(sql, tables=["customers"])
+    assert result.outcome == "pass", result.message
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("SELECT * FROM orders", "table 'orders'"),
+        ("SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id", "table 'orders'"),
+        (
+            "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders)",
+            "table 'orders'",
+        ),
+        ("WITH t AS (SELECT total FROM orders) SELECT * FROM t", "table 'orders'"),
+        ("SELECT name FROM customers UNION SELECT total FROM payments", "table 'payments'"),
+        ("SELECT * FROM orders o, payments p", "tables 'orders', 'payments'"),
+    ],
+)
+def test_tables_refuse_any_other_table_naming_it(sql: str, named: str) -> None:
+    result = _grade(sql, tables=["customers"])
+    assert (result.outcome, result.message) == (
+        "fail",
+        f"statement 1 of 1 reads {named}, not among tables: customers",
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM customers WHERE id = 1",
+        "SELECT c.name FROM customers AS c WHERE c.id > 1",
+        "SELECT name AS city FROM customers ORDER BY city",
+        "WITH t AS (SELECT name AS city FROM customers) SELECT city FROM t",
+        "SELECT x.city FROM (SELECT name AS city FROM customers) AS x",
+        "SELECT COUNT(*) FROM customers",
+        "WITH c(k) AS (SELECT name FROM customers) SELECT k FROM c",
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+        "SELECT i FROM n",
+        "SELECT x, y FROM (VALUES (1, 2)) AS v(x, y)",
+        "SELECT name FROM customers c WHERE EXISTS (SELECT 1 FROM customers d WHERE d.id = c.id)",
+    ],
+)
+def test_columns_allow_the_listed_columns_through_aliases(sql: str) -> None:
+    result = _grade(sql, columns=["id", "name"])
+    assert result.outcome == "pass", result.message
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("SELECT city FROM customers", "column 'customers.city'"),
+        ("SELECT c.city FROM customers AS c", "column 'customers.city'"),
+        ("SELECT name FROM customers WHERE city = 'London'", "column 'customers.city'"),
+        (
+            "WITH t AS (SELECT city AS name FROM customers) SELECT name FROM t",
+            "column 'customers.city'",
+        ),
+        ("SELECT * FROM customers", "column 'customers.*'"),
+        ("SELECT c.* FROM customers AS c", "column 'customers.*'"),
+        ("SELECT city, total FROM customers", "columns 'customers.city', 'customers.total'"),
+    ],
+)
+def test_columns_refuse_any_other_column_naming_it(sql: str, named: str) -> None:
+    result = _grade(sql, columns=["id", "name"])
+    assert (result.outcome, result.message) == (
+        "fail",
+        f"statement 1 of 1 reads {named}, not among columns: id, name",
+    )
+
+
+def test_qualified_columns_allow_a_column_of_that_table_only() -> None:
+    allowed = ["customers.id", "customers.name", "orders.customer_id", "orders.total"]
+    join = "SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id"
+    assert _grade(join, columns=allowed).passed
+    result = _grade("SELECT total FROM customers", columns=allowed)
+    assert result.message == (
+        "statement 1 of 1 reads column 'customers.total', not among columns: customers.id, "
+        "customers.name, orders.customer_id, orders.total"
+    )
+    # An unqualified column of a join is allowed when one of the joined tables allows it.
+    assert _grade("SELECT name, total FROM customers, orders", columns=allowed).passed
+    result = _grade("SELECT city FROM customers, orders", columns=allowed)
+    assert "reads column 'city', not among columns" in result.message
+
+
+def test_columns_of_subqueries_and_joins_are_placed_in_their_own_tables() -> None:
+    allowed = ["name", "id", "customer_id"]
+    subquery = "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders{})"
+    assert _grade(subquery.format(""), columns=allowed).passed
+    result = _grade(subquery.format(" WHERE total > 5"), columns=allowed)
+    assert result.message == (
+        "statement 1 of 1 reads column 'orders.total', not among columns: name, id, customer_id"
+    )
+    # A correlated column may come from the enclosing query's table.
+    correlated = "SELECT name FROM customers WHERE EXISTS (SELECT 1 FROM orders WHERE {} = id)"
+    qualified = ["customers.name", "customers.id", "orders.customer_id"]
+    assert _grade(correlated.format("customer_id"), columns=qualified).passed
+    assert _grade(correlated.format("total"), columns=qualified).message.startswith(
+        "statement 1 of 1 reads column 'orders.total'"
+    )
+    # JOIN ... USING (id) reads id.
+    using = "SELECT COUNT(*) FROM customers JOIN orders USING (id)"
+    assert _grade(using, columns=["id"]).passed
+    assert _grade(using, columns=["name"]).message == (
+        "statement 1 of 1 reads column 'id', not among columns: name"
+    )
+
+
+def test_tables_and_columns_together_list_every_name_and_details() -> None:
+    result = _grade(
+        "SELECT name FROM customers; SELECT o.total, city FROM orders o, customers",
+        tables=["customers"],
+        columns=["name"],
+    )
+    assert result.message == (
+        "statement 2 of 2 reads table 'orders', not among tables: customers; "
+        "columns 'orders.total', 'city', not among columns: name"
+    )
+    assert result.details["statements"][1]["not_allowed"] == {
+        "tables": ["orders"],
+        "columns": ["orders.total", "city"],
+    }
+    assert result.details["statements"][0]["not_allowed"] == {"tables": [], "columns": []}
+    json.dumps(result.details, allow_nan=False)
+
+
+def test_a_statement_that_writes_fails_for_that_before_its_names() -> None:
+    result = _grade("DELETE FROM orders", tables=["customers"])
+    assert result.message.startswith("statement 1 of 1 does not only read: DELETE is not a query")
+
+
+@pytest.mark.parametrize(
+    ("config", "problem"),
+    [
+        ({"tables": "customers"}, "$.tables: expected a list"),
+        ({"tables": [""]}, "$.tables[0]: must be a table name, got ''"),
+        (
+            {"columns": ["a.b.c"]},
+            "$.columns[0]: must be a column name or table.column, got 'a.b.c'",
+        ),
+        (
+            {"columns": ["customers."]},
+            "$.columns[0]: must be a column name or table.column, got 'customers.'",
+        ),
+    ],
+)
+def test_tables_and_columns_are_checked_when_created(
+    config: dict[str, object], problem: str
+) -> None:
+    with pytest.raises(gradekit.ConfigError) as caught:
+        gradekit.create("sql.valid", config=config)
+    assert problem in str(caught.value)
+
+
+def test_sql_nested_too_deeply_for_sqlglot_fails_instead_of_raising() -> None:
+    # Found by the contract kit: a dotted name of 16,667 parts exhausted Python's stack.
+    result = _grade("a." * 2_000 + "a")
+    assert (result.outcome, result.message) == (
+        "fail",
+        "not valid sqlite SQL: nested too deeply for sqlglot to read (Python's recursion limit)",
+    )

@@ -232,7 +232,9 @@ def _build_entry(
     own_timeout = False
     try:
         options_class = registry.options_class(kind)
-        threshold, own_timeout = _route_to_kind(options_class, options, threshold, timeout)
+        threshold, own_timeout = _route_to_kind(
+            options_class, options, threshold, timeout, advisory
+        )
         _route_sandbox(options_class, options, sandbox, problems)
         grader = registry.create(kind, name or kind, options)
     except ConfigError as error:
@@ -292,6 +294,7 @@ def _route_to_kind(
     options: dict[str, Any],
     threshold: float | None,
     timeout: float | None,
+    advisory: bool,
 ) -> tuple[float | None, bool]:
     """Give the kind the common keys it declares as its own options.
 
@@ -299,6 +302,10 @@ def _route_to_kind(
     """
     if options_class is None:
         return threshold, False
+    # A kind that declares `advisory` learns that its entry is advisory: the similarity
+    # kinds then need no threshold (a score is reported, no verdict is asked of it).
+    if advisory and _declares(options_class, "advisory"):
+        options["advisory"] = True
     # A kind that declares its own `threshold` option applies it itself (the `code` kind
     # uses it to derive `passed` from a bare score); otherwise the runner applies it.
     if (

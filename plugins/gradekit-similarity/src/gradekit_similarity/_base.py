@@ -2,7 +2,8 @@
 
 The output is one text; the expected value is one reference text or a list of them. A kind
 scores the output against its references (each metric has its own way to use several), and
-passes when the score is >= `threshold`.
+passes when the score is >= `threshold`. An advisory entry (`advisory: true`, which gradekit
+hands to these kinds) needs no threshold: it reports its score and passes.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from gradekit import GradeResult, OptionError, Sample
 __all__ = [
     "QUOTE_LIMIT",
     "Texts",
+    "advisory_field",
     "check_threshold",
     "import_metric",
     "quote",
     "scored",
     "texts_of",
+    "threshold_field",
 ]
 
 QUOTE_LIMIT: Final = 60
@@ -44,10 +47,32 @@ def import_metric(module: str) -> Any:
         return importlib.import_module(module)
 
 
-def check_threshold(_: Any, attribute: attrs.Attribute[Any], value: float) -> None:
-    """attrs validator: a threshold is a number in [0, 1]."""
+def check_threshold(instance: Any, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    """attrs validator: a threshold is a number in [0, 1], and only an advisory entry may go
+    without one (attrs runs validators once every field is set, so `advisory` is known)."""
+    if value is None:
+        if not getattr(instance, "advisory", False):
+            raise OptionError(
+                attribute.name,
+                "this option is required: the score at which the output passes (0 to 1); "
+                "an entry with advisory: true needs none (it reports its score)",
+            )
+        return
     if not 0.0 <= value <= 1.0:
         raise OptionError(attribute.name, f"must be between 0 and 1, got {value!r}")
+
+
+def threshold_field() -> Any:
+    """The `threshold` option: required, unless the entry is advisory."""
+    return attrs.field(default=None, validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+
+
+def advisory_field() -> Any:
+    """The `advisory` option, set by gradekit from the entry's common `advisory` key."""
+    return attrs.field(
+        default=False,
+        metadata={"help": "set from the entry's advisory key: no threshold needed"},
+    )
 
 
 def quote(text: str) -> str:
@@ -137,21 +162,25 @@ def scored(
     *,
     label: str,
     score: float,
-    threshold: float,
+    threshold: float | None,
     texts: Texts,
     best: int | None = None,
     details: Mapping[str, Any] | None = None,
 ) -> GradeResult:
     """The result of a metric: passed = score >= threshold; the message names both, and on a
-    failure the output and the (best) reference."""
+    failure the output and the (best) reference. Without a threshold (an advisory entry) the
+    score is reported and the result passes."""
     score = min(1.0, max(0.0, float(score)))  # libraries' rounding can leave 1.0000000000000002
-    passed = score >= threshold
+    passed = threshold is None or score >= threshold
     several = len(texts.references) > 1
     record: dict[str, Any] = {"score": score, "threshold": threshold}
     record["references"] = len(texts.references)
     if best is not None:
         record["best_reference"] = best
     record.update(details or {})
+    if threshold is None:
+        message = f"{label} {score:.4f} (advisory, no threshold: the score is reported)"
+        return GradeResult(kind, name, passed, score, message, record)
     sign = ">=" if passed else "<"
     message = f"{label} {score:.4f} {sign} threshold {threshold:g}"
     if not passed:

@@ -17,11 +17,11 @@ import attrs
 from gradekit import GradeResult, Sample
 
 from gradekit_similarity._base import (
-    THRESHOLD_HELP,
-    check_threshold,
+    advisory_field,
     import_metric,
     scored,
     texts_of,
+    threshold_field,
 )
 
 __all__ = ["Bleu"]
@@ -49,7 +49,8 @@ class Bleu:
     )
 
     name: str = KIND
-    threshold: float = attrs.field(validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+    threshold: float | None = threshold_field()
+    advisory: bool = advisory_field()
     tokenize: Literal["13a", "none", "intl", "char", "zh"] = attrs.field(
         default="13a", metadata={"help": "sacrebleu tokenizer"}
     )

@@ -17,11 +17,11 @@ import attrs
 from gradekit import GradeResult, OptionError, Sample
 
 from gradekit_similarity._base import (
-    THRESHOLD_HELP,
-    check_threshold,
+    advisory_field,
     import_metric,
     scored,
     texts_of,
+    threshold_field,
 )
 
 __all__ = ["Chrf"]
@@ -63,7 +63,8 @@ class Chrf:
     )
 
     name: str = KIND
-    threshold: float = attrs.field(validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+    threshold: float | None = threshold_field()
+    advisory: bool = advisory_field()
     char_order: int = attrs.field(
         default=6, validator=_at_least(1), metadata={"help": "longest character n-gram"}
     )

@@ -16,12 +16,12 @@ import attrs
 from gradekit import GradeResult, Sample
 
 from gradekit_similarity._base import (
-    THRESHOLD_HELP,
     Texts,
-    check_threshold,
+    advisory_field,
     import_metric,
     scored,
     texts_of,
+    threshold_field,
 )
 
 __all__ = ["Levenshtein"]
@@ -46,7 +46,8 @@ class Levenshtein:
     )
 
     name: str = KIND
-    threshold: float = attrs.field(validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+    threshold: float | None = threshold_field()
+    advisory: bool = advisory_field()
     case_insensitive: bool = attrs.field(
         default=False, metadata={"help": "compare casefolded texts"}
     )

@@ -21,11 +21,11 @@ import attrs
 from gradekit import GradeResult, OptionError, Sample
 
 from gradekit_similarity._base import (
-    THRESHOLD_HELP,
-    check_threshold,
+    advisory_field,
     import_metric,
     scored,
     texts_of,
+    threshold_field,
 )
 
 __all__ = ["RougeL"]
@@ -80,7 +80,8 @@ class RougeL:
     )
 
     name: str = KIND
-    threshold: float = attrs.field(validator=check_threshold, metadata={"help": THRESHOLD_HELP})
+    threshold: float | None = threshold_field()
+    advisory: bool = advisory_field()
     tokenizer: Literal["rouge", "unicode"] = attrs.field(
         default="rouge",
         metadata={"help": "rouge: ASCII letters and digits (ROUGE-1.5.5); unicode: any script"},

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+from gradekit_sql._names import Allowed, NotAllowed, not_allowed
+
 if TYPE_CHECKING:
     from sqlglot import exp
 
@@ -66,14 +68,23 @@ class SqlSyntaxError(Exception):
 
 @attrs.frozen
 class Statement:
-    """One statement: its kind (`SELECT`, `DELETE`...) and, when it does not only read, why."""
+    """One statement: its kind (`SELECT`, `DELETE`...), when it does not only read, why, and
+    when tables or columns are restricted, those it reads that are not allowed."""
 
     kind: str
     problem: str | None = None
+    not_allowed: NotAllowed | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form listed in details."""
-        return {"kind": self.kind, "read": self.problem is None, "problem": self.problem}
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "read": self.problem is None,
+            "problem": self.problem,
+        }
+        if self.not_allowed is not None:
+            data["not_allowed"] = self.not_allowed.to_dict()
+        return data
 
 
 class _QuietFallback(logging.Filter):
@@ -162,10 +173,23 @@ def _syntax_message(error: Exception, dialect: str) -> str:
     return f"not valid {dialect} SQL: {first.get('description')}{where} (near {near!r})"
 
 
-def statements(sql: str, dialect: str) -> list[Statement]:
-    """Every non-empty statement of `sql` with its kind and problem; raises SqlSyntaxError."""
+def statements(sql: str, dialect: str, allowed: Allowed | None = None) -> list[Statement]:
+    """Every non-empty statement of `sql` with its kind and problem, and with `allowed`, what
+    each statement that only reads reads beyond it; raises SqlSyntaxError."""
+    try:
+        return _statements(sql, dialect, allowed)
+    except RecursionError:
+        # sqlglot walks and prints its trees recursively: a text of thousands of nested
+        # parts (`a.a.a...`, `((((...`) exhausts the stack; it is not a query anyone wrote.
+        raise SqlSyntaxError(
+            f"not valid {dialect} SQL: nested too deeply for sqlglot to read (Python's "
+            "recursion limit)"
+        ) from None
+
+
+def _statements(sql: str, dialect: str, allowed: Allowed | None) -> list[Statement]:
     sqlglot = _sqlglot()
-    from sqlglot.errors import ParseError, TokenError
+    from sqlglot.errors import OptimizeError, ParseError, TokenError
 
     try:
         parsed = sqlglot.parse(sql, read=dialect)
@@ -173,7 +197,19 @@ def statements(sql: str, dialect: str) -> list[Statement]:
         raise SqlSyntaxError(_syntax_message(error, dialect)) from error
     found = [node for node in parsed if _is_statement(node)]
     _check_select_lists(found, dialect)
-    return [Statement(_kind(node), _problem(node)) for node in found]
+    result = []
+    for index, node in enumerate(found, 1):
+        problem = _problem(node)
+        outside = None
+        if allowed is not None and problem is None:
+            try:
+                outside = not_allowed(node, allowed)
+            except OptimizeError as error:
+                raise SqlSyntaxError(
+                    f"cannot tell which tables and columns statement {index} reads: {error}"
+                ) from error
+        result.append(Statement(_kind(node), problem, outside))
+    return result
 
 
 def _check_select_lists(nodes: list[exp.Expression], dialect: str) -> None:

@@ -2,7 +2,9 @@
 
 The agent's SQL (the sample's output) and the reference SQL (its expected value) both run on
 the same database, read-only, and their result sets are compared: as multisets of rows by
-default, in order with `ordered: true`, numbers within `tolerance` (see `_compare`).
+default, in order with `ordered: true`, numbers within `tolerance` (see `_compare`). The
+number of columns counts too, unless `compare: rows` compares only the rows, as Spider's and
+BIRD's evaluations do (two empty results are then equal whatever their columns).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import attrs
 from gradekit import GradeResult, OptionError, Sample, current_suite_dir
@@ -58,6 +60,7 @@ class Execution:
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
         {"database": "shop.sqlite"},
         {"database": "shop.sqlite", "ordered": True, "tolerance": 0.001, "timeout": 5},
+        {"database": "shop.sqlite", "compare": "rows"},
     )
 
     name: str = KIND
@@ -77,6 +80,13 @@ class Execution:
         default=10.0,
         validator=_positive,
         metadata={"help": "seconds both queries together may run"},
+    )
+    compare: Literal["columns_and_rows", "rows"] = attrs.field(
+        default="columns_and_rows",
+        metadata={
+            "help": "rows: compare only the rows (two empty results are equal whatever their "
+            "columns, as in Spider and BIRD)"
+        },
     )
     max_rows: int = attrs.field(
         default=100_000,
@@ -189,7 +199,15 @@ class Execution:
             "columns": {"output": output.columns, "expected": expected.columns},
             "ordered": self.ordered,
         }
+        if self.compare == "rows":
+            details["compare"] = self.compare
         if output.columns != expected.columns:
+            if self.compare == "rows" and not output.rows and not expected.rows:
+                message = (
+                    f"same rows as the reference: none (compare: rows; the query returns "
+                    f"{_columns(output.columns)}, the reference {expected.columns})"
+                )
+                return self._result(True, message, details)
             message = (
                 f"the query returns {_columns(output.columns)}, the reference {expected.columns}"
             )
