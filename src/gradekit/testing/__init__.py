@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gradekit.testing._contract import GraderContract, check_grader
+    from gradekit.testing._grading import assert_grade
     from gradekit.testing._strategies import (
         grade_results,
         grader_entries,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GraderContract",
     "Violation",
+    "assert_grade",
     "check_grader",
     "grade_results",
     "grader_entries",
@@ -48,6 +50,7 @@ __all__ = [
 _LAZY = {
     "GraderContract": "gradekit.testing._contract",
     "Violation": "gradekit.testing._subject",
+    "assert_grade": "gradekit.testing._grading",
     "check_grader": "gradekit.testing._contract",
     "grade_results": "gradekit.testing._strategies",
     "grader_entries": "gradekit.testing._strategies",
