@@ -10,8 +10,7 @@ import pytest
 
 import gradekit
 from gradekit import ConfigError, Sample
-from gradekit.core.errors import GradeErrored
-from gradekit.testing import assert_grade
+from gradekit.testing import GradeErrored, assert_grade
 
 SUITE = """\
 name: arithmetic
@@ -108,9 +107,9 @@ cases:
     )
     result = pytester.runpytest_subprocess("suite.yaml", "-v")
     assert _outcomes(result.stdout.str()) == {
-        "suite.yaml::guesses[attempt 0]": "PASSED",
-        "suite.yaml::guesses[attempt 1]": "FAILED",
-        "suite.yaml::chats[2 turns]": "FAILED",
+        "suite.yaml::guesses[attempt0]": "PASSED",
+        "suite.yaml::guesses[attempt1]": "FAILED",
+        "suite.yaml::chats[2turns]": "FAILED",
     }
     result.stdout.fnmatch_lines(["case guesses [[]attempt 1[]] failed (suite.yaml:5:31)"])
     # The failing turn named, and its sample alone shown.
@@ -118,6 +117,9 @@ cases:
         ["turn 1: equality failed: *", "", "case chats failed *", "", "turn 1:", "  input: bye"]
     )
     assert "  input: hi" not in result.stdout.str()
+    # `-k` reaches an attempt by its name.
+    result = pytester.runpytest_subprocess("suite.yaml", "-v", "-k", "guesses and attempt1")
+    assert _outcomes(result.stdout.str()) == {"suite.yaml::guesses[attempt1]": "FAILED"}
 
 
 def test_k_selects_cases_by_name(suites: pytest.Pytester) -> None:
@@ -201,7 +203,7 @@ def test_a_dataset_line_that_cannot_be_read_is_an_error(pytester: pytest.Pyteste
 def test_assert_grade_inside_a_test(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_agent="""
-from gradekit.testing import assert_grade
+from gradekit.testing import GradeErrored, assert_grade
 
 def test_answer():
     assert_grade({"output": "0.25", "expected": 0.333}, {"kind": "numeric"})

@@ -3,7 +3,7 @@
 The pytest plugin (`gradekit.testing.pytest_plugin`) hands each suite file it collects to
 `SuiteFile`: the suite is loaded (a load error is the file's collection error, its lines
 `file:line:column: key: message`), and each case becomes a `CaseItem` named after it, its
-attempt and its number of turns in brackets (`greets[attempt 1, 2 turns]`), its tags pytest
+attempt and its number of turns in brackets (`greets[attempt1-2turns]`), its tags pytest
 markers (`-m smoke`) registered as they are met, so `--strict-markers` accepts them.
 
 A case is graded by `run_suite` on a suite of that one case (`attrs.evolve` of the loaded
@@ -53,11 +53,12 @@ _PYTEST_MARKERS = frozenset(
 
 def case_id(case: Case) -> str:
     """A case's test name: its name, with its attempt and its number of turns (when more
-    than one) in brackets: `greets`, `greets[attempt 1]`, `chat[3 turns]`."""
-    shown = [] if case.attempt is None else [f"attempt {case.attempt}"]
+    than one) in brackets, written as `-k` can match them (no spaces): `greets`,
+    `greets[attempt1]`, `chat[3turns]`, `chat[attempt0-3turns]`."""
+    shown = [] if case.attempt is None else [f"attempt{case.attempt}"]
     if len(case.turns) > 1:
-        shown.append(f"{len(case.turns)} turns")
-    return f"{case.name}[{', '.join(shown)}]" if shown else case.name
+        shown.append(f"{len(case.turns)}turns")
+    return f"{case.name}[{'-'.join(shown)}]" if shown else case.name
 
 
 class SuiteFile(pytest.File):
