@@ -167,6 +167,20 @@ def test_a_suite_that_does_not_load_is_a_collection_error_naming_line_and_key(
     assert "Traceback" not in result.stdout.str()
 
 
+def test_what_the_loader_warns_of_is_in_the_warnings_summary(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".yaml",
+        suite="graders: [{kind: equality}]\ncases:\n  - {name: a, output: x, ground_truth: x}\n",
+    )
+    result = pytester.runpytest_subprocess("suite.yaml")
+    result.stdout.fnmatch_lines(
+        [
+            "*warnings summary*",
+            "*gradekit suite: *suite.yaml:3:*'ground_truth' is kept as metadata*",
+        ]
+    )
+
+
 def test_files_matching_the_ini_patterns_are_suites_and_no_other_yaml(
     pytester: pytest.Pytester,
 ) -> None:

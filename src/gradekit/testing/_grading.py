@@ -19,6 +19,7 @@ that did not pass (`failing_samples`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -66,7 +67,8 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         """Load the suite and make each case an item; a suite that does not load is a
-        collection error saying where and what (`file:line:column: key: message`)."""
+        collection error saying where and what (`file:line:column: key: message`); its
+        warnings are warnings of the collection."""
         try:
             suite = load_suite(self.path)
         except ConfigError as error:
@@ -76,6 +78,10 @@ class SuiteFile(pytest.File):
             for tag in case.tags:
                 _mark(item, tag)
             yield item
+        # What the loader accepted but noticed (another framework's key, say): in pytest's
+        # warnings summary, as `gradekit run` prints it. Dataset lines add theirs as read.
+        for line in suite.warnings:
+            warnings.warn(f"gradekit suite: {line}", UserWarning, stacklevel=1)
 
 
 def _mark(item: pytest.Item, tag: str) -> None:
