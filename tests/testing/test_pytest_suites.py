@@ -20,6 +20,7 @@ graders:
     absolute_tolerance: 0.01
 cases:
   - name: adds
+    tags: ["area:math", "needs (net)", math-easy]
     input: "2 + 2?"
     output: "4"
     expected: 4
@@ -64,7 +65,7 @@ def test_each_case_is_a_test_failing_with_its_graders_message_and_sample(
             "*_ divides _*",
             "turn 0: numeric failed: expected '0.333', got '0.25' (off by 0.083; allowed 0.01)",
             "",
-            "case divides failed (suite.yaml:11:5)",
+            "case divides failed (suite.yaml:12:5)",
             "",
             "turn 0:",
             "  input: 1 / 3?",
@@ -78,7 +79,7 @@ def test_each_case_is_a_test_failing_with_its_graders_message_and_sample(
             "*_ ERROR at setup of spells _*",
             "turn 0: numeric error: ValueError: 'four' is not a number",
             "",
-            "case spells errored (suite.yaml:16:5)",
+            "case spells errored (suite.yaml:17:5)",
         ]
     )
     result.stdout.fnmatch_lines(
@@ -135,6 +136,11 @@ def test_m_selects_cases_by_tag_under_strict_markers(suites: pytest.Pytester) ->
         "suite.yaml", "--strict-markers", "-m", "smoke and not hard"
     )
     result.assert_outcomes(passed=1, errors=1, deselected=1)
+    # A tag pytest cannot register as a marker is a keyword of its case.
+    result = suites.runpytest_subprocess("suite.yaml", "-v", "--strict-markers", "-m", "math-easy")
+    assert _outcomes(result.stdout.str()) == {"suite.yaml::adds": "PASSED"}
+    result = suites.runpytest_subprocess("suite.yaml", "-v", "--strict-markers", "-k", "area:math")
+    assert _outcomes(result.stdout.str()) == {"suite.yaml::adds": "PASSED"}
 
 
 def test_last_failed_reruns_the_failed_and_errored_cases(suites: pytest.Pytester) -> None:

@@ -19,6 +19,7 @@ that did not pass (`failing_samples`).
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -47,6 +48,9 @@ __all__ = ["CaseItem", "SuiteFile", "assert_grade", "case_id"]
 
 # pytest's own markers that change how a test runs: a tag of that name stays a keyword of
 # its case (`-k`) but is not made a marker, so tagging a case `skip` never skips it.
+# What pytest reads back as the name of a registered marker (the text before `:` or `(`), and
+# `-m` as one word.
+_MARKER = re.compile(r"[^\W_][\w.+\-/]*")
 _PYTEST_MARKERS = frozenset(
     {"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"}
 )
@@ -85,9 +89,10 @@ class SuiteFile(pytest.File):
 
 
 def _mark(item: pytest.Item, tag: str) -> None:
-    """`tag` as a marker of `item` (registered first, for `--strict-markers`); a tag pytest
-    cannot take as a marker (spaces, a leading `_`, pytest's own) as a `-k` keyword only."""
-    if tag in _PYTEST_MARKERS or tag.startswith("_") or not tag.isprintable() or " " in tag:
+    """`tag` as a marker of `item` (registered first, for `--strict-markers`); a tag that
+    cannot be a registered marker (a space, a `:`, a leading `_`...) or that names one of
+    pytest's own markers is a `-k` keyword of the item only."""
+    if tag in _PYTEST_MARKERS or _MARKER.fullmatch(tag) is None:
         item.extra_keyword_matches.add(tag)
         return
     item.config.addinivalue_line("markers", f"{tag}: a gradekit suite tag")
