@@ -46,11 +46,11 @@ from gradekit.suite.model import Case, Suite
 
 __all__ = ["CaseItem", "SuiteFile", "assert_grade", "case_id"]
 
+# A tag pytest reads back whole as the name of a registered marker (it cuts the name at `:`
+# or `(`) and `-m` as one word.
+_MARKER = re.compile(r"[^\W_][\w.+\-/]*")
 # pytest's own markers that change how a test runs: a tag of that name stays a keyword of
 # its case (`-k`) but is not made a marker, so tagging a case `skip` never skips it.
-# What pytest reads back as the name of a registered marker (the text before `:` or `(`), and
-# `-m` as one word.
-_MARKER = re.compile(r"[^\W_][\w.+\-/]*")
 _PYTEST_MARKERS = frozenset(
     {"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"}
 )
