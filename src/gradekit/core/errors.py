@@ -20,6 +20,7 @@ __all__ = [
     "DuplicateKindError",
     "ExecutorError",
     "ExitRefusedError",
+    "GradeErrored",
     "GradekitError",
     "JudgeConnectionError",
     "JudgeError",
@@ -283,6 +284,25 @@ class ExitRefusedError(GradekitError, SystemExit):
         super().__init__(
             f"os._exit({code}) was called while gradekit was grading: a grader cannot end "
             "gradekit's process; return its result or raise an error instead"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class GradeErrored(GradekitError, RuntimeError):
+    """`gradekit.testing.assert_grade`: the grader could not grade the sample (an error
+    result: it raised, timed out or returned something malformed). Not an AssertionError:
+    an error is never a failure of the sample. `name` is the grader's, `error` its result's
+    error (`"ExceptionClass: message"`)."""
+
+    def __init__(self, name: str, error: str, sample: str) -> None:
+        self.name = name
+        self.error = error
+        self.sample = sample
+        super().__init__(
+            f"{name} could not grade the sample: {error}; fix the grader's configuration or "
+            f"what it reads, then run again{sample}"
         )
 
     def __str__(self) -> str:

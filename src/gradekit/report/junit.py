@@ -37,9 +37,9 @@ from gradekit.report.model import (
     SuiteReport,
     advisory_errors,
     failing_lines,
+    failing_samples,
     result_text,
 )
-from gradekit.report.samples import sample_parts
 from gradekit.report.text import one_line, rate_with_interval, score_with_interval
 
 __all__ = ["write_junit"]
@@ -84,19 +84,7 @@ def _element(tag: str, kind: str, message: str, body: str) -> str:
 def _system_out(case: CaseReport) -> str:
     """What the agent was given and did in each turn that did not pass, when the report
     carries the samples; else why the case did not pass, one line a result."""
-    samples = case.turn_samples()
-    blocks = []
-    for turn in case.turns:
-        sample = samples.get(turn.index)
-        if turn.skipped or turn.passed or not sample:
-            continue
-        lines = [f"turn {turn.index}:"]
-        for label, text in sample_parts(sample):
-            if "\n" in text:  # a block: each line indented under its label
-                lines.append(f"  {label}:\n    " + text.replace("\n", "\n    "))
-            else:
-                lines.append(f"  {label}: {text}")
-        blocks.append("\n".join(lines))
+    blocks = failing_samples(case)
     reasons = failing_lines(case)
     if blocks:
         return "\n\n".join([*blocks, "\n".join(reasons)])

@@ -12,7 +12,7 @@ import attrs
 
 from gradekit.core.types import GradeResult, thaw
 from gradekit.report.environment import Environment
-from gradekit.report.samples import SAMPLE_KEYS, SampleForm
+from gradekit.report.samples import SAMPLE_KEYS, SampleForm, sample_lines
 from gradekit.report.summary import GraderCounts, GraderSummary, Outcome, Summary, outcome_of
 from gradekit.report.text import escaped, one_line, percent
 
@@ -30,6 +30,7 @@ __all__ = [
     "TurnReport",
     "advisory_errors",
     "failing_lines",
+    "failing_samples",
     "graded_rate",
     "outcome_of",
     "result_text",
@@ -296,6 +297,17 @@ def failing_lines(case: CaseReport) -> list[str]:
     if not lines and case.outcome == "fail":
         lines.append("the case's policy did not pass")
     return lines
+
+
+def failing_samples(case: CaseReport) -> list[str]:
+    """What the agent was given and did in each turn of `case` that did not pass, when the
+    report carries the samples: one text block a turn, `turn N:` then its sample's lines."""
+    samples = case.turn_samples()
+    return [
+        "\n".join([f"turn {turn.index}:", *sample_lines(samples[turn.index])])
+        for turn in case.turns
+        if not (turn.skipped or turn.passed) and turn.index in samples
+    ]
 
 
 def advisory_errors(case: CaseReport) -> list[tuple[int, ResultRecord]]:

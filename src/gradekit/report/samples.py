@@ -33,6 +33,7 @@ __all__ = [
     "cut_text",
     "json_value",
     "sample_json",
+    "sample_lines",
     "sample_parts",
     "tool_call_json",
     "value_text",
@@ -254,3 +255,15 @@ def sample_parts(sample: Mapping[str, Any], limit: int = SAMPLE_LIMIT) -> list[t
     if isinstance(messages, Sequence) and not isinstance(messages, str) and messages:
         parts.append(("messages", cut("\n".join(_message(m) for m in messages), limit)))
     return parts
+
+
+def sample_lines(sample: Mapping[str, Any], limit: int = SAMPLE_LIMIT) -> list[str]:
+    """A turn's sample as indented text lines (`  output: 42`; a part of several lines as a
+    block under its label), for the reports and messages that show it as text."""
+    lines = []
+    for label, text in sample_parts(sample, limit):
+        if "\n" in text:  # a block: each line indented under its label
+            lines.append(f"  {label}:\n    " + text.replace("\n", "\n    "))
+        else:
+            lines.append(f"  {label}: {text}")
+    return lines

@@ -1,8 +1,14 @@
-"""gradekit's pytest plugin: `pytest --gradekit-pack DIST` checks an installed grader pack.
+"""gradekit's pytest plugin: suite files as tests (`pytest suite.yaml`), and
+`pytest --gradekit-pack DIST`, which checks an installed grader pack.
 
 Registered through the `pytest11` entry point, so pytest loads it in every run where gradekit
 is installed: importing it only defines hooks. The registry, hypothesis and the contract are
-imported when `--gradekit-pack` is given, never otherwise.
+imported when `--gradekit-pack` is given, the suite loader and the runner when a suite file is
+collected, never otherwise.
+
+A YAML file named on the command line (`pytest suite.yaml`), and every file whose name matches
+a pattern of the ini option `gradekit_suites` (`gradekit_suites = *.suite.yaml`), is a suite:
+each case one test (`gradekit.testing._grading`). No other YAML file is collected.
 
 With `--gradekit-pack DIST` (repeatable), every kind the distribution DIST registers (entry
 points of group `gradekit.graders` whose distribution is DIST) gets one test per contract
@@ -15,6 +21,7 @@ through `gradekit.testing._contract`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -25,11 +32,22 @@ if TYPE_CHECKING:
     from gradekit.testing._rules import Rule
     from gradekit.testing._subject import Subject, Violation
 
-__all__ = ["pytest_addoption", "pytest_collection_modifyitems"]
+__all__ = ["pytest_addoption", "pytest_collect_file", "pytest_collection_modifyitems"]
+
+SUITE_SUFFIXES = (".yaml", ".yml")
+"""The suffixes of a suite file named on the command line."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add `--gradekit-pack DIST`."""
+    """Add the ini option `gradekit_suites` and `--gradekit-pack DIST`."""
+    parser.addini(
+        "gradekit_suites",
+        type="args",
+        default=[],
+        help="glob patterns of gradekit suite files to collect, each case a test (e.g. "
+        "*.suite.yaml, or evals/*.yaml: matched from the right); a YAML file named on the "
+        "command line is always collected as a suite",
+    )
     group = parser.getgroup("gradekit", "gradekit grader packs")
     group.addoption(
         "--gradekit-pack",
@@ -40,6 +58,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run gradekit's grader contract over every kind the installed distribution DIST "
         "registers (repeat for several distributions)",
     )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A suite file (named on the command line, or matching `gradekit_suites`) as a
+    collector of its cases; None for any other file."""
+    if not is_suite_file(file_path, parent.session, parent.config):
+        return None
+    from gradekit.testing._grading import SuiteFile
+
+    return SuiteFile.from_parent(parent, path=file_path)
+
+
+def is_suite_file(path: Path, session: pytest.Session, config: pytest.Config) -> bool:
+    """Whether pytest should collect `path` as a gradekit suite."""
+    if path.suffix in SUITE_SUFFIXES and session.isinitpath(path):
+        return True
+    # Matched from the right, as pathlib does: `*.suite.yaml`, `evals/*.yaml`.
+    return any(path.match(pattern) for pattern in config.getini("gradekit_suites"))
 
 
 # tryfirst: the contract's items are added before `-k` and `-m` deselect among all items.
