@@ -4,9 +4,10 @@ The rules (README.md, "Examples in the docs"):
 
 - ```yaml: a whole suite (with `cases:`, `dataset:` or `traces:`) is graded with
   `gradekit run`; it must load and no case may error.
-- ```python: run as a script; it must exit 0. A block whose first line names a Python file
-  (`# graders.py, beside suite.yaml`) is that file: it is written beside every other example of
-  the same page (blocks naming the same file are joined in order).
+- ```python: run as a script; it must exit 0. A block whose first line names a Python or YAML
+  file (`# graders.py, beside suite.yaml`, `# arithmetic.suite.yaml`) is that file: it is
+  written beside every other example of the same page (blocks naming the same file are joined
+  in order), and the page's commands run it.
 - ```sh and ```console: the commands (`$ ` lines of a console block) run in bash with
   `set -e -o pipefail` and a `gradekit` command on the PATH; they must exit 0.
 - ```json: parses as JSON, or as JSON lines.
@@ -44,7 +45,7 @@ PARSED = {"json"}
 SHOWN = {"text", "toml", "markdown"}
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MARKER = re.compile(r"^\s*<!--\s*(?P<text>.*?)\s*-->\s*$")
-FILE_LINE = re.compile(r"^#\s*(?P<name>[\w./-]+\.py)\b")
+FILE_LINE = re.compile(r"^#\s*(?P<name>[\w./-]+\.(?:py|yaml))\b")
 
 
 @attrs.frozen
@@ -78,7 +79,7 @@ class Block:
     def file_name(self) -> str | None:
         """The Python file this block is, when its first line names one."""
         first = self.body.split("\n", 1)[0]
-        match = FILE_LINE.match(first) if self.language == "python" else None
+        match = FILE_LINE.match(first) if self.language in {"python", "yaml"} else None
         return match["name"] if match else None
 
 
@@ -142,7 +143,7 @@ def test_every_block_is_run_or_marked() -> None:
                 f"{block.id}: not a whole suite (it has no cases:, dataset: or traces:); "
                 "complete it or mark it <!-- fragment: REASON -->"
             )
-        elif block.language == "python" and block.file_name and block.fragment:
+        elif block.file_name and block.fragment:
             problems.append(f"{block.id}: a file block is never a fragment")
     assert problems == []
 
@@ -153,12 +154,16 @@ def test_the_markers_name_folders_that_exist() -> None:
 
 
 def environment(bin_folder: Path) -> dict[str, str]:
-    """gradekit of this checkout first on the path, a `gradekit` command, no CI variables."""
+    """gradekit of this checkout first on the path, a `gradekit` command, the test's own
+    environment's commands (`pytest`), no CI variables."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
-    env["PATH"] = os.pathsep.join([str(bin_folder), env.get("PATH", "")])
+    # The test's own environment next (its pytest, pip), then the rest of the PATH.
+    env["PATH"] = os.pathsep.join(
+        [str(bin_folder), str(Path(sys.executable).parent), env.get("PATH", "")]
+    )
     env["NO_COLOR"] = "1"
     return env
 
