@@ -281,3 +281,67 @@ def test_an_empty_tool_name_is_refused_at_suite_load_with_its_place(tmp_path: Pa
         f"{suite}:5:9: cases[0].graders[0].forbidden_tools[0]: a tool name cannot be empty or "
         "blank, got ''; write the tool's name"
     ]
+
+
+# -- a matcher written wrong -------------------------------------------------------------------
+
+MISSPELT = """\
+cases:
+  - name: c
+    output: x
+    tool_calls: [{name: search, arguments: {q: "revenue 2023"}}]
+    graders:
+      - kind: behavior
+        expected_calls:
+          - name: search
+            arguments:
+              q: {regx: "rev.*"}
+"""
+
+
+def test_a_misspelt_matcher_is_warned_about_at_its_line(tmp_path: Path) -> None:
+    suite_file = tmp_path / "suite.yaml"
+    suite_file.write_text(MISSPELT)
+    suite = gradekit.load_suite(suite_file)
+    assert list(suite.warnings) == [
+        f"{suite_file}:10:15: expected_calls[0].arguments.q: {{regx}} is no matcher, so it is "
+        "compared as a literal map and matches only that very map ('regx': did you mean "
+        "'regex'?); a matcher is one of {regex}, {contains}, {numeric, tolerance}, {one_of}, "
+        "each with an optional 'optional'"
+    ]
+    with pytest.raises(ConfigError) as caught:
+        gradekit.load_suite(suite_file, strict=True)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{suite_file}:10:18: cases[0].graders[0].expected_calls[0].arguments.q: {{regx}} is "
+        "no matcher, so it is compared as a literal map and matches only that very map "
+        "('regx': did you mean 'regex'?); a matcher is one of {regex}, {contains}, "
+        "{numeric, tolerance}, {one_of}, each with an optional 'optional'"
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"regx": "rev.*"},
+        {"numeric": 5, "tolerence": 0.1},
+        {"one_off": ["a"]},
+        {"regex": "a", "contains": "b"},
+        {"one_of": ["a"], "optinal": True},
+    ],
+)
+def test_maps_that_look_like_a_matcher_warn(value: dict[str, Any]) -> None:
+    from gradekit.core.errors import OptionWarning
+
+    with pytest.warns(OptionWarning, match=r"^expected_calls\[0\]\.arguments\.q: \{"):
+        behavior(expected_calls=[{"name": "f", "arguments": {"q": value}}])
+
+
+@pytest.mark.parametrize(
+    "value", [{"city": "Paris"}, {"regex": "a"}, {"name": "x", "contains": "y"}, {}]
+)
+def test_matchers_and_plain_maps_do_not_warn(value: dict[str, Any]) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        behavior(expected_calls=[{"name": "f", "arguments": {"q": value}}])
