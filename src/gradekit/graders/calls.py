@@ -58,6 +58,10 @@ _MATCHER_KEYS: Final = (
     {"one_of"},
 )
 _MATCHER_WORDS: Final = ("regex", "contains", "numeric", "tolerance", "one_of", "optional")
+_PEER_MATCHERS: Final = {
+    "fuzzy": "HoloDeck's fuzzy match; gradekit's is `strings: loose` on the expected call",
+}
+"""Another framework's matcher key -> what gradekit writes for it."""
 CALL_KEYS: Final = ("name", "arguments", "extra_arguments", "strings", "numbers")
 """The keys of one expected call."""
 
@@ -146,7 +150,11 @@ def _warn_if_misspelt(expected: Mapping[Any, Any], where: Path) -> None:
     `{regex: p, flags: i}` is not: `flags` is no matcher word) is almost surely a matcher
     written wrong: it would only equal that very map."""
     keys = [str(key) for key in expected]
-    hints = {key: did_you_mean(key, _MATCHER_WORDS) for key in keys if key not in _MATCHER_WORDS}
+    hints = {
+        key: _PEER_MATCHERS.get(key) or did_you_mean(key, _MATCHER_WORDS)
+        for key in keys
+        if key not in _MATCHER_WORDS
+    }
     if not keys or not all(key in _MATCHER_WORDS or hints[key] for key in keys):
         return
     shown = "{" + ", ".join(keys) + "}"

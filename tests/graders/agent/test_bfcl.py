@@ -177,6 +177,23 @@ TRIANGLE = next(p for p in problems("simple_python") if p[0] == "simple_python_0
 """`calculate_triangle_area`: base [10], height [5], unit ["units", ""] (optional)."""
 
 
+def test_the_reader_writes_the_expected_call_the_docs_show() -> None:
+    _, functions, truth = TRIANGLE
+    assert expected_calls_from_bfcl(truth, functions) == [
+        {
+            "name": "calculate_triangle_area",
+            "arguments": {
+                "base": {"one_of": [10]},
+                "height": {"one_of": [5]},
+                "unit": {"one_of": ["units", ""], "optional": True},
+            },
+            "extra_arguments": "forbid",
+            "strings": "loose",
+            "numbers": "typed",
+        }
+    ]
+
+
 @pytest.mark.parametrize(
     ("arguments", "passes"),
     [

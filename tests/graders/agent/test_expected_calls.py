@@ -327,6 +327,7 @@ def test_a_misspelt_matcher_is_warned_about_at_its_line(tmp_path: Path) -> None:
         {"one_off": ["a"]},
         {"regex": "a", "contains": "b"},
         {"one_of": ["a"], "optinal": True},
+        {"fuzzy": "new york"},  # HoloDeck's
     ],
 )
 def test_maps_that_look_like_a_matcher_warn(value: dict[str, Any]) -> None:
