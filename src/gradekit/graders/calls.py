@@ -199,9 +199,9 @@ def _mapping(fields: dict[str, tuple[Matcher, bool]]) -> Matcher:
     def match(actual: Any) -> str | None:
         if not isinstance(actual, Mapping):
             return f"expected a map, got {_show(actual)}"
-        keys = set(map(str, actual))
+        keys = set(actual)
         if not required <= keys <= set(fields):
-            return f"expected keys {sorted(fields)}, got {sorted(keys)}"
+            return f"expected keys {sorted(fields)}, got {sorted(map(str, actual))}"
         for key, (matcher, _) in fields.items():
             reason = matcher(actual[key]) if key in actual else None
             if reason is not None:
@@ -416,9 +416,7 @@ def match_calls(
                 continue
             call = calls[index]
             reason = (
-                f"tool call #{index + 1} is '{call.name}'"
-                if call.name != item.name
-                else item.mismatch(call)
+                f"'{call.name}' called instead" if call.name != item.name else item.mismatch(call)
             )
             message = f"tool call #{index + 1}: {reason}" if reason else f"tool call #{index + 1}"
             checks.append(Check(labels[index], reason is None, message))

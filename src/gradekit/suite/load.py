@@ -217,13 +217,10 @@ class _Loader:
             warnings.simplefilter("always", OptionWarning)
             entry = build_entry(raw, registry=self.registry, location=self.at(line, column))
         for warned in seen:
-            if not isinstance(warned.message, OptionWarning):
-                warnings.warn_explicit(
-                    warned.message, warned.category, warned.filename, warned.lineno
-                )
-                continue
             option = warned.message
-            if self.strict:
+            if not isinstance(option, OptionWarning):
+                warnings.warn_explicit(option, warned.category, warned.filename, warned.lineno)
+            elif self.strict:
                 self.problems.append(Problem((*path, *option.path), option.message))
             else:
                 self.peers.append(Problem((*path, *option.path), str(option)))

@@ -179,8 +179,8 @@ def test_in_order_names_the_call_out_of_place() -> None:
     assert result.score == pytest.approx(1 / 3)
     assert checks(result) == [
         ("expected_calls count", True, "2 tool calls (expected exactly 2)"),
-        ("expected call read", False, "tool call #1: tool call #1 is 'edit'"),
-        ("expected call edit", False, "tool call #2: tool call #2 is 'read'"),
+        ("expected call read", False, "tool call #1: 'edit' called instead"),
+        ("expected call edit", False, "tool call #2: 'read' called instead"),
     ]
 
 
