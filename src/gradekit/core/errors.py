@@ -28,6 +28,7 @@ __all__ = [
     "JudgeReplyError",
     "JudgeTimeoutError",
     "OptionError",
+    "OptionWarning",
     "PatternTimeoutError",
     "PluginLoadError",
     "Problem",
@@ -212,6 +213,21 @@ class OptionError(GradekitError, ValueError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}")
+
+
+class OptionWarning(UserWarning):
+    """Warned by a kind about an option it accepts but that is probably not what was meant (a
+    misspelt matcher map, `{regx: p}`, which would only equal that very map).
+
+    `path` leads from the options to the value at fault; the suite loader reports it at its
+    file and line among the suite's warnings (an error with `strict`), as it does another
+    framework's key.
+    """
+
+    def __init__(self, path: Sequence[str | int], message: str) -> None:
+        self.path = tuple(path)
+        self.message = message
+        super().__init__(f"{format_path(self.path, '')}: {message}")
 
 
 class CommandError(GradekitError, OSError):

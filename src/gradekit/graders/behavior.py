@@ -1,17 +1,12 @@
 """The `behavior` kind: checks over the tool calls an agent made, each reported on its own.
 
-Owns the argument matchers of `expected_calls` too (`compile_matcher`), compiled once when the
-grader is created. A listed argument is a literal (numbers compare numerically, so `206588`
-equals `206588.0`; booleans only equal booleans; lists and maps compare deeply, element by
-element) or one of the matcher maps `{regex: p}` (full match, under a time limit:
-`gradekit.graders.patterns`), `{contains: x}` and `{numeric: n, tolerance: t}`. A map whose
-keys are exactly those of a matcher is that matcher; any other map is a literal.
+`expected_calls` is compiled once when the grader is created, by `gradekit.graders.calls`
+(argument matchers, each expected call's rules, how calls are matched to expected calls).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal
@@ -25,151 +20,20 @@ from gradekit.core.types import (
     GradeResult,
     Sample,
     ToolCall,
-    as_text,
     bounded,
     freeze,
     well_formed,
 )
-from gradekit.graders.patterns import Pattern
+from gradekit.graders.calls import (
+    ExpectedCall,
+    MatchMode,
+    expected_calls,
+    match_calls,
+    tool_name_problem,
+)
 from gradekit.graders.results import Check, data_error, forms_result, rebuilt, validate_threshold
 
-__all__ = ["Behavior", "Matcher", "compile_matcher", "is_number"]
-
-
-Matcher = Callable[[Any], "str | None"]
-"""`matcher(actual)` -> None when it matches, else why not."""
-
-_MATCHER_KEYS = ({"regex"}, {"contains"}, {"numeric"}, {"numeric", "tolerance"})
-
-
-def is_number(value: Any) -> bool:
-    """True for ints and floats, never for booleans."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _show(value: Any) -> str:
-    return (
-        repr(value) if isinstance(value, str) else as_text(value) if value is not None else "null"
-    )
-
-
-def compile_matcher(expected: Any, where: str) -> Matcher:
-    """The matcher for `expected`; `where` names the option path for OptionError messages."""
-    if isinstance(expected, Mapping) and set(expected) in _MATCHER_KEYS:
-        if "regex" in expected:
-            return _regex(expected["regex"], where)
-        if "contains" in expected:
-            return _contains(expected["contains"])
-        return _numeric(expected["numeric"], expected.get("tolerance", 0), where)
-    if isinstance(expected, Mapping):
-        return _mapping({str(k): compile_matcher(v, f"{where}.{k}") for k, v in expected.items()})
-    if isinstance(expected, (list, tuple)):
-        return _sequence([compile_matcher(v, f"{where}[{i}]") for i, v in enumerate(expected)])
-    return _literal(expected)
-
-
-def _literal(expected: Any) -> Matcher:
-    def match(actual: Any) -> str | None:
-        if isinstance(expected, bool) or isinstance(actual, bool):
-            same = isinstance(actual, bool) and isinstance(expected, bool) and actual is expected
-        elif is_number(expected):
-            same = is_number(actual) and actual == expected
-        else:
-            same = type(actual) is type(expected) and actual == expected
-        return None if same else f"expected {_show(expected)}, got {_show(actual)}"
-
-    return match
-
-
-def _mapping(fields: dict[str, Matcher]) -> Matcher:
-    def match(actual: Any) -> str | None:
-        if not isinstance(actual, Mapping):
-            return f"expected a map, got {_show(actual)}"
-        if set(actual) != set(fields):
-            return f"expected keys {sorted(fields)}, got {sorted(map(str, actual))}"
-        for key, matcher in fields.items():
-            reason = matcher(actual[key])
-            if reason is not None:
-                return f"{key}: {reason}"
-        return None
-
-    return match
-
-
-def _sequence(items: list[Matcher]) -> Matcher:
-    def match(actual: Any) -> str | None:
-        if not isinstance(actual, (list, tuple)):
-            return f"expected a list, got {_show(actual)}"
-        if len(actual) != len(items):
-            return f"expected {len(items)} items, got {len(actual)}"
-        for index, (matcher, value) in enumerate(zip(items, actual, strict=True)):
-            reason = matcher(value)
-            if reason is not None:
-                return f"[{index}]: {reason}"
-        return None
-
-    return match
-
-
-def _regex(pattern: Any, where: str) -> Matcher:
-    if not isinstance(pattern, str):
-        raise OptionError(f"{where}.regex", f"expected a pattern string, got {_show(pattern)}")
-    compiled = Pattern(pattern, f"{where}.regex")
-
-    def match(actual: Any) -> str | None:
-        if (
-            isinstance(actual, (Mapping, list, tuple))
-            or compiled.fullmatch(as_text(actual)) is None
-        ):
-            return f"{_show(actual)} does not match /{pattern}/"
-        return None
-
-    return match
-
-
-def _contains(part: Any) -> Matcher:
-    literal = _literal(part)
-
-    def match(actual: Any) -> str | None:
-        if isinstance(actual, str):
-            found = as_text(part) in actual
-        elif isinstance(actual, Mapping):
-            found = part in actual
-        elif isinstance(actual, (list, tuple)):
-            found = any(literal(item) is None for item in actual)
-        else:
-            found = False
-        return None if found else f"{_show(actual)} does not contain {_show(part)}"
-
-    return match
-
-
-def _numeric(target: Any, tolerance: Any, where: str) -> Matcher:
-    for key, value in (("numeric", target), ("tolerance", tolerance)):
-        if not is_number(value) or not math.isfinite(value):
-            raise OptionError(f"{where}.{key}", f"expected a number, got {_show(value)}")
-    if tolerance < 0:
-        raise OptionError(f"{where}.tolerance", f"must be >= 0, got {tolerance!r}")
-
-    def match(actual: Any) -> str | None:
-        number = actual if is_number(actual) else _parse(actual)
-        # `not <=`: NaN is within no tolerance of anything (`abs(nan - t) > tol` is False).
-        if number is None or not abs(number - target) <= tolerance:
-            return f"expected {target} ± {tolerance}, got {_show(actual)}"
-        return None
-
-    return match
-
-
-def _parse(value: Any) -> float | None:
-    """Numeric text (agents often pass numbers as strings) as a float, else None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        number = float(value.strip().replace(",", ""))
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
+__all__ = ["Behavior"]
 
 
 _CONSTRAINTS = (
@@ -212,33 +76,16 @@ def _non_negative(_: object, attribute: attrs.Attribute[Any], value: Any) -> Non
             raise OptionError(attribute.name, f"must be >= 0, got {number!r}")
 
 
-@attrs.frozen
-class _ExpectedCall:
-    name: str
-    arguments: dict[str, Matcher]
-
-
-def _expected_calls(items: Sequence[Mapping[str, Any]]) -> tuple[_ExpectedCall, ...]:
-    calls = []
-    for index, item in enumerate(items):
-        where = f"expected_calls[{index}]"
-        unknown = sorted(set(item) - {"name", "arguments"})
-        if unknown:
-            raise OptionError(
-                where, f"unknown key {unknown[0]!r}; an expected call takes name, arguments"
-            )
-        name = item.get("name")
-        if not isinstance(name, str) or not name:
-            raise OptionError(f"{where}.name", "each expected call needs the tool's name")
-        arguments = item.get("arguments") or {}
-        if not isinstance(arguments, Mapping):
-            raise OptionError(f"{where}.arguments", f"expected a map, got {arguments!r}")
-        matchers = {
-            str(key): compile_matcher(value, f"{where}.arguments.{key}")
-            for key, value in arguments.items()
-        }
-        calls.append(_ExpectedCall(name, matchers))
-    return tuple(calls)
+def _tool_names(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """Every tool name of a list option, or every key of a per-tool map, is a name."""
+    if isinstance(value, Mapping):
+        places = [(attribute.name, name) for name in value]
+    else:
+        places = [(f"{attribute.name}[{index}]", name) for index, name in enumerate(value)]
+    for where, name in places:
+        problem = tool_name_problem(name)
+        if problem is not None:
+            raise OptionError(where, problem)
 
 
 @attrs.frozen
@@ -258,23 +105,24 @@ class Behavior:
     inline: ClassVar[bool] = True
 
     name: str = attrs.field(kw_only=True, default="behavior")
-    required_tools: tuple[str, ...] = attrs.field(kw_only=True, default=())
-    forbidden_tools: tuple[str, ...] = attrs.field(kw_only=True, default=())
+    required_tools: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
+    forbidden_tools: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
     max_turns: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
     max_tool_calls: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
     min_calls: FrozenDict[str, int] = attrs.field(
-        kw_only=True, default=EMPTY, converter=freeze, validator=_non_negative
+        kw_only=True, default=EMPTY, converter=freeze, validator=[_tool_names, _non_negative]
     )
     max_calls: FrozenDict[str, int] = attrs.field(
-        kw_only=True, default=EMPTY, converter=freeze, validator=_non_negative
+        kw_only=True, default=EMPTY, converter=freeze, validator=[_tool_names, _non_negative]
     )
-    order: tuple[str, ...] = attrs.field(kw_only=True, default=())
+    order: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
     expected_calls: tuple[FrozenDict[str, Any], ...] = attrs.field(
         kw_only=True, default=(), converter=freeze
     )
+    expected_calls_match: MatchMode = attrs.field(kw_only=True, default="each")
     scope: Literal["turn", "case"] = attrs.field(kw_only=True, default="turn")
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
-    _expected: tuple[_ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
+    _expected: tuple[ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)
     _required: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
     """Each required tool's pattern with the label of its check."""
@@ -286,7 +134,12 @@ class Behavior:
                 "a behavior grader with no constraint checks nothing; set at least one of "
                 + ", ".join(_CONSTRAINTS)
             )
-        object.__setattr__(self, "_expected", _expected_calls(self.expected_calls))
+        if self.expected_calls_match != "each" and not self.expected_calls:
+            raise OptionError(
+                "expected_calls_match",
+                "says how expected_calls are matched, and there are none; add expected_calls",
+            )
+        object.__setattr__(self, "_expected", expected_calls(self.expected_calls))
         patterns = {*self.required_tools, *self.forbidden_tools, *self.min_calls}
         patterns.update(self.max_calls, self.order)
         object.__setattr__(self, "_globs", {pattern: _compiled(pattern) for pattern in patterns})
@@ -376,7 +229,7 @@ class Behavior:
         if self.order:
             checks.append(self._order_check(names))
         if self._expected:
-            checks.extend(self._expected_check(expected, calls) for expected in self._expected)
+            checks.extend(match_calls(self._expected, calls, self.expected_calls_match))
 
     def _calls(self, sample: Sample) -> list[ToolCall]:
         """The calls of `scope: case`: earlier turns' and this one's."""
@@ -410,34 +263,3 @@ class Behavior:
         else:
             message = f"'{missing}' not called after '{self.order[step - 1]}' (wanted {wanted})"
         return Check("order", False, message)
-
-    @staticmethod
-    def _expected_check(expected: _ExpectedCall, calls: Sequence[ToolCall]) -> Check:
-        label = f"expected call {expected.name}"
-        candidates = [
-            (index, call) for index, call in enumerate(calls) if call.name == expected.name
-        ]
-        if not candidates:
-            return Check(label, False, f"'{expected.name}' never called")
-        first_reason = ""
-        for index, call in candidates:
-            reason = _argument_mismatch(expected.arguments, call.arguments)
-            if reason is None:
-                return Check(label, True, f"matched tool call #{index + 1}")
-            first_reason = first_reason or reason
-        count = len(candidates)
-        return Check(
-            label,
-            False,
-            f"none of {count} call(s) to '{expected.name}' matched; first: {first_reason}",
-        )
-
-
-def _argument_mismatch(matchers: Mapping[str, Matcher], arguments: Mapping[str, Any]) -> str | None:
-    for key, matcher in matchers.items():
-        if key not in arguments:
-            return f"argument '{key}' missing"
-        reason = matcher(arguments[key])
-        if reason is not None:
-            return f"argument '{key}': {reason}"
-    return None

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -42,7 +43,7 @@ import attrs
 
 from gradekit.core.context import place as at_place
 from gradekit.core.context import suite_dir
-from gradekit.core.errors import ConfigError, Problem, did_you_mean
+from gradekit.core.errors import ConfigError, OptionWarning, Problem, did_you_mean
 from gradekit.core.values import seconds_problem, yaml_seconds
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.peers import PeerWarnings, peer_field
@@ -203,11 +204,27 @@ class _Loader:
         """Under `traces:`, the listed cases waiting for their trace."""
 
     def make_entry(self, raw: Any, path: KeyPath) -> GraderEntry | None:
-        """Create one grader entry of the YAML file (the suite folder is importable)."""
+        """Create one grader entry of the YAML file (the suite folder is importable). What
+        its kind warns about an option (`OptionWarning`) joins the suite's warnings, at the
+        option's place (with `strict`, its problems)."""
         line, column = self.located.where(path)
         case, turn = self.case_and_turn(path)
-        with suite_dir(self.folder), at_place(case, turn):
-            return build_entry(raw, registry=self.registry, location=self.at(line, column))
+        with (
+            suite_dir(self.folder),
+            at_place(case, turn),
+            warnings.catch_warnings(record=True) as seen,
+        ):
+            warnings.simplefilter("always", OptionWarning)
+            entry = build_entry(raw, registry=self.registry, location=self.at(line, column))
+        for warned in seen:
+            option = warned.message
+            if not isinstance(option, OptionWarning):
+                warnings.warn_explicit(option, warned.category, warned.filename, warned.lineno)
+            elif self.strict:
+                self.problems.append(Problem((*path, *option.path), option.message))
+            else:
+                self.peers.append(Problem((*path, *option.path), str(option)))
+        return entry
 
     def case_and_turn(self, path: KeyPath) -> tuple[str | None, int | None]:
         """The case name and turn index a path inside `cases` leads to."""
@@ -325,10 +342,10 @@ class _Loader:
         found = PeerWarnings() if dataset is None else dataset.warnings
         counts: dict[str, int] = {}
         for peer in self.peers:
-            key = str(peer.path[-1])
+            key = _warning_key(peer)
             counts[key] = counts.get(key, 0) + 1
         for peer in self.peers:
-            key = str(peer.path[-1])
+            key = _warning_key(peer)
             if found.seen(key):
                 continue
             more = counts[key] - 1
@@ -447,6 +464,12 @@ class _Loader:
             placed,
             source=self.source,
         )
+
+
+def _warning_key(warning: Problem) -> str:
+    """What a warning is kept once for: a peer framework's key (the problem is the key), or
+    the words of a kind's warning about an option's value."""
+    return str(warning.path[-1]) if warning.key else warning.message
 
 
 @attrs.frozen

@@ -257,7 +257,8 @@ def test_invalid_regex_is_a_config_error_at_creation() -> None:
         ({"order": ["a"], "scope": "all"}, "$.scope: expected one of 'turn', 'case', got 'all'"),
         (
             {"expected_calls": [{"tool": "x"}]},
-            "$.expected_calls[0]: unknown key 'tool'; an expected call takes name, arguments",
+            "$.expected_calls[0]: unknown key 'tool'; an expected call takes name, arguments, "
+            "extra_arguments, strings, numbers",
         ),
         (
             {"expected_calls": [{"name": "x", "arguments": {"n": {"numeric": "a"}}}]},
