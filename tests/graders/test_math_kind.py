@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import gradekit
 from gradekit import Sample
+from gradekit.core.context import current_run
+from gradekit.process import workers
 
 pytest.importorskip("math_verify")
 reference = pytest.importorskip("mathruler.grader")
@@ -75,6 +78,13 @@ LENIENT = [
 ]
 
 PAIRS = [(gold, answer) for gold in MATH_GOLD for answer in [gold, *PERTURBED.get(gold, [])]]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _workers_stopped() -> Iterator[None]:
+    """Grades outside a run leave their workers warm: stopped after this module's tests."""
+    yield
+    workers.stop_workers(current_run())
 
 
 @pytest.fixture(scope="module")
@@ -212,12 +222,12 @@ def test_no_expected_value_is_an_error(math_grader: gradekit.Grader) -> None:
 
 
 def test_a_check_past_its_timeout_is_killed_and_fails() -> None:
-    grader = gradekit.create("math", config={"extract": "whole", "timeout": 1})
+    grader = gradekit.create("math", config={"extract": "whole", "check_timeout": 1})
     result = grade(grader, "2^{2^{2^{2^{2^{10}}}}}", "5")
     assert (result.outcome, result.message) == (
         "fail",
-        "the symbolic check did not end within 1s: counted as not equal; raise timeout to "
-        "give it longer",
+        "the symbolic check did not end within 1s: counted as not equal; raise check_timeout "
+        "to give it longer",
     )
     assert result.details is not None and result.details["timed_out"] is True
     assert grade(grader, "5", "5").passed  # a fresh worker takes the killed one's place
@@ -250,13 +260,13 @@ def test_options_are_checked_at_load(tmp_path: Path, option: str, problem: str) 
     assert str(caught.value).endswith(problem)
 
 
-def test_the_entry_timeout_is_the_kind_s_own() -> None:
-    from gradekit.registry.entries import KIND_TIMEOUT_GRACE, build_entry
+def test_the_entry_timeout_stays_the_runner_s() -> None:
+    from gradekit.registry.entries import build_entry
 
-    entry = build_entry({"kind": "math", "timeout": 2})
+    entry = build_entry({"kind": "math", "timeout": 30, "check_timeout": 2})
     assert entry is not None
-    assert entry.grader.timeout == 2  # type: ignore[attr-defined]
-    assert entry.timeout == 2 + KIND_TIMEOUT_GRACE
+    assert entry.grader.check_timeout == 2  # type: ignore[attr-defined]
+    assert entry.timeout == 30  # the whole grade, a worker's start included
 
 
 def test_without_math_verify_the_kind_is_a_config_error_naming_the_extra(
@@ -285,8 +295,26 @@ def test_a_suite_run_grades_through_the_runner(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    outside = workers.live_pids()  # warm from the grades above, outside any run
     report = gradekit.run_suite(gradekit.load_suite(suite), jobs=2)
     assert [(case.name, case.passed) for case in report.cases] == [
         ("right", True),
         ("wrong", False),
+    ]
+    assert set(workers.live_pids()) <= set(outside)  # the run's workers ended with it
+
+
+def test_in_a_process_isolated_grade_the_check_runs_in_that_process(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(
+        "name: m\ngraders: [{kind: math, isolation: process, sandbox: none}]\ncases:\n"
+        "  - {name: right, output: '3/4', expected: '0.75'}\n"
+        "  - {name: wrong, output: '3/5', expected: '0.75'}\n",
+        encoding="utf-8",
+    )
+    report = gradekit.run_suite(gradekit.load_suite(suite), jobs=1)
+    results = [case.turns[0].results[0].result for case in report.cases]
+    assert [(r.outcome, r.message) for r in results] == [
+        ("pass", "answer '3/4' equals '0.75'"),
+        ("fail", "expected '0.75', got '3/5'"),
     ]

@@ -8,10 +8,14 @@ created and imported at its first grade (`gradekit.graders.math_check`), never b
 
 Symbolic work can take any time (sympy simplifies what it is given), and math-verify's own time
 limit is a `SIGALRM`, which only a process's main thread can use. So each check runs in a warm
-worker (`gradekit.process.workers`) that is killed at the kind's `timeout`: the grade then
-fails, as a command past its timeout fails `program`. Where no child process may be started
-(the grade already runs in one: `isolation: process`, a Dask worker), the check runs in the
-grading process, and the entry's own timeout (the kind's plus a grace) ends it.
+worker (`gradekit.process.workers`) that is killed at the kind's `check_timeout`: the grade
+then fails, as a command past its timeout fails `program`. The option is not named `timeout`:
+that common key of every entry stays the runner's limit on the whole grade, which also covers
+a worker's start (seconds: it imports math-verify and sympy). Where no child process may be
+started (the grade already runs in one: `isolation: process`, a Dask worker), the check runs
+in the grading process, and the entry's timeout ends it. The workers belong to the run context
+(`gradekit.core.context.current_run`): a run stops them when it ends; those of grades outside
+any run stay warm until the interpreter exits.
 
 Imports the core, the text kinds' helpers and, when grading, `gradekit.process.workers`.
 """
@@ -69,7 +73,7 @@ class Math:
     `\\boxed{}` only), `last_number` (the last number, as `numeric` reads numbers) or `whole`
     (the whole output). Floats are compared rounded to `float_rounding` decimal places. An
     output with no answer to read fails; an expected value that does not parse is an error
-    result naming the case. The check runs in a worker killed after `timeout` seconds.
+    result naming the case. The check runs in a worker killed after `check_timeout` seconds.
     """
 
     kind: ClassVar[str] = "math"
@@ -78,7 +82,7 @@ class Math:
     extract: Literal["auto", "boxed", "last_number", "whole"] = attrs.field(
         kw_only=True, default="auto"
     )
-    timeout: float = attrs.field(kw_only=True, default=5.0, validator=timeout_seconds)
+    check_timeout: float = attrs.field(kw_only=True, default=5.0, validator=timeout_seconds)
     float_rounding: int = attrs.field(kw_only=True, default=6, validator=_rounding)
 
     def __attrs_post_init__(self) -> None:
@@ -124,7 +128,9 @@ class Math:
         return GradeResult.of_error("math", self.name, checked.reason)
 
     def _checked(self, output: str, expected: str) -> Checked | GradeResult:
-        """`check` in a warm worker killed at `timeout`, or here where no child may start."""
+        """`check` in a warm worker killed at `check_timeout`, or here where no child may
+        start."""
+        from gradekit.core.context import current_run
         from gradekit.graders import math_check
 
         if multiprocessing.current_process().daemon:
@@ -144,13 +150,13 @@ class Math:
                 self,
                 lambda: (self.extract, self.float_rounding),
                 (output, expected),
-                seconds=self.timeout,
-                owner=None,
+                seconds=self.check_timeout,
+                owner=current_run(),  # a run's end stops them; else they stay warm
             )
         except WorkerTimeout:
             message = (
-                f"the symbolic check did not end within {self.timeout:g}s: counted as not "
-                "equal; raise timeout to give it longer"
+                f"the symbolic check did not end within {self.check_timeout:g}s: counted as "
+                "not equal; raise check_timeout to give it longer"
             )
             details = {
                 "answer": None,

@@ -7,8 +7,9 @@ Its own time limit is `signal.alarm`, which works only in a process's main threa
 grades in worker threads, so the check runs without it and `gradekit.graders.math` runs it in
 a warm worker killed at the kind's `timeout`.
 
-math-verify is imported at the top: a warm worker imports this module before it says it is
-ready, so the import (seconds, with sympy) never counts in a grade's timeout. Imports the
+math-verify is imported at the top, and one check is made at import (the warm-up): a worker
+imports this module before it says it is ready, so neither the import (seconds, with sympy)
+nor a first check's compiling counts in a grade's timeout. Imports the
 numeric kind's number grammar (`extract: last_number` reads a number as `numeric` does).
 """
 
@@ -142,3 +143,9 @@ def work(options: tuple[Extract, int], item: tuple[str, str]) -> tuple[Checked, 
         return check(item[0], item[1], *options), True
     except MemoryError:
         return Checked("error", reason="MemoryError: the check ran out of memory"), False
+
+
+# Warm up at import, before a worker says it is ready: math-verify compiles its regular
+# expressions and sympy fills its caches on the first check (a second or more), which would
+# otherwise count in the first grade's timeout of every fresh worker.
+check("\\boxed{\\frac{1}{2}}", "0.5", "auto", 6)
