@@ -156,6 +156,11 @@ def test_auto_takes_the_boxed_answer_over_later_numbers(math_grader: gradekit.Gr
     assert (result.outcome, result.details["answer"]) == ("pass", r"\frac{1}{2}")
 
 
+def test_auto_takes_the_answer_after_final_answer_is(math_grader: gradekit.Grader) -> None:
+    result = grade(math_grader, "The final answer is 12. I checked 5 more examples.", 12)
+    assert (result.outcome, result.details["answer"]) == ("pass", "12")
+
+
 def test_boxed_takes_only_the_last_boxed_answer() -> None:
     grader = gradekit.create("math", config={"extract": "boxed"})
     assert grade(grader, r"first \boxed{2} then \boxed{\{1, 2\}}", r"\{2, 1\}").passed
