@@ -28,9 +28,8 @@ import attrs
 
 from gradekit.core.errors import OptionError, SandboxError
 from gradekit.core.types import EMPTY, FrozenDict, GradeResult, Sample, as_text, thaw
-from gradekit.core.values import seconds_problem
 from gradekit.graders.patterns import Pattern, workspace_error
-from gradekit.graders.results import Check, checks_result, validate_threshold
+from gradekit.graders.results import Check, checks_result, timeout_seconds, validate_threshold
 from gradekit.process import bubblewrap as _bwrap
 from gradekit.process import bubblewrap as _sandbox_mode
 from gradekit.process.commands import (
@@ -137,13 +136,6 @@ def positive(_: object, attribute: attrs.Attribute[Any], value: float | None) ->
     """attrs validator: a positive, finite number (or None)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
         raise OptionError(attribute.name, f"must be a positive number, got {value!r}")
-
-
-def timeout_seconds(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """attrs validator: a timeout gradekit accepts (the one rule, in `gradekit.core.values`)."""
-    problem = seconds_problem(value)
-    if problem is not None:
-        raise OptionError(attribute.name, problem)
 
 
 def tail(text: str, limit: int = _TAIL) -> str:

@@ -19,7 +19,7 @@ import attrs
 
 from gradekit.core.errors import OptionError
 from gradekit.core.types import GradeResult, Sample, as_text
-from gradekit.core.values import fraction_problem
+from gradekit.core.values import fraction_problem, seconds_problem
 
 __all__ = [
     "QUOTE_LIMIT",
@@ -33,6 +33,7 @@ __all__ = [
     "quote",
     "rebuilt",
     "text_of",
+    "timeout_seconds",
     "validate_threshold",
 ]
 
@@ -195,5 +196,12 @@ def forms_result(
 def validate_threshold(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
     """attrs validator: a threshold is a fraction in [0, 1] (or None)."""
     problem = None if value is None else fraction_problem(value)
+    if problem is not None:
+        raise OptionError(attribute.name, problem)
+
+
+def timeout_seconds(_: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """attrs validator: a timeout gradekit accepts (the one rule, in `gradekit.core.values`)."""
+    problem = seconds_problem(value)
     if problem is not None:
         raise OptionError(attribute.name, problem)

@@ -59,6 +59,7 @@ BUILTIN_KINDS: Final[Mapping[str, str]] = {
     "lint": "gradekit.graders.lint:Lint",
     "prompt": "gradekit.graders.prompt.kind:Prompt",
     "budget": "gradekit.graders.budget:Budget",
+    "math": "gradekit.graders.math:Math",
 }
 
 

@@ -25,6 +25,7 @@ from typing import Final
 
 import attrs
 
+from gradekit.core.context import current_run
 from gradekit.core.errors import SelectionError, WriteError
 from gradekit.history.baseline import BaselineTally
 from gradekit.registry.entries import GraderEntry
@@ -209,10 +210,13 @@ class Collection:
 
 
 def _stop_workers(settings: Settings) -> None:
-    """End the run's warm process-isolation workers (none ran if the module is not loaded)."""
+    """End the run's warm workers (none ran if the module is not loaded): process isolation's,
+    owned by the run's settings, and those a kind started for the run (the `math` kind's),
+    owned by its run context."""
     workers = sys.modules.get("gradekit.process.workers")
     if workers is not None:
         workers.stop_workers(settings)
+        workers.stop_workers(current_run())
 
 
 class _Counter:
