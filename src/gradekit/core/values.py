@@ -36,6 +36,7 @@ __all__ = [
     "MAX_SECONDS",
     "REPLACE_SURROGATES",
     "ROUNDING",
+    "ExactSum",
     "JsonProblem",
     "find_json_problem",
     "fraction_problem",
@@ -276,3 +277,42 @@ def _walk(value: Any, path: list[str | int], active: set[int]) -> JsonProblem | 
     if isinstance(value, (int, str)):
         return None
     return JsonProblem("type", tuple(path), value)
+
+
+class ExactSum:
+    """A running sum of floats kept exact until it is read: the same numbers give the same
+    float in whatever order they were added or merged (a run that streams its cases sums them
+    in another order than one that keeps them, and their reports must be equal to the bit).
+
+    The sum is held as non-overlapping partials (Shewchuk's algorithm, what `math.fsum`
+    keeps inside); `value` rounds their exact total once. Finite numbers only.
+    """
+
+    __slots__ = ("partials",)
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+        """Floats whose exact total is the sum, smallest magnitude first."""
+
+    def add(self, number: float) -> None:
+        """Add `number` exactly."""
+        partials = self.partials
+        kept = 0
+        for held in partials:
+            big, small = (number, held) if abs(number) >= abs(held) else (held, number)
+            high = big + small
+            low = small - (high - big)
+            if low:
+                partials[kept] = low
+                kept += 1
+            number = high
+        partials[kept:] = [number]
+
+    def merge(self, other: ExactSum) -> None:
+        """Add everything `other` holds."""
+        for partial in other.partials:
+            self.add(partial)
+
+    def value(self, *more: float) -> float:
+        """The sum (with `more` added), rounded once."""
+        return math.fsum([*self.partials, *more])

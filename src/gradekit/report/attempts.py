@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
+from gradekit.core.values import ExactSum
 from gradekit.report.estimators import (
     DEFAULT_CONFIDENCE,
     clustered_interval,
@@ -240,6 +241,28 @@ class PassAtK:
         )
 
 
+class _Scores:
+    """One grader's scores over the attempts of one case: their exact sum, how many, the
+    exact sum of their squares."""
+
+    __slots__ = ("count", "squares", "total")
+
+    def __init__(self) -> None:
+        self.total = ExactSum()
+        self.count = 0
+        self.squares = ExactSum()
+
+    def add(self, score: float) -> None:
+        self.total.add(score)
+        self.count += 1
+        self.squares.add(score * score)
+
+    def merge(self, other: _Scores) -> None:
+        self.total.merge(other.total)
+        self.count += other.count
+        self.squares.merge(other.squares)
+
+
 class AttemptTally:
     """Counts attempts by case name as a run finishes them (cases of one attempt are not
     counted here); `result(ks)` is their `PassAtK`."""
@@ -249,8 +272,9 @@ class AttemptTally:
     def __init__(self) -> None:
         # name -> [passed, failed, errored]
         self._counts: dict[str, list[int]] = {}
-        # name -> grader name -> [sum of scores, how many, sum of their squares]
-        self._scores: dict[str, dict[str, list[float]]] = {}
+        # name -> grader name -> (sum of scores, how many, sum of their squares), summed
+        # exactly: a case's attempts may be counted in any order, by several tallies merged.
+        self._scores: dict[str, dict[str, _Scores]] = {}
 
     def add(self, case: CountedCase) -> None:
         """Count `case` when it is one of several attempts."""
@@ -269,10 +293,8 @@ class AttemptTally:
             if result.error is None:
                 sums = graders.get(result.name)
                 if sums is None:
-                    sums = graders[result.name] = [0.0, 0.0, 0.0]
-                sums[0] += result.score
-                sums[1] += 1
-                sums[2] += result.score * result.score
+                    sums = graders[result.name] = _Scores()
+                sums.add(result.score)
 
     def __len__(self) -> int:
         """How many cases of several attempts were counted."""
@@ -285,7 +307,7 @@ class AttemptTally:
         for graders in self._scores.values():
             sums = graders.get(grader)
             if sums is not None:
-                found.append((sums[0], int(sums[1]), sums[2]))
+                found.append((sums.total.value(), sums.count, sums.squares.value()))
         return found
 
     def count(self, name: str, passed: bool, errored: bool) -> None:
@@ -305,9 +327,7 @@ class AttemptTally:
         for name, graders in other._scores.items():
             mine = self._scores.setdefault(name, {})
             for grader, theirs in graders.items():
-                sums = mine.setdefault(grader, [0.0, 0.0, 0.0])
-                for i in range(3):
-                    sums[i] += theirs[i]
+                mine.setdefault(grader, _Scores()).merge(theirs)
 
     def result(
         self, ks: Sequence[int] | None = None, confidence: float = DEFAULT_CONFIDENCE

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import attrs
 
 from gradekit.core.types import GradeResult
+from gradekit.core.values import ExactSum
 from gradekit.report.attempts import AttemptTally, CountedCase, PassAtK
 from gradekit.report.estimators import (
     DEFAULT_CONFIDENCE,
@@ -192,18 +193,41 @@ def _listed(interval: Interval | None) -> list[float] | None:
 
 
 class GraderCounts:
-    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`)."""
+    """One grader name's counts while a summary accumulates (see `SummaryBuilder.counters`).
 
-    __slots__ = ("errored", "failed", "passed", "score_squares", "score_sum")
+    Scores of 1 are counted as a whole number and the others summed exactly (`ExactSum`), so
+    that the mean and its interval do not depend on the order the results came in."""
+
+    __slots__ = ("errored", "failed", "ones", "passed", "squares", "sums")
 
     def __init__(self) -> None:
         self.passed = 0
         self.failed = 0
         self.errored = 0
-        self.score_sum = 0.0
-        """The sum of the scores of the results that are not errored."""
-        self.score_squares = 0.0
+        self.ones = 0
+        """How many results that are not errored scored 1."""
+        self.sums = ExactSum()
+        """The sum of the other scores of the results that are not errored."""
+        self.squares = ExactSum()
         """The sum of their squares (for the interval of their mean)."""
+
+    def add_score(self, score: float) -> None:
+        """Count one score of a result that is not errored."""
+        if score == 1.0:
+            self.ones += 1
+        elif score:
+            self.sums.add(score)
+            self.squares.add(score * score)
+
+    @property
+    def score_sum(self) -> float:
+        """The sum of the scores of the results that are not errored."""
+        return self.sums.value(self.ones)
+
+    @property
+    def score_squares(self) -> float:
+        """The sum of their squares."""
+        return self.squares.value(self.ones)
 
 
 class SummaryBuilder:
@@ -260,8 +284,12 @@ class SummaryBuilder:
                 counts.passed += times
             else:
                 counts.failed += times
-            counts.score_sum += result.score * times
-            counts.score_squares += result.score * result.score * times
+            score = result.score
+            if score == 1.0:  # most scores: counted, not summed (see GraderCounts)
+                counts.ones += times
+            elif score:
+                for _ in range(times):
+                    counts.add_score(score)
 
     def merge(self, other: SummaryBuilder) -> None:
         """Count every case `other` counted."""
@@ -275,8 +303,9 @@ class SummaryBuilder:
             counts.passed += theirs.passed
             counts.failed += theirs.failed
             counts.errored += theirs.errored
-            counts.score_sum += theirs.score_sum
-            counts.score_squares += theirs.score_squares
+            counts.ones += theirs.ones
+            counts.sums.merge(theirs.sums)
+            counts.squares.merge(theirs.squares)
 
     def build(
         self, ks: Sequence[int] | None = None, confidence: float = DEFAULT_CONFIDENCE
@@ -309,15 +338,15 @@ class SummaryBuilder:
 
     def _spread(self, name: str, counts: GraderCounts, mean: float) -> float:
         """Σ over clusters of (sum - number * mean)² of grader `name`'s scores: each case of
-        several attempts one cluster, every other result one of its own."""
-        spread = 0.0
-        rest_sum, rest_n = counts.score_sum, counts.passed + counts.failed
-        rest_squares = counts.score_squares
-        for total, n, squares in self.attempts.clusters(name):
-            spread += (total - n * mean) ** 2
-            rest_sum -= total
-            rest_n -= n
-            rest_squares -= squares
+        several attempts one cluster, every other result one of its own. Summed exactly, in
+        no order (see `GraderCounts`)."""
+        clusters = self.attempts.clusters(name)
+        terms = [(total - n * mean) ** 2 for total, n, _ in clusters]
+        rest_n = counts.passed + counts.failed - sum(n for _, n, _ in clusters)
         if rest_n > 0:
-            spread += max(rest_squares - 2.0 * mean * rest_sum + rest_n * mean * mean, 0.0)
-        return spread
+            rest_sum = counts.sums.value(counts.ones, *(-total for total, _, _ in clusters))
+            rest_squares = counts.squares.value(
+                counts.ones, *(-squares for _, _, squares in clusters)
+            )
+            terms.append(max(rest_squares - 2.0 * mean * rest_sum + rest_n * mean * mean, 0.0))
+        return math.fsum(terms)
