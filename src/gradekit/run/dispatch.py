@@ -1,7 +1,7 @@
 """Running one grader entry on one sample: timeouts, isolation, async or on the worker pool;
 `grade`, one sample through several graders (`gradekit.grade`);
-and the runner's decisions of how an entry is graded (`is_inline`, `is_blocking`), from which
-the loop decides each case's lane.
+and the runner's decisions of how an entry is graded (`is_sync`, `is_inline`, `is_blocking`),
+from which the loop decides each case's lane.
 
 Shared by the runner and the composite kinds, so a child of a composite is run exactly like a
 top-level grader: same timeout, same isolation, same checks, same threshold rule."""
@@ -37,6 +37,7 @@ __all__ = [
     "grade",
     "is_blocking",
     "is_inline",
+    "is_sync",
     "run_entry",
 ]
 
@@ -50,19 +51,34 @@ parent gives up on the worker that supervises the child."""
 
 
 def is_inline(entry: GraderEntry, run: Settings | None = None) -> bool:
-    """True when `entry` is graded by calling it directly in the thread that grades its
-    neighbours, without a thread or a task of its own.
+    """True when a composite may call `entry` directly in the thread that grades the
+    composite, under the composite's own timeout.
 
     That is when its grader declares `inline`, it runs in this process (its isolation under
     `run`, or its own when no run is known, is not `process`), and it has no timeout of its
-    own. Whoever calls inline graders watches them under one timeout (the runner's batches,
-    the run's; a composite, its own), so an entry with a timeout of its own is graded like
-    any sync grader, watched on its own.
+    own (a child with one is graded on its own, under it).
     """
     if not declares_inline(entry.grader) or entry.timeout is not None:
         return False
     isolation = entry.isolation if run is None else run.isolation_of(entry)
     return isolation != "process"
+
+
+def is_sync(entry: GraderEntry, run: Settings) -> bool:
+    """True when `entry` is graded in the runner's lane of sync grades: its `grade` is called
+    directly in the lane's thread, one grade after another, with or without a timeout (the
+    loop's watch abandons a grade past it).
+
+    That is an inline grader, or one with neither `agrade` (async graders, the judge, keep the
+    event loop) nor `grade_blocking` (commands keep the blocking lane), run in this process
+    (its isolation under `run` is not `process`: the warm workers keep those).
+    """
+    grader = entry.grader
+    if not declares_inline(grader) and (
+        agrade_of(grader) is not None or blocking_grade_of(grader) is not None
+    ):
+        return False
+    return run.isolation_of(entry) != "process"
 
 
 def is_blocking(entry: GraderEntry, run: Settings) -> bool:
