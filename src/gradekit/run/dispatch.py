@@ -1,5 +1,6 @@
 """Running one grader entry on one sample: timeouts, isolation, async or on the worker pool;
 `grade`, one sample through several graders (`gradekit.grade`);
+`agrade`, the same awaited on a running event loop;
 and the runner's decisions of how an entry is graded (`is_sync`, `is_inline`, `is_blocking`),
 from which the loop decides each case's lane.
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROCESS_GRACE",
+    "agrade",
     "entry_of",
     "every_turn",
     "grade",
@@ -208,15 +210,43 @@ def grade(
     default 60) applies to graders whose entry sets none. Never raises for a grader's fault:
     such a grader gets an error result.
     """
-    entries = [entry_of(grader) for grader in graders]
-    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
-
-    async def main() -> list[ResultRecord]:
-        context = Context(settings, current_context().pool)
-        set_context(context)
-        return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
-
+    entries, settings = _grading(graders, timeout)
     with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
-        records = run_sync(main)
+        records = run_sync(lambda: _graded(sample, entries, settings))
+    return _results(records)
+
+
+async def agrade(
+    sample: Sample, graders: Iterable[Grader | GraderEntry], *, timeout: float | None = None
+) -> tuple[GradeResult, ...]:
+    """`grade`, awaited on the running event loop, which it never blocks: sync graders run on
+    the runner's worker threads (abandoned past their timeout), async ones are awaited on this
+    loop (cancelled past it), process-isolated ones in a warm worker. The same arguments and
+    results as `grade`."""
+    entries, settings = _grading(graders, timeout)
+    with refusing_exits():
+        # A task of its own: the run context it sets stays out of the caller's.
+        records = await asyncio.ensure_future(_graded(sample, entries, settings))
+    return _results(records)
+
+
+def _grading(
+    graders: Iterable[Grader | GraderEntry], timeout: float | None
+) -> tuple[list[GraderEntry], Settings]:
+    """The entries of `grade`'s graders and the settings of its `timeout`."""
+    entries = [entry_of(grader) for grader in graders]
+    return entries, Settings() if timeout is None else Settings(timeout=seconds(timeout))
+
+
+async def _graded(
+    sample: Sample, entries: list[GraderEntry], settings: Settings
+) -> list[ResultRecord]:
+    """Every entry's record of `sample`, graded concurrently on this loop."""
+    context = Context(settings, current_context().pool)
+    set_context(context)
+    return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
+
+
+def _results(records: list[ResultRecord]) -> tuple[GradeResult, ...]:
     # Each result with the duration the runner measured, on a copy: the grader's is its own.
     return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in records)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import queue
 import threading
 import time
@@ -32,7 +33,21 @@ from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
 
-__all__ = ["BATCH_SIZE", "COUNTING_BATCH_SIZE", "STALL_SECONDS", "STOP_WAIT_SECONDS"]
+__all__ = [
+    "BATCH_SIZE",
+    "CANCEL",
+    "COUNTING_BATCH_SIZE",
+    "STALL_SECONDS",
+    "STOP_WAIT_SECONDS",
+]
+
+
+CANCEL: Final[contextvars.ContextVar[threading.Event | None]] = contextvars.ContextVar(
+    "gradekit_cancel", default=None
+)
+"""An event that, once set, stops the runs started in this context as Ctrl-C does (the
+caller's thread gets KeyboardInterrupt within a quarter of a second): how `arun_suite` stops a
+run whose task was cancelled."""
 
 
 BATCH_SIZE: Final = 1024
@@ -100,6 +115,7 @@ class _Run:
             jobs, self.context, self._emit, lambda case: case.policy or suite.policy
         )
         self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.cancel = CANCEL.get()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.stopping = False
@@ -125,6 +141,8 @@ class _Run:
             wait = 0.25 if not deadline else deadline - time.monotonic()
             if deadline and wait <= 0:
                 return
+            if self.cancel is not None and self.cancel.is_set() and not deadline:
+                raise KeyboardInterrupt  # stopped as by Ctrl-C
             try:
                 what, value = self.out.get(timeout=wait)
             except queue.Empty:
