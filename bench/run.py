@@ -90,6 +90,13 @@ SECTIONS: dict[str, Section] = {
         ("--cases", "1000000", "--rounds", "1", "--stdlib"),
         ("--cases", "50000", "--rounds", "1", "--stdlib"),
     ),
+    "code_lane": Section(
+        "code_lane.py",
+        "a code grader among text kinds: 20,000 cases of equality + contains + X, X = numeric, "
+        "a trivial code grader, numeric with timeout: 5; CPU against X = numeric",
+        ("--cases", "20000", "--rounds", "5"),
+        ("--cases", "5000", "--rounds", "1"),
+    ),
     "baseline": Section(
         "baseline_compare.py",
         "`run --baseline`, `compare` and `--rerun-failed` against a 100,000-case report",

@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
-    from gradekit.run.dispatch import grade
+    from gradekit.run.dispatch import agrade, grade
     from gradekit.run.resume import ResultsLog
-    from gradekit.run.runner import run_suite
+    from gradekit.run.runner import arun_suite, run_suite
     from gradekit.run.selection import Selection
     from gradekit.run.settings import GraderDefaults, Outputs, Statistics
     from gradekit.suite.load import load_suite
@@ -80,6 +80,8 @@ __all__ = [
     "UnknownKindError",
     "WriteError",
     "__version__",
+    "agrade",
+    "arun_suite",
     "create",
     "current_suite_dir",
     "grade",
@@ -108,7 +110,9 @@ _LAZY = {
     "Suite": "gradekit.suite.model",
     "SuiteReport": "gradekit.report.model",
     "grade": "gradekit.run.dispatch",
+    "agrade": "gradekit.run.dispatch",
     "run_suite": "gradekit.run.runner",
+    "arun_suite": "gradekit.run.runner",
     "load_suite": "gradekit.suite.load",
 }
 

@@ -35,11 +35,11 @@ def thread_of(report):
     return report.cases[0].turns[0].results[0].result.details["thread"]
 
 
-def test_inline_graders_are_graded_in_the_batch_thread_the_others_on_the_pool():
+def test_sync_graders_with_or_without_a_timeout_are_graded_in_the_lane_s_thread():
     batched = run_suite(one_turn_suite([entry(Where())], ["0"]))
     watched = run_suite(one_turn_suite([entry(Where(), timeout=30)], ["0"]))
-    assert thread_of(batched).startswith("gradekit-inline")
-    assert thread_of(watched).startswith("gradekit-worker")
+    assert thread_of(batched).startswith("gradekit-lane")
+    assert thread_of(watched).startswith("gradekit-lane")
 
 
 def test_a_composite_child_with_its_own_timeout_times_out_on_its_own():

@@ -71,7 +71,7 @@ def test_other_inline_grades_stay_on_the_lane_where_a_hung_one_is_abandoned() ->
     report = gradekit.run_suite(_suite(Where(), 3000))
 
     assert report.summary.passed == 3000
-    assert _threads(report) == {"gradekit-inline"}
+    assert _threads(report) == {"gradekit-lane"}
 
 
 def test_while_another_case_is_graded_bounded_batches_go_to_the_lane() -> None:
@@ -80,7 +80,7 @@ def test_while_another_case_is_graded_bounded_batches_go_to_the_lane() -> None:
     report = gradekit.run_suite(_suite(BoundedWhere(), 3000, first=slow), jobs=2)
 
     assert report.summary.passed == 3001
-    assert "gradekit-inline" in _threads(report)
+    assert "gradekit-lane" in _threads(report)
 
 
 def test_the_run_s_timeout_holds_for_a_bounded_grade_graded_on_the_loop() -> None:

@@ -1,5 +1,6 @@
-"""The inline lane: many cases whose graders are all inline (pure, fast), graded one after
-another in one worker thread, without a task or a thread per grade.
+"""The lane of sync grades: many cases whose graders are all sync (built-in kinds, `code`
+callables, any grader without `agrade`), graded one after another in one worker thread,
+without a task, a future or a thread hand-off per grade.
 
 A batch applies the rules every path applies, in the same functions: `finish` checks what each
 grader returned, and `turn_of` / `case_of` (`gradekit.run.grade`) assemble and decide each turn
@@ -12,6 +13,7 @@ them again."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +31,15 @@ from gradekit.run.settings import Settings
 from gradekit.run.verdict import Decision
 from gradekit.suite.model import Case, Policy
 
-__all__ = ["BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
+__all__ = ["HAND_OVER_SECONDS", "BatchState", "GradeInProgress", "GradeKey", "grade_batch"]
+
+
+HAND_OVER_SECONDS: Final = 0.25
+"""A batch running longer than this (slow graders) hands the reports it finished over at this
+pace, so that progress, `on_case` and the results log follow it (a batch of fast grades ends
+first: it hands its reports over once, counted)."""
+
+HandOver = Callable[[Sequence[tuple[int, CaseReport]]], None]
 
 
 class GradeKey(NamedTuple):
@@ -65,21 +75,62 @@ class BatchState:
     `grading` is the grade in progress. `finished` counts the cases finished, in the batch's
     order, and `summary` counts their results; `done` holds their (position, report) pairs
     when the batch hands its reports over (`keep`; a run that keeps no report and streams none
-    only needs them counted). Once `abandoned` is set the worker stops at the end of the case
-    in progress (a batch that keeps reports leaves that case out, for the runner has copied
-    `done`; one that counts counts it). `stopped` is set when the worker has stopped or
-    finished: from then on `summary` and `finished` agree."""
+    only needs pure graders' cases counted). Once `abandoned` is set the worker stops at the end
+    of the case in progress (a batch that keeps reports leaves that case out, for the runner has
+    copied `done`; one that counts counts it). `cut` makes it stop after the case in progress,
+    which it finishes and hands over. `stopped` is set when the worker has stopped or
+    finished: from then on `summary` and `finished` agree.
 
-    __slots__ = ("abandoned", "done", "finished", "grading", "keep", "stopped", "summary")
+    `hand_over`, when given (a batch that keeps reports), receives the reports finished so far
+    every `HAND_OVER_SECONDS` while the batch runs longer (slow graders), uncounted; `emitted`
+    is how many of `done` went so. `lock` guards `finished`, `end`, `emitted` and
+    `abandoned`."""
 
-    def __init__(self, *, keep: bool = True) -> None:
+    __slots__ = (
+        "abandoned",
+        "done",
+        "emitted",
+        "end",
+        "finished",
+        "grading",
+        "hand_over",
+        "keep",
+        "lock",
+        "stopped",
+        "summary",
+    )
+
+    def __init__(self, *, keep: bool = True, hand_over: HandOver | None = None) -> None:
         self.grading: GradeInProgress | None = None
         self.keep: Final = keep
+        self.hand_over: Final = hand_over if keep else None
         self.done: list[tuple[int, CaseReport]] = []
+        self.emitted = 0
         self.finished = 0
+        self.end = sys.maxsize  # the worker stops once `finished` reaches it
+        self.lock: Final = threading.Lock()
         self.summary: Final = SummaryBuilder()
         self.abandoned = False
         self.stopped: Final = threading.Event()
+
+    def cut(self) -> int:
+        """Make the worker stop after the case it grades now (or starts next), and return
+        how many cases of its batch it will have graded then: the rest is another batch's."""
+        with self.lock:
+            self.end = self.finished + 1
+            return self.end
+
+    def rest(self, *, abandon: bool = False) -> tuple[list[tuple[int, CaseReport]], bool]:
+        """The reports finished and not handed over yet, taken now, and whether none was
+        handed over before (then `summary` counts exactly these). `abandon`: the worker's
+        later reports are dropped (its batch is graded again from `len(done)` on)."""
+        with self.lock:
+            if abandon:
+                self.abandoned = True
+            first = self.emitted == 0
+            rest = self.done[self.emitted :]
+            self.emitted = len(self.done)
+            return rest, first
 
 
 class _Step:
@@ -113,7 +164,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     settings: Settings,
     default_policy: Policy,
 ) -> BatchState:
-    """Grade cases whose graders are all inline, in this thread, one grade after another.
+    """Grade cases whose graders are all sync, in this thread, one grade after another.
 
     Fills `state` (see `BatchState`) and returns it. `preset` holds grades decided already
     (the timeout of a grade that hung in an earlier attempt at this batch); those grades are
@@ -121,6 +172,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
+    hand_over, lock = state.hand_over, state.lock
+    handed = clock()
     max_text = settings.max_text
     # Most turns share their graders' tuple with the turn before.
     entries: tuple[GraderEntry, ...] = ()
@@ -188,8 +241,18 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
             summary.count_case(passed, errored)
             if case.attempt is not None:
                 summary.attempts.count(case.name, passed, errored)
-            state.finished += 1
-            if state.abandoned:
+            chunk: list[tuple[int, CaseReport]] = []
+            with lock:
+                state.finished += 1
+                if hand_over is not None and now - handed >= HAND_OVER_SECONDS:
+                    if not state.abandoned:
+                        chunk = done[state.emitted :]
+                        state.emitted = len(done)
+                    handed = now
+                stop = state.finished >= state.end or state.abandoned
+            if chunk and hand_over is not None:
+                hand_over(chunk)
+            if stop:
                 break
     finally:
         state.stopped.set()

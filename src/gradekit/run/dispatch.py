@@ -1,7 +1,8 @@
 """Running one grader entry on one sample: timeouts, isolation, async or on the worker pool;
 `grade`, one sample through several graders (`gradekit.grade`);
-and the runner's decisions of how an entry is graded (`is_inline`, `is_blocking`), from which
-the loop decides each case's lane.
+`agrade`, the same awaited on a running event loop;
+and the runner's decisions of how an entry is graded (`is_sync`, `is_inline`, `is_blocking`),
+from which the loop decides each case's lane.
 
 Shared by the runner and the composite kinds, so a child of a composite is run exactly like a
 top-level grader: same timeout, same isolation, same checks, same threshold rule."""
@@ -32,11 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROCESS_GRACE",
+    "agrade",
     "entry_of",
     "every_turn",
     "grade",
     "is_blocking",
     "is_inline",
+    "is_sync",
     "run_entry",
 ]
 
@@ -50,19 +53,34 @@ parent gives up on the worker that supervises the child."""
 
 
 def is_inline(entry: GraderEntry, run: Settings | None = None) -> bool:
-    """True when `entry` is graded by calling it directly in the thread that grades its
-    neighbours, without a thread or a task of its own.
+    """True when a composite may call `entry` directly in the thread that grades the
+    composite, under the composite's own timeout.
 
     That is when its grader declares `inline`, it runs in this process (its isolation under
     `run`, or its own when no run is known, is not `process`), and it has no timeout of its
-    own. Whoever calls inline graders watches them under one timeout (the runner's batches,
-    the run's; a composite, its own), so an entry with a timeout of its own is graded like
-    any sync grader, watched on its own.
+    own (a child with one is graded on its own, under it).
     """
     if not declares_inline(entry.grader) or entry.timeout is not None:
         return False
     isolation = entry.isolation if run is None else run.isolation_of(entry)
     return isolation != "process"
+
+
+def is_sync(entry: GraderEntry, run: Settings) -> bool:
+    """True when `entry` is graded in the runner's lane of sync grades: its `grade` is called
+    directly in the lane's thread, one grade after another, with or without a timeout (the
+    loop's watch abandons a grade past it).
+
+    That is an inline grader, or one with neither `agrade` (async graders, the judge, keep the
+    event loop) nor `grade_blocking` (commands keep the blocking lane), run in this process
+    (its isolation under `run` is not `process`: the warm workers keep those).
+    """
+    grader = entry.grader
+    if not declares_inline(grader) and (
+        agrade_of(grader) is not None or blocking_grade_of(grader) is not None
+    ):
+        return False
+    return run.isolation_of(entry) != "process"
 
 
 def is_blocking(entry: GraderEntry, run: Settings) -> bool:
@@ -192,15 +210,43 @@ def grade(
     default 60) applies to graders whose entry sets none. Never raises for a grader's fault:
     such a grader gets an error result.
     """
-    entries = [entry_of(grader) for grader in graders]
-    settings = Settings() if timeout is None else Settings(timeout=seconds(timeout))
-
-    async def main() -> list[ResultRecord]:
-        context = Context(settings, current_context().pool)
-        set_context(context)
-        return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
-
+    entries, settings = _grading(graders, timeout)
     with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
-        records = run_sync(main)
+        records = run_sync(lambda: _graded(sample, entries, settings))
+    return _results(records)
+
+
+async def agrade(
+    sample: Sample, graders: Iterable[Grader | GraderEntry], *, timeout: float | None = None
+) -> tuple[GradeResult, ...]:
+    """`grade`, awaited on the running event loop, which it never blocks: sync graders run on
+    the runner's worker threads (abandoned past their timeout), async ones are awaited on this
+    loop (cancelled past it), process-isolated ones in a warm worker. The same arguments and
+    results as `grade`."""
+    entries, settings = _grading(graders, timeout)
+    with refusing_exits():
+        # A task of its own: the run context it sets stays out of the caller's.
+        records = await asyncio.ensure_future(_graded(sample, entries, settings))
+    return _results(records)
+
+
+def _grading(
+    graders: Iterable[Grader | GraderEntry], timeout: float | None
+) -> tuple[list[GraderEntry], Settings]:
+    """The entries of `grade`'s graders and the settings of its `timeout`."""
+    entries = [entry_of(grader) for grader in graders]
+    return entries, Settings() if timeout is None else Settings(timeout=seconds(timeout))
+
+
+async def _graded(
+    sample: Sample, entries: list[GraderEntry], settings: Settings
+) -> list[ResultRecord]:
+    """Every entry's record of `sample`, graded concurrently on this loop."""
+    context = Context(settings, current_context().pool)
+    set_context(context)
+    return await asyncio.gather(*(run_entry(e, sample, context) for e in entries))
+
+
+def _results(records: list[ResultRecord]) -> tuple[GradeResult, ...]:
     # Each result with the duration the runner measured, on a copy: the grader's is its own.
     return tuple(attrs.evolve(r.result, duration_ms=r.duration_ms) for r in records)

@@ -1,15 +1,17 @@
 """The loop-thread side of one run: reading cases, batching, tasks and timeouts.
 
 Cases are read lazily from `suite.cases()`, with a bounded window of cases in flight. A case
-whose graders are all `inline` joins a batch graded in one worker thread (no task or thread
-per grade); one whose graders all wait on commands is queued for the blocking lane
-(`gradekit.run.blocking`); any other case is a task on the loop. At most `jobs` cases of the
-last two kinds are graded at once."""
+whose graders are all sync (`is_sync`) joins a batch graded in the lane's worker thread (no
+task, future or thread hand-off per grade), watched from here for stalls and timeouts; one
+whose graders all wait on commands is queued for the blocking lane (`gradekit.run.blocking`);
+any other case (an async grader, the judge) is a task on the loop. At most `jobs` cases of the
+last two kinds, and of stalled grades in the lane, are graded at once."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import queue
 import threading
 import time
@@ -17,25 +19,39 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit.core.coroutines import run_loop
-from gradekit.registry.abilities import is_bounded_entry
+from gradekit.registry.abilities import declares_inline, is_bounded_entry
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.batch import BatchState, GradeKey, grade_batch
 from gradekit.run.blocking import BlockingLane
-from gradekit.run.dispatch import every_turn, is_inline
+from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
 
-__all__ = ["BATCH_SIZE", "COUNTING_BATCH_SIZE", "STALL_SECONDS", "STOP_WAIT_SECONDS"]
+__all__ = [
+    "BATCH_SIZE",
+    "CANCEL",
+    "COUNTING_BATCH_SIZE",
+    "STALL_SECONDS",
+    "STOP_WAIT_SECONDS",
+]
+
+
+CANCEL: Final[contextvars.ContextVar[threading.Event | None]] = contextvars.ContextVar(
+    "gradekit_cancel", default=None
+)
+"""An event that, once set, stops the runs started in this context as Ctrl-C does (the
+caller's thread gets KeyboardInterrupt within a quarter of a second): how `arun_suite` stops a
+run whose task was cancelled."""
 
 
 BATCH_SIZE: Final = 1024
-"""Inline cases graded per batch: large enough that handing a batch from thread to thread
+"""Cases graded per batch of the lane: large enough that handing a batch from thread to thread
 costs nothing per case (each hand-off is a wake-up, and a thread waking while another computes
 waits for the GIL up to its switch interval, 5 ms: on a busy machine that was more than the
 grading of 256 cases, bench/RESULTS.md), small enough that progress is reported often and the
@@ -43,14 +59,17 @@ reports a batch holds until it is handed over stay few (a few MB)."""
 
 
 COUNTING_BATCH_SIZE: Final = 2048
-"""Inline cases graded per batch when the run only counts them (`keep_cases=False` without
+"""Cases graded per batch of the lane when the run only counts them (`keep_cases=False` without
 `on_case`): no report is held and nobody watches progress, so batches are larger and the
 threads hand work over less often."""
 
 
-STALL_SECONDS: Final = 0.25
-"""A grade of an inline grader running longer than this no longer holds up the other batches
-(inline graders are meant to take microseconds): they go on in another thread meanwhile."""
+STALL_SECONDS: Final = 0.05
+"""A grade in the lane running longer than this (a grader waiting on the network, a hung one)
+no longer holds up the rest: its thread is detached and finishes only its case, and the rest
+of its batch goes on in a new thread, so that up to `jobs` slow grades run at once. Short
+enough that a grader waiting a tenth of a second gains that concurrency; long enough that the
+watch wakes up rarely (a few times a second) while grades take microseconds."""
 
 
 STOP_WAIT_SECONDS: Final = 0.1
@@ -68,6 +87,11 @@ def _bounded(graders: tuple[GraderEntry, ...]) -> bool:
     return all(is_bounded_entry(entry) for entry in graders)
 
 
+def _pure(graders: tuple[GraderEntry, ...]) -> bool:
+    """Whether every grader declares itself pure (`inline`): its grades may be graded again."""
+    return all(declares_inline(entry.grader) for entry in graders)
+
+
 class _Run:
     """The loop-thread side of one run."""
 
@@ -81,15 +105,17 @@ class _Run:
         self.jobs = jobs
         self.window = jobs + 4 * self.batch_size
         self.pool = DaemonPool(jobs + 1, "gradekit-worker")
-        # Batches of inline graders are pure CPU work, which threads cannot share (the GIL):
-        # one thread grades them one after another, faster than several taking turns.
-        self.lane = DaemonPool(1, "gradekit-inline")
+        # Sync grades are mostly CPU work, which threads cannot share (the GIL): one thread
+        # grades the batches one after another, faster than several taking turns; a grade
+        # that stalls (waits) gets a thread of its own (see `STALL_SECONDS`).
+        self.lane = DaemonPool(1, "gradekit-lane")
         self.context = Context(settings, self.pool)
         # Cases whose graders all wait on commands: graded wholly in worker threads.
         self.blocking = BlockingLane(
             jobs, self.context, self._emit, lambda case: case.policy or suite.policy
         )
         self.out: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.cancel = CANCEL.get()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.stopping = False
@@ -98,8 +124,10 @@ class _Run:
         self.waiting = False  # the loop waits for room
         self.room: asyncio.Event | None = None
         self._cases_running = 0  # cases graded as tasks on the loop now
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._slots: asyncio.Semaphore | None = None  # the `jobs` slots, made on the loop
         self._last_graders: tuple[GraderEntry, ...] | None = None
-        self._last_inline = False
+        self._last_sync = False
 
     # -- the caller's thread -----------------------------------------------------------------
 
@@ -113,6 +141,8 @@ class _Run:
             wait = 0.25 if not deadline else deadline - time.monotonic()
             if deadline and wait <= 0:
                 return
+            if self.cancel is not None and self.cancel.is_set() and not deadline:
+                raise KeyboardInterrupt  # stopped as by Ctrl-C
             try:
                 what, value = self.out.get(timeout=wait)
             except queue.Empty:
@@ -187,19 +217,15 @@ class _Run:
             return
         set_context(self.context)
         self.room = asyncio.Event()
-        slots = asyncio.Semaphore(self.jobs)
-        tasks: set[asyncio.Task[None]] = set()
+        slots = self._slots = asyncio.Semaphore(self.jobs)
+        tasks = self._tasks
+        spawn = self._spawn
         batch: list[tuple[int, Case]] = []
 
         def flush() -> None:
             if batch:
                 spawn(self._batch(list(batch)))
                 batch.clear()
-
-        def spawn(coroutine: Any) -> None:
-            task = asyncio.ensure_future(coroutine)
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
 
         try:
             for position, case in enumerate(self.suite.cases()):
@@ -215,7 +241,7 @@ class _Run:
                 self.read += 1
                 if case.error is not None:
                     self._emit([(position, unloadable(case))])
-                elif every_turn(case, self._inline):
+                elif every_turn(case, self._sync):
                     batch.append((position, case))
                     if len(batch) >= self.batch_size:
                         flush()
@@ -258,18 +284,30 @@ class _Run:
                 return
             spawn(watch)
 
-    def _inline(self, graders: tuple[GraderEntry, ...]) -> bool:
-        """Whether every one of a turn's graders is inline (its case joins a batch); the
+    def _spawn(self, coroutine: Any) -> None:
+        """Run `coroutine` as a task the run waits for (and cancels when it stops)."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _sync(self, graders: tuple[GraderEntry, ...]) -> bool:
+        """Whether every one of a turn's graders is sync (its case joins a batch); the
         answer for the last tuple asked is kept (a dataset's cases share the suite's)."""
         if graders is not self._last_graders:
             settings = self.settings
-            self._last_inline = all(is_inline(entry, settings) for entry in graders)
+            self._last_sync = all(is_sync(entry, settings) for entry in graders)
             self._last_graders = graders
-        return self._last_inline
+        return self._last_sync
 
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
         """Whether every grade of these cases is bounded (see `_batch`)."""
         return all(every_turn(case, _bounded) for _, case in items)
+
+    def _keeps(self, items: list[tuple[int, Case]]) -> bool:
+        """Whether a batch of these cases hands its reports over: when the run keeps or
+        streams them, and when a grader is not pure (a batch that only counts is graded again
+        whole after a timeout, which only pure graders allow)."""
+        return self.keep or not all(every_turn(case, _pure) for _, case in items)
 
     async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         self._cases_running += 1
@@ -280,9 +318,19 @@ class _Run:
             self._cases_running -= 1
             slots.release()
 
-    async def _batch(self, items: list[tuple[int, Case]]) -> None:
-        """Grade a batch on the inline lane; a grade that outlives its timeout gets the timeout
-        error, its worker is abandoned, and the rest of the batch goes on in a new one.
+    async def _batch(
+        self,
+        items: list[tuple[int, Case]],
+        preset: dict[GradeKey, ResultRecord] | None = None,
+    ) -> None:
+        """Grade a batch on the lane and watch it.
+
+        A grade that outlives its timeout gets the timeout error, its worker is abandoned (a
+        new one takes its place), and the rest of the batch goes on in the new one. A grade
+        still running after `STALL_SECONDS` is a stall: its worker is detached, and once a
+        slot of the run's `jobs` is free this batch keeps only the case in progress, holding
+        that slot until it ends, and the rest of the batch is a new one. `preset` holds the
+        timeout records of grades that hung in an earlier attempt.
 
         A batch whose every grade is `bounded` (the built-in text kinds), while no other case
         is in flight, is graded here instead: such a grade cannot hang, and nothing else needs
@@ -290,52 +338,105 @@ class _Run:
         is judged when it returns, as the lane judges a grade that held the GIL. That spares
         a batch two thread hand-offs, a measurable part of a run of such kinds
         (bench/RESULTS.md, "Batches of the built-in kinds graded in the loop's own thread")."""
+        keep = self._keeps(items)
         lone = not self._cases_running and not self.blocking.busy()
-        if lone and self._all_bounded(items):
-            state = BatchState(keep=self.keep)
-            grade_batch(items, state, {}, self.settings, self.suite.policy)
-            self._emit(state.done, state.summary, state.finished)
+        if preset is None and lone and self._all_bounded(items):
+            state = grade_batch(items, BatchState(keep=keep), {}, self.settings, self.suite.policy)
+            self._hand_over(state)
             return
-        preset: dict[GradeKey, ResultRecord] = {}
-        lane = self.lane
-        while items:
-            state = BatchState(keep=self.keep)
-            ticket = lane.submit(
-                grade_batch, items, state, preset, self.settings, self.suite.policy
-            )
-            future = asyncio.wrap_future(ticket.future)
-            try:
-                while True:
-                    grading = state.grading
-                    if grading is None:
-                        wait = 0.5
-                    else:
-                        started, seconds = grading.started, grading.seconds
-                        now = time.perf_counter()
-                        wait = started + seconds - now
-                        if wait <= 0:
-                            finished = self._abandon(state, ticket, future)
-                            key = grading.key()
-                            entry = dict(items)[key.case].turns[key.turn].graders[key.grader]
-                            preset[key] = timed_out(entry, seconds)
-                            items = items[finished:]
+        if preset is None:
+            preset = {}
+        lane, slots = self.lane, self._slots
+        held = False  # this batch holds one of the `jobs` slots (it stalled and was cut)
+        try:
+            while items:
+                state = BatchState(keep=keep, hand_over=self._emit)
+                ticket = lane.submit(
+                    grade_batch, items, state, preset, self.settings, self.suite.policy
+                )
+                future = asyncio.wrap_future(ticket.future)
+                try:
+                    while True:
+                        grading = state.grading
+                        wait = STALL_SECONDS  # until the first grade starts
+                        if grading is not None:
+                            started, seconds = grading.started, grading.seconds
+                            now = time.perf_counter()
+                            wait = started + seconds - now
+                            if wait <= 0:
+                                items = self._time_out(state, ticket, future, items, preset)
+                                break
+                            if not held:
+                                stall = started + STALL_SECONDS - now
+                                if stall > 0:
+                                    wait = min(wait, stall)
+                                elif await self._cut(state, ticket, items, preset):
+                                    held = True
+                                    items = items[: state.end]
+                                else:  # no slot free: look again soon
+                                    wait = min(wait, STALL_SECONDS)
+                        completed, _ = await asyncio.wait((future,), timeout=wait)
+                        if completed:
+                            future.result()  # raises what the worker raised
+                            self._hand_over(state)
+                            items = []
                             break
-                        if not ticket.detached:
-                            stall = started + STALL_SECONDS - now
-                            if stall <= 0:
-                                lane.detach(ticket)
-                            else:
-                                wait = min(wait, stall)
-                    completed, _ = await asyncio.wait((future,), timeout=wait)
-                    if completed:
-                        future.result()  # raises what the worker raised
-                        self._emit(state.done, state.summary, state.finished)
-                        items = []
-                        break
-            except asyncio.CancelledError:
-                # Cases finished before the stop belong in the partial report.
-                self._abandon(state, ticket, future, wait=STOP_WAIT_SECONDS)
-                raise
+                except asyncio.CancelledError:
+                    # Cases finished before the stop belong in the partial report.
+                    self._abandon(state, ticket, future, wait=STOP_WAIT_SECONDS)
+                    raise
+        finally:
+            if held and slots is not None:
+                slots.release()
+
+    def _time_out(
+        self,
+        state: BatchState,
+        ticket: Ticket,
+        future: asyncio.Future[Any],
+        items: list[tuple[int, Case]],
+        preset: dict[GradeKey, ResultRecord],
+    ) -> list[tuple[int, Case]]:
+        """The grade in progress is past its timeout: abandon the batch's worker, preset that
+        grade's timeout record, and return the cases left to grade (from its case on)."""
+        grading = state.grading
+        assert grading is not None
+        finished = self._abandon(state, ticket, future)
+        key = grading.key()
+        entry = dict(items)[key.case].turns[key.turn].graders[key.grader]
+        preset[key] = timed_out(entry, grading.seconds)
+        return items[finished:]
+
+    def _hand_over(self, state: BatchState) -> None:
+        """Emit what a finished batch has not handed over yet: counted by its summary when it
+        handed nothing over before, else by the receiver (as the reports handed over were)."""
+        rest, whole = state.rest()
+        if whole:
+            self._emit(rest, state.summary, state.finished)
+        else:
+            self._emit(rest)
+
+    async def _cut(
+        self,
+        state: BatchState,
+        ticket: Ticket,
+        items: list[tuple[int, Case]],
+        preset: dict[GradeKey, ResultRecord],
+    ) -> bool:
+        """A batch's grade stalls: detach its worker, and once one of the run's `jobs` slots is
+        free, take it (the caller holds it from then on) and cut the batch after the case in
+        progress, the rest watched as a new batch. False when no slot is free yet."""
+        if not ticket.detached:
+            self.lane.detach(ticket)
+        slots = self._slots
+        assert slots is not None
+        if slots.locked():
+            return False
+        await slots.acquire()
+        kept = state.cut()
+        if kept < len(items):
+            self._spawn(self._batch(items[kept:], preset))
+        return True
 
     def _abandon(
         self, state: BatchState, ticket: Ticket, future: asyncio.Future[Any], *, wait: float = 0.0
@@ -347,11 +448,10 @@ class _Run:
         case in progress); a worker that does not (hung in a grade) has its whole batch graded
         again, and counted once, by the next attempt (inline graders are pure).
         """
-        state.abandoned = True
+        rest, _ = state.rest(abandon=True)
         if state.keep:
-            done = list(state.done)
-            self._emit(done)
-            finished = len(done)
+            self._emit(rest)
+            finished = state.emitted
         elif wait and state.stopped.wait(wait):
             finished = state.finished
             self._emit([], state.summary, finished)

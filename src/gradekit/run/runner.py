@@ -1,5 +1,6 @@
-"""The runner: `run_suite` grades a suite's cases concurrently (`gradekit.grade`, one sample
-through some graders, is `gradekit.run.dispatch`'s).
+"""The runner: `run_suite` grades a suite's cases concurrently, and `arun_suite` awaits it
+from an event loop (`gradekit.grade`, one sample through some graders, is
+`gradekit.run.dispatch`'s).
 
 The event loop runs in a daemon thread of its own (see `gradekit.run.loop`); the thread that
 called `run_suite` receives each finished case from a queue, records it, calls `on_case` with
@@ -10,10 +11,14 @@ graders are, and a grader that hangs holds neither the caller nor the exit of th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import os
 import signal
+import threading
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -26,6 +31,7 @@ from gradekit.run.collect import Collection
 from gradekit.run.executor import Executor, Remote
 from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.interrupts import stopping_on
+from gradekit.run.loop import CANCEL
 from gradekit.run.resume import ResultsLog
 from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import (
@@ -38,7 +44,7 @@ from gradekit.run.settings import (
 from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
 
-__all__ = ["run_suite"]
+__all__ = ["arun_suite", "run_suite"]
 
 
 def run_suite(
@@ -148,6 +154,70 @@ def run_suite(
             assert isinstance(log, ResultsLog)
             tally = base.tally().add_texts(log.case_texts())
         return attrs.evolve(report, baseline=tally.marks(confidence))
+
+
+async def arun_suite(
+    suite: Suite,
+    *,
+    jobs: int | None = None,
+    on_case: Callable[[CaseReport], object] | None = None,
+    select: Select | None = None,
+    resume: str | os.PathLike[str] | ResultsLog | None = None,
+    executor: Executor = "local",
+    defaults: GraderDefaults | None = None,
+    outputs: Outputs | None = None,
+    statistics: Statistics | None = None,
+) -> SuiteReport:
+    """`run_suite` awaited from a running event loop, which it never
+    blocks: the run's caller's side (receiving cases, `on_case`, the results log) runs in a
+    daemon thread of its own, the grading in the runner's threads as always. The same
+    arguments (checked when the run starts), report and errors as `run_suite`; `on_case`
+    is called in that thread.
+
+    Cancelling the awaiting task stops the run as Ctrl-C does (a local run; within a quarter
+    of a second, and the results log keeps what finished) and raises CancelledError.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[SuiteReport] = loop.create_future()
+    cancel = threading.Event()
+
+    def settle(ok: bool, value: Any) -> None:
+        if done.done():  # cancelled meanwhile
+            return
+        if ok:
+            done.set_result(value)
+        else:
+            done.set_exception(value)
+
+    def target() -> None:
+        CANCEL.set(cancel)
+        try:
+            report = run_suite(
+                suite,
+                jobs=jobs,
+                on_case=on_case,
+                select=select,
+                resume=resume,
+                executor=executor,
+                defaults=defaults,
+                outputs=outputs,
+                statistics=statistics,
+            )
+        except BaseException as error:  # handed to the awaiting task
+            outcome: tuple[bool, Any] = (False, error)
+        else:
+            outcome = (True, report)
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    context = contextvars.copy_context()  # the caller's run options among them
+    thread = threading.Thread(target=context.run, args=(target,), name="gradekit-arun", daemon=True)
+    thread.start()
+    try:
+        return await done
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
 
 
 def _with_figures(report: SuiteReport, run: RunContext) -> SuiteReport:
