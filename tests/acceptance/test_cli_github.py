@@ -191,3 +191,41 @@ def test_names_with_control_characters_show_as_escapes_and_attempts_are_named(
     titles = [props.get("title") for command, props, _ in _commands(done.stdout)]
     assert "gradekit: wipe\\x1b[2J failed" in titles
     assert "gradekit: tries [attempt 1] failed" in titles  # which attempt, as every report says
+
+
+ATTEMPTS_SUITE = """
+name: tries
+graders: [{kind: equality}]
+dataset: tries.jsonl
+cases:
+  - name: in-yaml
+    expected: a
+    attempts:
+      - b
+      - c
+      - output: d
+"""
+
+
+def test_each_attempt_is_annotated_at_its_own_line(tmp_path: Path, gradekit: Run) -> None:
+    (tmp_path / "suite.yaml").write_text(ATTEMPTS_SUITE.lstrip())
+    lines = [
+        {"name": "in-data", "attempt": 0, "output": "x", "expected": "y"},
+        {"name": "other", "output": "x", "expected": "x"},
+        {"name": "in-data", "attempt": 1, "output": "z", "expected": "y"},
+    ]
+    (tmp_path / "tries.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    done = gradekit("run", "suite.yaml", "-q", env={"GITHUB_ACTIONS": "true"})
+
+    assert done.returncode == 1, done.stderr
+    errors = [props for name, props, _ in _commands(done.stdout) if name == "error"]
+    text = (tmp_path / "suite.yaml").read_text().splitlines()
+    yaml_lines = [n for n, line in enumerate(text, 1) if line.startswith("      - ")]
+    assert [(e["title"], e["file"], e["line"]) for e in errors] == [
+        ("gradekit: in-yaml [attempt 0] failed", "suite.yaml", str(yaml_lines[0])),
+        ("gradekit: in-yaml [attempt 1] failed", "suite.yaml", str(yaml_lines[1])),
+        ("gradekit: in-yaml [attempt 2] failed", "suite.yaml", str(yaml_lines[2])),
+        ("gradekit: in-data [attempt 0] failed", "tries.jsonl", "1"),
+        ("gradekit: in-data [attempt 1] failed", "tries.jsonl", "3"),
+    ]

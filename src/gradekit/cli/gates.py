@@ -300,7 +300,7 @@ def report_to_github(
 
     shown = list(itertools.islice(failing, MAX_ANNOTATIONS))
     root = environ.get("GITHUB_WORKSPACE") or os.getcwd()
-    places = places_of(suite, {case.name for case in shown}, root)
+    places = places_of(suite, {(case.name, case.attempt) for case in shown}, root)
     for line in error_commands(report, shown, places):
         print(line, file=out)
     out.flush()
@@ -327,19 +327,23 @@ def _append_summary(
     return []
 
 
-def places_of(suite: Suite, names: set[str], root: str) -> dict[str, Place]:
-    """Where each case named in `names` is written, by name, as GitHub names files (relative
-    to `root`, the repository's folder). The suite's cases are read again until all are found:
-    a case keeps its place (`Case.location`), the report does not."""
-    found: dict[str, Place] = {}
-    if not names:
+def places_of(
+    suite: Suite, keys: set[tuple[str, int | None]], root: str
+) -> dict[tuple[str, int | None], Place]:
+    """Where each case of `keys` (its name and attempt index, None for a case of one attempt)
+    is written, by that key, as GitHub names files (relative to `root`, the repository's
+    folder): each attempt at its own line. The suite's cases are read again until all are
+    found: a case keeps its place (`Case.location`), the report does not."""
+    found: dict[tuple[str, int | None], Place] = {}
+    if not keys:
         return found
     for case in suite.cases():
-        if case.name in names and case.name not in found:
+        key = (case.name, case.attempt)
+        if key in keys and key not in found:
             place = _place(suite, case.location, root)
             if place is not None:
-                found[case.name] = place
-            if len(found) == len(names):
+                found[key] = place
+            if len(found) == len(keys):
                 break
     return found
 
