@@ -316,15 +316,31 @@ def _append_summary(
     from gradekit.core.errors import WriteError
     from gradekit.report.markdown import render_markdown
 
-    text = render_markdown(report, cases)
+    # A block of its own, whatever is before and after it: a blank line before (an HTML block
+    # the file ends in, such as an earlier run's `</details>`, would take in our heading) and
+    # one after (ours would take in the next step's).
+    text = render_markdown(report, cases).rstrip("\n") + "\n\n"
     try:
-        with open(path, "a", encoding="utf-8") as file:
-            file.write(text if text.endswith("\n") else text + "\n")
+        with open(path, "a+b") as file:
+            file.write((_separator(file) + text).encode())
     except OSError as error:
         failure = WriteError(path, error.strerror or str(error), "check GITHUB_STEP_SUMMARY")
         print(f"gradekit: {failure}", file=sys.stderr)
         return [failure]
     return []
+
+
+def _separator(file: IO[bytes]) -> str:
+    """What makes a blank line after the end of `file` (open for appending): nothing for an
+    empty file or one that ends in a blank line."""
+    size = file.seek(0, os.SEEK_END)
+    if size == 0:
+        return ""
+    file.seek(max(0, size - 2))
+    tail = file.read()
+    if tail == b"\n\n" or (size == 1 and tail == b"\n"):
+        return ""
+    return "\n" if tail.endswith(b"\n") else "\n\n"
 
 
 def places_of(
