@@ -71,7 +71,11 @@ def test_compare_lists_what_changed_and_exits_1_on_a_regression(
     data = json.loads((tmp_path / "c.json").read_text())
     assert [c["name"] for c in data["regressed"]] == ["breaks"]
     assert [c["name"] for c in data["fixed"]] == ["mends"]
-    assert sorted(c["name"] for c in data["added"]) == ["arrives", "erring"]
+    # One word for a case not in the baseline, as `gradekit run --baseline` marks it: new.
+    assert sorted(c["name"] for c in data["new"]) == ["arrives", "erring"]
+    assert "added" not in data
+    assert "New (not in the baseline): 2\n" in done.stdout
+    assert "1 regressed, 1 fixed, 2 new, " in done.stdout
     assert [c["name"] for c in data["removed"]] == ["leaves"]
     assert [c["name"] for c in data["new_errors"]] == ["erring"]
     assert "| `breaks` | pass | fail |" in (tmp_path / "c.md").read_text()
@@ -164,7 +168,7 @@ def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
     assert done.returncode == 0, done.stderr  # nothing regressed
     out = done.stdout
     assert "no case changed outcome" not in out
-    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in out
+    assert "0 regressed, 0 fixed, 0 new, 4 unchanged (3 still failing), 0 removed" in out
     assert "Newly erroring: 1\n  now-errs: fail -> error\n" in out
     assert "Failing now (erroring before): 1\n  now-fails: error -> fail\n" in out
     data = json.loads((tmp_path / "c.json").read_text())
@@ -183,7 +187,7 @@ def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
     # Nothing changed at all: said so, with the same counts.
     same = gradekit("compare", "new.json", "new.json")
     assert same.returncode == 0, same.stderr
-    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in same.stdout
+    assert "0 regressed, 0 fixed, 0 new, 4 unchanged (3 still failing), 0 removed" in same.stdout
     assert "no case changed outcome" in same.stdout
 
 

@@ -37,7 +37,7 @@ _SECTIONS = (
     ("new_errors", "Newly erroring"),
     ("fixed", "Fixed (passing now)"),
     ("now_failing", "Failing now (erroring before)"),
-    ("added", "Added"),
+    ("new", "New (not in the baseline)"),
     ("removed", "Removed"),
 )
 
@@ -50,7 +50,7 @@ def _rate_line(comparison: Comparison) -> str:
     """The pass-rate change in one line: with the paired statistics, their verdict line."""
     statistics = comparison.statistics
     if statistics is not None:
-        all_paired = not comparison.added and not comparison.removed
+        all_paired = not comparison.new and not comparison.removed
         return verdict_line(
             comparison.base_pass_rate,
             comparison.new_pass_rate,
@@ -67,10 +67,10 @@ def _rate_line(comparison: Comparison) -> str:
 
 def _counts_line(comparison: Comparison) -> str:
     """How the new run's cases compare, with the marks of `gradekit run --baseline`: regressed
-    + fixed + added + unchanged is the new run's cases; removed are the baseline's others."""
+    + fixed + new + unchanged is the new run's cases; removed are the baseline's others."""
     c = comparison
     return (
-        f"{len(c.regressed)} regressed, {len(c.fixed)} fixed, {len(c.added)} added, "
+        f"{len(c.regressed)} regressed, {len(c.fixed)} fixed, {len(c.new)} new, "
         f"{c.unchanged} unchanged ({c.still_failing} still failing), {len(c.removed)} removed"
     )
 
