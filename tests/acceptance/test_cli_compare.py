@@ -214,3 +214,58 @@ def test_compare_markdown_shows_names_exactly_and_control_characters_as_escapes(
     assert against.returncode == 1
     assert "regressed against a.json: tick`x\\x1b|y" in against.stderr
     assert "\x1b" not in against.stdout + against.stderr
+
+
+def _dataset_run(tmp_path: Path, gradekit: Run, name: str, lines: list[dict]) -> None:
+    (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (tmp_path / f"{name}.yaml").write_text(
+        f"name: big\ngraders: [{{kind: equality}}]\ndataset: {name}.jsonl\n"
+    )
+    done = gradekit("run", f"{name}.yaml", "-q", "-o", f"{name}.json", "--html", f"{name}.html")
+    assert done.returncode in (0, 1), done.stderr
+
+
+def test_the_html_comparison_reads_like_the_run_report_in_chromium(
+    tmp_path: Path, gradekit: Run
+) -> None:
+    from chromium import Browser, chromium, file_url
+
+    chromium()
+    kept = [{"name": f"k{i:04d}", "output": "a", "expected": "a"} for i in range(1200)]
+    _dataset_run(tmp_path, gradekit, "base", kept)
+    broken = [{**kept[0], "output": "b"}, *kept[1:]]
+    added = [{"name": f"n{i:04d}", "output": "a", "expected": "a"} for i in range(1500)]
+    _dataset_run(tmp_path, gradekit, "new", broken + added)
+    done = gradekit("compare", "base.json", "new.json", "--html", "cmp.html")
+    assert done.returncode == 1, done.stderr
+
+    browser = Browser()
+    try:
+        browser.open(file_url(tmp_path / "base.html"))
+        look = (
+            "(() => { const s = e => getComputedStyle(document.querySelector(e));"
+            " return [s('body').fontFamily, s('body').fontSize, s('th').backgroundColor,"
+            " s('td').borderTopColor, s('h1').fontSize,"
+            " s('.badge.fail, .badge.pass').borderRadius]; })()"
+        )
+        report_look = browser.evaluate(look)
+        browser.open(file_url(tmp_path / "cmp.html"))
+        assert browser.evaluate(look) == report_look  # the run report's style
+        text = "(e => e.innerText.replace(/\\s+/g, ' ').trim())"
+        summary = browser.evaluate(f"{text}(document.getElementById('summary'))")
+        assert summary == (
+            "100.0% → 99.9% pass rate 1 regressed 0 fixed 1,500 new 1,199 unchanged "
+            "0 still failing 0 removed"
+        )
+        # Outcomes as the run report's badges, in its colours.
+        badges = browser.evaluate(
+            "Array.from(document.querySelectorAll('#section-regressed .badge'))"
+            ".map(b => [b.textContent, getComputedStyle(b).backgroundColor])"
+        )
+        assert badges == [["pass", "rgb(26, 127, 55)"], ["fail", "rgb(207, 34, 46)"]]
+        heading = "document.querySelector('#section-new').previousElementSibling.textContent"
+        assert browser.evaluate(heading) == "New (not in the baseline): 1,500"
+        verdict = browser.evaluate("document.querySelector('h1 .badge').textContent")
+        assert verdict == "no significant change"
+    finally:
+        browser.close()
