@@ -197,7 +197,7 @@ def render_markdown(comparison: Comparison) -> str:
 _PAGE_STYLE = (
     "body{display:block;height:auto}main{padding:4px 20px 20px}"
     "main h2{font-size:16px;margin:18px 0 4px}main table{min-width:40%}"
-    "p.verdict{margin:4px 0 8px}"
+    "p.verdict{margin:4px 0 8px}.count.fail b{color:var(--fail)}.count.pass b{color:var(--pass)}"
 )
 """The run report's style (`gradekit.report.html.STYLE`) is the page's; the viewer's
 full-height layout is not needed for a page of tables."""
@@ -234,15 +234,15 @@ def render_html(comparison: Comparison) -> str:
     verdict = "" if statistics is None else statistics.verdict
     shown = badge(_VERDICT_BADGE.get(verdict, "skip"), verdict) if verdict else ""
     counts = [
-        ("regressed", len(c.regressed), "fail"),
-        ("fixed", len(c.fixed), "pass"),
+        ("regressed", len(c.regressed), " fail"),
+        ("fixed", len(c.fixed), " pass"),
         ("new", len(c.new), ""),
         ("unchanged", c.unchanged, ""),
         ("still failing", c.still_failing, ""),
         ("removed", len(c.removed), ""),
     ]
     boxes = "".join(
-        f'<div class="count {style}" id="count-{word.replace(" ", "-")}"><b>{n:,}</b> {word}</div>'
+        f'<div class="count{style}" id="count-{word.replace(" ", "-")}"><b>{n:,}</b> {word}</div>'
         for word, n, style in counts
     )
     rates = f"{percent(c.base_pass_rate)} &rarr; {percent(c.new_pass_rate)}"
