@@ -177,7 +177,7 @@ def test_compare_and_rerun_failed_match_attempts_by_name_and_index(
     assert compared.returncode == 1, compared.stderr
     changes = json.loads((tmp_path / "c.json").read_text())
     assert changes["regressed"] == [{"name": "add", "base": "pass", "new": "fail", "attempt": 2}]
-    assert changes["added"] == [] and changes["removed"] == []
+    assert changes["new"] == [] and changes["removed"] == []
     assert changes["unchanged"] == 10  # every other attempt matched its own, none collided
     assert "add [attempt 2]: pass -> fail" in compared.stdout
 

@@ -71,7 +71,11 @@ def test_compare_lists_what_changed_and_exits_1_on_a_regression(
     data = json.loads((tmp_path / "c.json").read_text())
     assert [c["name"] for c in data["regressed"]] == ["breaks"]
     assert [c["name"] for c in data["fixed"]] == ["mends"]
-    assert sorted(c["name"] for c in data["added"]) == ["arrives", "erring"]
+    # One word for a case not in the baseline, as `gradekit run --baseline` marks it: new.
+    assert sorted(c["name"] for c in data["new"]) == ["arrives", "erring"]
+    assert "added" not in data
+    assert "New (not in the baseline): 2\n" in done.stdout
+    assert "1 regressed, 1 fixed, 2 new, " in done.stdout
     assert [c["name"] for c in data["removed"]] == ["leaves"]
     assert [c["name"] for c in data["new_errors"]] == ["erring"]
     assert "| `breaks` | pass | fail |" in (tmp_path / "c.md").read_text()
@@ -164,7 +168,7 @@ def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
     assert done.returncode == 0, done.stderr  # nothing regressed
     out = done.stdout
     assert "no case changed outcome" not in out
-    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in out
+    assert "0 regressed, 0 fixed, 0 new, 4 unchanged (3 still failing), 0 removed" in out
     assert "Newly erroring: 1\n  now-errs: fail -> error\n" in out
     assert "Failing now (erroring before): 1\n  now-fails: error -> fail\n" in out
     data = json.loads((tmp_path / "c.json").read_text())
@@ -178,12 +182,14 @@ def test_a_case_between_fail_and_error_is_unchanged_still_failing_and_listed(
     assert "### Failing now (erroring before): 1" in markdown
     assert "| `now-fails` | error | fail |" in markdown
     page = (tmp_path / "c.html").read_text()
-    assert "4 unchanged (3 still failing)" in page and "now-fails" in page
+    assert '<div class="count" id="count-unchanged"><b>4</b> unchanged</div>' in page
+    assert '<div class="count" id="count-still-failing"><b>3</b> still failing</div>' in page
+    assert "now-fails" in page
 
     # Nothing changed at all: said so, with the same counts.
     same = gradekit("compare", "new.json", "new.json")
     assert same.returncode == 0, same.stderr
-    assert "0 regressed, 0 fixed, 0 added, 4 unchanged (3 still failing), 0 removed" in same.stdout
+    assert "0 regressed, 0 fixed, 0 new, 4 unchanged (3 still failing), 0 removed" in same.stdout
     assert "no case changed outcome" in same.stdout
 
 
@@ -210,3 +216,58 @@ def test_compare_markdown_shows_names_exactly_and_control_characters_as_escapes(
     assert against.returncode == 1
     assert "regressed against a.json: tick`x\\x1b|y" in against.stderr
     assert "\x1b" not in against.stdout + against.stderr
+
+
+def _dataset_run(tmp_path: Path, gradekit: Run, name: str, lines: list[dict]) -> None:
+    (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (tmp_path / f"{name}.yaml").write_text(
+        f"name: big\ngraders: [{{kind: equality}}]\ndataset: {name}.jsonl\n"
+    )
+    done = gradekit("run", f"{name}.yaml", "-q", "-o", f"{name}.json", "--html", f"{name}.html")
+    assert done.returncode in (0, 1), done.stderr
+
+
+def test_the_html_comparison_reads_like_the_run_report_in_chromium(
+    tmp_path: Path, gradekit: Run
+) -> None:
+    from chromium import Browser, chromium, file_url
+
+    chromium()
+    kept = [{"name": f"k{i:04d}", "output": "a", "expected": "a"} for i in range(1200)]
+    _dataset_run(tmp_path, gradekit, "base", kept)
+    broken = [{**kept[0], "output": "b"}, *kept[1:]]
+    added = [{"name": f"n{i:04d}", "output": "a", "expected": "a"} for i in range(1500)]
+    _dataset_run(tmp_path, gradekit, "new", broken + added)
+    done = gradekit("compare", "base.json", "new.json", "--html", "cmp.html")
+    assert done.returncode == 1, done.stderr
+
+    browser = Browser()
+    try:
+        browser.open(file_url(tmp_path / "base.html"))
+        look = (
+            "(() => { const s = e => getComputedStyle(document.querySelector(e));"
+            " return [s('body').fontFamily, s('body').fontSize, s('th').backgroundColor,"
+            " s('td').borderTopColor, s('h1').fontSize,"
+            " s('.badge.fail, .badge.pass').borderRadius]; })()"
+        )
+        report_look = browser.evaluate(look)
+        browser.open(file_url(tmp_path / "cmp.html"))
+        assert browser.evaluate(look) == report_look  # the run report's style
+        text = "(e => e.innerText.replace(/\\s+/g, ' ').trim())"
+        summary = browser.evaluate(f"{text}(document.getElementById('summary'))")
+        assert summary == (
+            "100.0% → 99.9% pass rate 1 regressed 0 fixed 1,500 new 1,199 unchanged "
+            "0 still failing 0 removed"
+        )
+        # Outcomes as the run report's badges, in its colours.
+        badges = browser.evaluate(
+            "Array.from(document.querySelectorAll('#section-regressed .badge'))"
+            ".map(b => [b.textContent, getComputedStyle(b).backgroundColor])"
+        )
+        assert badges == [["pass", "rgb(26, 127, 55)"], ["fail", "rgb(207, 34, 46)"]]
+        heading = "document.querySelector('#section-new').previousElementSibling.textContent"
+        assert browser.evaluate(heading) == "New (not in the baseline): 1,500"
+        verdict = browser.evaluate("document.querySelector('h1 .badge').textContent")
+        assert verdict == "no significant change"
+    finally:
+        browser.close()

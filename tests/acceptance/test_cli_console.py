@@ -26,7 +26,7 @@ def _run_on_terminal(
     return its exit code and what it drew."""
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in {"CI", "NO_COLOR", "FORCE_COLOR"}}
-    env.update(COLUMNS="160", TERM="xterm", **settings)
+    env.update({"COLUMNS": "160", "TERM": "xterm", **settings})
     process = subprocess.Popen(
         [gradekit_command(), *args],
         cwd=cwd,
@@ -376,3 +376,23 @@ def test_kinds_draws_a_short_table_and_writes_a_long_one_as_plain_text(tmp_path:
     assert any(
         line.split()[:3] == ["listed_059.kind", "listed-plugin-059", "1.0"] for line in lines
     )
+
+
+def test_a_dumb_terminal_gets_plain_ascii(slow_suite: Path, tmp_path: Path) -> None:
+    """TERM=dumb (Emacs' shell): no bar, no box characters, no colour: plain lines and text."""
+    code, drawn = _run_on_terminal(
+        ["run", "suite.yaml", "--jobs", "2", "-o", "r.json"],
+        tmp_path,
+        stdout=True,
+        TERM="dumb",
+        GRADEKIT_PROGRESS_INTERVAL="0.25",
+    )
+
+    assert code == 1
+    assert drawn.isascii(), sorted({c for c in drawn if not c.isascii()})
+    assert not _SGR.search(drawn)
+    lines = _plain_lines(drawn)
+    assert lines and lines[-1] == ("36", "100", "28", "4", "4", "0s")  # progress as lines
+    assert "\r" not in drawn.replace("\r\n", "\n")  # nothing redrawn in place
+    assert re.search(r"\r\n-+  -+  -+", drawn)  # the tables as aligned plain text
+    assert "  FAIL   c01" in drawn

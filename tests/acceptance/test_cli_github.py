@@ -102,7 +102,8 @@ def test_annotations_point_at_the_cases_and_the_summary_is_appended(
     assert notice == {"title": "gradekit: in-ci"}
     assert said == "2 of 4 cases did not pass (2 failed, 0 errored)"
     written = summary.read_text()
-    assert written.startswith("earlier step\n## gradekit: in-ci ❌ failed\n")
+    assert written.startswith("earlier step\n\n## gradekit: in-ci ❌ failed\n")
+    assert written.endswith("</details>\n\n")  # a block of its own
     assert "<b>odd: name, 100%</b>: failed</summary>" in written
 
     # --annotations none: neither the commands nor the summary.
@@ -191,3 +192,70 @@ def test_names_with_control_characters_show_as_escapes_and_attempts_are_named(
     titles = [props.get("title") for command, props, _ in _commands(done.stdout)]
     assert "gradekit: wipe\\x1b[2J failed" in titles
     assert "gradekit: tries [attempt 1] failed" in titles  # which attempt, as every report says
+
+
+ATTEMPTS_SUITE = """
+name: tries
+graders: [{kind: equality}]
+dataset: tries.jsonl
+cases:
+  - name: in-yaml
+    expected: a
+    attempts:
+      - b
+      - c
+      - output: d
+"""
+
+
+def test_each_attempt_is_annotated_at_its_own_line(tmp_path: Path, gradekit: Run) -> None:
+    (tmp_path / "suite.yaml").write_text(ATTEMPTS_SUITE.lstrip())
+    lines = [
+        {"name": "in-data", "attempt": 0, "output": "x", "expected": "y"},
+        {"name": "other", "output": "x", "expected": "x"},
+        {"name": "in-data", "attempt": 1, "output": "z", "expected": "y"},
+    ]
+    (tmp_path / "tries.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    done = gradekit("run", "suite.yaml", "-q", env={"GITHUB_ACTIONS": "true"})
+
+    assert done.returncode == 1, done.stderr
+    errors = [props for name, props, _ in _commands(done.stdout) if name == "error"]
+    text = (tmp_path / "suite.yaml").read_text().splitlines()
+    yaml_lines = [n for n, line in enumerate(text, 1) if line.startswith("      - ")]
+    assert [(e["title"], e["file"], e["line"]) for e in errors] == [
+        ("gradekit: in-yaml [attempt 0] failed", "suite.yaml", str(yaml_lines[0])),
+        ("gradekit: in-yaml [attempt 1] failed", "suite.yaml", str(yaml_lines[1])),
+        ("gradekit: in-yaml [attempt 2] failed", "suite.yaml", str(yaml_lines[2])),
+        ("gradekit: in-data [attempt 0] failed", "tries.jsonl", "1"),
+        ("gradekit: in-data [attempt 1] failed", "tries.jsonl", "3"),
+    ]
+
+
+def _headings(markdown: str) -> list[str]:
+    """The level-2 headings GitHub shows for a step summary: rendered by cmark-gfm, GitHub's
+    own renderer, with raw HTML kept (GitHub sanitizes it afterwards instead)."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    return re.findall(r"<h2>(.*?)</h2>", html)
+
+
+def test_the_step_summary_of_each_run_renders_as_a_block_of_its_own(
+    tmp_path: Path, gradekit: Run
+) -> None:
+    _suite(tmp_path)
+    summary = tmp_path / "step-summary.md"
+    # An earlier step that ends in an HTML block, with no blank line after it.
+    summary.write_text("<details><summary>setup</summary>\n\ndone\n</details>")
+    env = {"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(tmp_path)}
+    for _ in range(2):  # two runs in one step
+        done = gradekit("run", "evals/suite.yaml", "-q", "--annotations", "github", env=env)
+        assert done.returncode == 1, done.stderr
+    with summary.open("a") as file:  # a later step's own heading
+        file.write("## deploy\n")
+
+    headings = _headings(summary.read_text())
+
+    assert headings == ["gradekit: in-ci ❌ failed", "gradekit: in-ci ❌ failed", "deploy"]

@@ -212,8 +212,10 @@ def test_a_large_run_draws_only_the_rows_on_screen(
     browser.open(file_url(tmp_path / "r.html"))
     browser.resize(1200, 800)
     assert browser.evaluate("document.getElementById('shown').textContent") == (
-        f"{count} of {count} cases shown"
+        "3,000 of 3,000 cases shown"  # numbers with thousands separators
     )
+    boxes = "document.getElementById('summary').innerText.replace(/\\s+/g, ' ')"
+    assert browser.evaluate(boxes).startswith("3,000 cases 429 passed 2,571 failed 0 errored")
     drawn = "document.querySelectorAll('#rows .row.case:not([hidden])').length"
     assert 10 < browser.evaluate(drawn) < 80
     first = "document.querySelector('.row.case:not([hidden])').dataset.name"

@@ -5,6 +5,8 @@ Jenkins xunit plugin's JUnit schema (data/jenkins-junit.xsd) and the strict comm
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -128,15 +130,17 @@ def test_failing_cases_carry_their_sample_in_system_out(tmp_path: Path) -> None:
     transcript = cases["transcript-refund"].system_out
     assert transcript.startswith("turn 1:\n  input: Thanks! Can I get a refund anyway?\n")
     assert "  messages:\n    user: Thanks! Can I get a refund anyway?\n" in transcript
-    # Characters XML cannot hold become U+FFFD; markup and entities survive as text.
+    # Characters XML cannot hold become their escapes (`\x07`), as in the messages (the
+    # attributes); markup and entities survive as text.
     nasty = cases["nasty <b>&amp;</b> `name` *bold*"].system_out
     output = nasty.split("\n")[1].removeprefix("  output: ")
     assert output == sample_reports.NASTY.translate(
         {
-            code: "\ufffd"
+            code: repr(chr(code))[1:-1]
             for code in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFFFE, 0xFFFF]
         }
     )
+    assert "bell\\x07 esc\\x1b[31m" in output
 
 
 def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path) -> None:
@@ -149,9 +153,9 @@ def test_characters_xml_cannot_hold_in_names_and_a_lone_surrogate(tmp_path: Path
     document = etree.parse(str(tmp_path / "r.xml"))
     assert JENKINS.validate(document), JENKINS.error_log
     names = [case.get("name") for case in document.getroot().iter("testcase")]
-    assert names[0] == "bell\ufffd cr\r <&> \ufffd"
+    assert names[0] == "bell\\x07 cr\r <&> \\ud800"
     refund = document.getroot().find(".//testcase[@name='refund']/system-out")
-    assert "  output:\n    line\r\n    next \ufffd\n" in refund.text
+    assert "  output:\n    line\r\n    next \\ud800\n" in refund.text
 
 
 MANY_PROBLEMS = """
@@ -239,3 +243,76 @@ def test_a_case_that_could_not_be_loaded_is_a_config_error_not_its_file_name(
     (error,) = cases["data.jsonl:2"].result
     assert error.type == "ConfigError"  # was "data.jsonl", the text before the first colon
     assert error.message.startswith("data.jsonl:2: invalid JSON")
+
+
+SNIFFED = """
+name: sniffed
+graders: [{kind: equality}]
+cases:
+  - name: "bell\\a café"
+    output: "the answer is\\a and \\uFFFD that is all there is to it \\U0001F600"
+    expected: "the answer is the one we have"
+"""
+"""A short file in English whose output holds a control character, U+FFFD and characters
+beyond ASCII: what made xunit-viewer guess CP1252 and crash."""
+
+
+def _sniffed(gradekit: Run, folder: Path) -> Path:
+    (folder / "suite.yaml").write_text(SNIFFED.lstrip(), encoding="utf-8")
+    done = gradekit("run", "suite.yaml", "-q", "--junit", "r.xml", cwd=folder)
+    assert done.returncode == 1, done.stderr
+    return folder / "r.xml"
+
+
+def test_the_file_is_ascii_so_no_reader_guesses_its_encoding_wrong(
+    gradekit: Run, tmp_path: Path
+) -> None:
+    data = _sniffed(gradekit, tmp_path).read_bytes()
+
+    # Every character beyond ASCII is a character reference: sniffers that do not read the XML
+    # declaration see ASCII. xunit-viewer's (detect-file-encoding-and-language) decodes the
+    # bytes as UTF-8 and calls a decoding holding U+FFFD "not UTF-8", whatever the reason.
+    assert data.isascii()
+    assert "\ufffd" not in data.decode("utf-8", errors="replace")
+    assert b"&#65533;" in data and b"&#233;" in data
+    (suite,) = list(junitparser.JUnitXml.fromstring(data))
+    (case,) = list(suite)
+    assert case.name == "bell\\x07 café"
+    (failure,) = case.result  # one escape form in attributes and in element text alike
+    assert "got 'the answer is\\x07 and \ufffd that" in failure.message
+    assert "got 'the answer is\\x07 and \ufffd that" in failure.text
+    assert "output: the answer is\\x07 and \ufffd that is all there is to it \U0001f600\n" in (
+        case.system_out
+    )
+    assert JENKINS.validate(etree.fromstring(data).getroottree()), JENKINS.error_log
+
+
+@pytest.mark.slow
+def test_xunit_viewer_reads_the_file(gradekit: Run, tmp_path: Path) -> None:
+    """xunit-viewer from npm (an install of about 20 s), in its console mode."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed")
+    tools = tmp_path / "tools"
+    subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(tools), "xunit-viewer@10"],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    report = _sniffed(gradekit, tmp_path)
+
+    shown = subprocess.run(
+        [str(tools / "node_modules" / ".bin" / "xunit-viewer"), "-r", str(report), "-c", "-n"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+
+    assert shown.returncode == 0, shown.stderr
+    assert "✗ bell\\x07 café" in shown.stdout
+    assert "output: the answer is\\x07 and \ufffd that is all there is to it \U0001f600" in (
+        shown.stdout
+    )

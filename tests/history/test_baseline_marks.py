@@ -49,7 +49,7 @@ def test_the_marks_agree_with_compare(
     by_mark = {mark: set(names) for mark, names in marks.names.items()}
     assert by_mark["regressed"] == {change.label for change in comparison.regressed}
     assert by_mark["fixed"] == {change.label for change in comparison.fixed}
-    assert by_mark["new"] == {change.label for change in comparison.added}
+    assert by_mark["new"] == {change.label for change in comparison.new}
     assert set(marks.removed_names) == {change.label for change in comparison.removed}
     assert sum(marks.counts.values()) == len(new)
     assert marks.still_failing == sum(

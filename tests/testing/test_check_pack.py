@@ -56,6 +56,20 @@ def test_a_broken_pack_lists_every_violation_with_its_example(pack_env: dict[str
     assert done.stdout.count("\n  Falsifying example: ") == 12
     assert "\n  Falsifying example: Sample(" in done.stdout
     assert lines[-1] == "acme-broken 1.0: 12 violations in 10 of 10 kinds"
+    # What a grader or factory raised points at the pack's own line, never at gradekit's
+    # frames (a score gradekit's GradeResult refused: the pack's line that built it).
+    source = Path(pack_env["PYTHONPATH"].split(os.pathsep)[0], "acme_broken", "__init__.py")
+    text = source.read_text().splitlines()
+    places = re.findall(r"^(\S+): \w+: .* \(at (\S+):(\d+) in (\w+)\)", done.stdout, re.M)
+    assert [(kind, name) for kind, _, _, name in places] == [
+        ("acme.first_word", "grade"),
+        ("acme.lenient", "lenient"),
+        ("acme.token_f1", "grade"),
+    ]
+    assert {path for _, path, _, _ in places} == {str(source)}
+    shown = [text[int(line) - 1].strip() for _, _, line, _ in places]
+    assert shown[1].startswith("return _Lenient(name, float(")
+    assert shown[2].startswith("return GradeResult(self.kind, self.name, score >= self.minimum")
 
 
 def test_a_clean_pack_exits_0(pack_env: dict[str, str]) -> None:

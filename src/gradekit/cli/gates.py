@@ -300,7 +300,7 @@ def report_to_github(
 
     shown = list(itertools.islice(failing, MAX_ANNOTATIONS))
     root = environ.get("GITHUB_WORKSPACE") or os.getcwd()
-    places = places_of(suite, {case.name for case in shown}, root)
+    places = places_of(suite, {(case.name, case.attempt) for case in shown}, root)
     for line in error_commands(report, shown, places):
         print(line, file=out)
     out.flush()
@@ -316,10 +316,13 @@ def _append_summary(
     from gradekit.core.errors import WriteError
     from gradekit.report.markdown import render_markdown
 
-    text = render_markdown(report, cases)
+    # A block of its own, whatever is before and after it: a blank line before (an HTML block
+    # the file ends in, such as an earlier run's `</details>`, would take in our heading) and
+    # one after (ours would take in the next step's).
+    text = render_markdown(report, cases).rstrip("\n") + "\n\n"
     try:
-        with open(path, "a", encoding="utf-8") as file:
-            file.write(text if text.endswith("\n") else text + "\n")
+        with open(path, "a+b") as file:
+            file.write((_separator(file) + text).encode())
     except OSError as error:
         failure = WriteError(path, error.strerror or str(error), "check GITHUB_STEP_SUMMARY")
         print(f"gradekit: {failure}", file=sys.stderr)
@@ -327,19 +330,36 @@ def _append_summary(
     return []
 
 
-def places_of(suite: Suite, names: set[str], root: str) -> dict[str, Place]:
-    """Where each case named in `names` is written, by name, as GitHub names files (relative
-    to `root`, the repository's folder). The suite's cases are read again until all are found:
-    a case keeps its place (`Case.location`), the report does not."""
-    found: dict[str, Place] = {}
-    if not names:
+def _separator(file: IO[bytes]) -> str:
+    """What makes a blank line after the end of `file` (open for appending): nothing for an
+    empty file or one that ends in a blank line."""
+    size = file.seek(0, os.SEEK_END)
+    if size == 0:
+        return ""
+    file.seek(max(0, size - 2))
+    tail = file.read()
+    if tail == b"\n\n" or (size == 1 and tail == b"\n"):
+        return ""
+    return "\n" if tail.endswith(b"\n") else "\n\n"
+
+
+def places_of(
+    suite: Suite, keys: set[tuple[str, int | None]], root: str
+) -> dict[tuple[str, int | None], Place]:
+    """Where each case of `keys` (its name and attempt index, None for a case of one attempt)
+    is written, by that key, as GitHub names files (relative to `root`, the repository's
+    folder): each attempt at its own line. The suite's cases are read again until all are
+    found: a case keeps its place (`Case.location`), the report does not."""
+    found: dict[tuple[str, int | None], Place] = {}
+    if not keys:
         return found
     for case in suite.cases():
-        if case.name in names and case.name not in found:
+        key = (case.name, case.attempt)
+        if key in keys and key not in found:
             place = _place(suite, case.location, root)
             if place is not None:
-                found[case.name] = place
-            if len(found) == len(names):
+                found[key] = place
+            if len(found) == len(keys):
                 break
     return found
 

@@ -4,7 +4,8 @@
 runs, each given as
 a JSON report, a `--resume` log, a `SuiteReport` or case reports, and returns a `Comparison`:
 newly failing, newly erroring and newly passing cases, cases failing now that errored before,
-added and removed cases, the cases `unchanged` by `mark_of` (and how many of them are still
+new and removed cases (`new`: not in the baseline, the mark `gradekit run --baseline`
+gives them), the cases `unchanged` by `mark_of` (and how many of them are still
 failing), score changes per grader beyond a tolerance, the pass-rate change, and the paired
 `statistics` of the cases in both runs (`gradekit.history.statistics`: the change with its
 interval, McNemar's exact test or the paired t-test, the verdict).
@@ -195,8 +196,9 @@ class Comparison:
     new_errors: tuple[CaseChange, ...]
     """Erroring now and not before (new cases included)."""
     fixed: tuple[CaseChange, ...]
-    """Passing now, not passing before (new passing cases are `added`, not fixed)."""
-    added: tuple[CaseChange, ...]
+    """Passing now, not passing before (new passing cases are `new`, not fixed)."""
+    new: tuple[CaseChange, ...]
+    """Not in the baseline: marked `new`, as `gradekit run --baseline` marks them."""
     removed: tuple[CaseChange, ...]
     score_changes: tuple[ScoreChange, ...]
     """Per grader and turn, changes larger than the tolerance, largest drop first."""
@@ -205,7 +207,7 @@ class Comparison:
     unchanged: int
     """Cases of both runs marked `unchanged` by `mark_of`: passing both times, or not passing
     both times (a failure that now errors, or an error that now fails, included), as
-    `gradekit run --baseline` counts them; regressed + fixed + added + unchanged is the new
+    `gradekit run --baseline` counts them; regressed + fixed + new + unchanged is the new
     run's cases."""
     kind_changes: tuple[KindChange, ...] = ()
     """Kinds both runs use whose distribution or version changed (a pack upgraded): a score
@@ -258,7 +260,7 @@ class Comparison:
             "regressed": cases(self.regressed),
             "new_errors": cases(self.new_errors),
             "fixed": cases(self.fixed),
-            "added": cases(self.added),
+            "new": cases(self.new),
             "removed": cases(self.removed),
             "now_failing": cases(self.now_failing),
             "unchanged": self.unchanged,
@@ -317,7 +319,7 @@ def compare(
         read_seen(base, watch, layouts),
         read_seen(new, watch, layouts),
     )
-    regressed, new_errors, fixed, added, removed, now_failing = [], [], [], [], [], []
+    regressed, new_errors, fixed, new_cases, removed, now_failing = [], [], [], [], [], []
     scores: list[ScoreChange] = []
     unchanged = still_failing = 0
     for key, case in after.items():
@@ -325,7 +327,7 @@ def compare(
         old = before.get(key)
         now = case.outcome
         if old is None:
-            added.append(CaseChange(name, None, now, attempt))
+            new_cases.append(CaseChange(name, None, now, attempt))
             if now == "error":
                 new_errors.append(CaseChange(name, None, now, attempt))
             continue
@@ -355,7 +357,7 @@ def compare(
         regressed=tuple(regressed),
         new_errors=tuple(new_errors),
         fixed=tuple(fixed),
-        added=tuple(added),
+        new=tuple(new_cases),
         removed=tuple(removed),
         score_changes=tuple(scores),
         base_pass_rate=_pass_rate(before),

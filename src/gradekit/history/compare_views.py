@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from gradekit.history.compare import CaseChange, Comparison
 from gradekit.history.statistics import verdict_line, verdict_of
 from gradekit.report.files import atomic_text
+from gradekit.report.html import STYLE, badge
 from gradekit.report.markdown import code_span
 from gradekit.report.text import (
     escaped,
@@ -37,7 +38,7 @@ _SECTIONS = (
     ("new_errors", "Newly erroring"),
     ("fixed", "Fixed (passing now)"),
     ("now_failing", "Failing now (erroring before)"),
-    ("added", "Added"),
+    ("new", "New (not in the baseline)"),
     ("removed", "Removed"),
 )
 
@@ -50,7 +51,7 @@ def _rate_line(comparison: Comparison) -> str:
     """The pass-rate change in one line: with the paired statistics, their verdict line."""
     statistics = comparison.statistics
     if statistics is not None:
-        all_paired = not comparison.added and not comparison.removed
+        all_paired = not comparison.new and not comparison.removed
         return verdict_line(
             comparison.base_pass_rate,
             comparison.new_pass_rate,
@@ -67,10 +68,10 @@ def _rate_line(comparison: Comparison) -> str:
 
 def _counts_line(comparison: Comparison) -> str:
     """How the new run's cases compare, with the marks of `gradekit run --baseline`: regressed
-    + fixed + added + unchanged is the new run's cases; removed are the baseline's others."""
+    + fixed + new + unchanged is the new run's cases; removed are the baseline's others."""
     c = comparison
     return (
-        f"{len(c.regressed)} regressed, {len(c.fixed)} fixed, {len(c.added)} added, "
+        f"{len(c.regressed)} regressed, {len(c.fixed)} fixed, {len(c.new)} new, "
         f"{c.unchanged} unchanged ({c.still_failing} still failing), {len(c.removed)} removed"
     )
 
@@ -193,51 +194,100 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
+_PAGE_STYLE = (
+    "body{display:block;height:auto}main{padding:4px 20px 20px}"
+    "main h2{font-size:16px;margin:18px 0 4px}main table{min-width:40%}"
+    "p.verdict{margin:4px 0 8px}.count.fail b{color:var(--fail)}.count.pass b{color:var(--pass)}"
+)
+"""The run report's style (`gradekit.report.html.STYLE`) is the page's; the viewer's
+full-height layout is not needed for a page of tables."""
+
+_VERDICT_BADGE = {"worse": "fail", "better": "pass"}
+
+
+def _outcome_cell(value: str | None) -> str:
+    outcome = _outcome(value)
+    shown = badge(outcome, outcome) if value is not None else outcome
+    return f"<td>{shown}</td>"
+
+
+def _table(table_id: str, headers: Iterable[str], rows: Iterable[str]) -> str:
+    """A table of the run report's look: `headers` (a leading `#` aligns the column right)."""
+    head = "".join(
+        f'<th class="num">{h[1:]}</th>' if h.startswith("#") else f"<th>{h}</th>" for h in headers
+    )
+    body = "".join(rows)
+    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _number(value: float, form: str) -> str:
+    return f'<td class="num">{value:{form}}</td>'
+
+
 def render_html(comparison: Comparison) -> str:
-    """One self-contained page (no script, no network) with the same sections."""
+    """One self-contained page (no script, no network) with the same sections, in the run
+    report's style: counts in boxes, outcomes as badges, numbers aligned right with thousands
+    separators."""
     e = html.escape
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>gradekit comparison</title>",
-        "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:.2em .6em}.fail,.error{color:#b00}"
-        ".pass{color:#070}</style></head><body>",
-        f"<h1>Comparison with the baseline</h1><p>{e(_rate_line(comparison))}</p>",
-        f"<p>{e(_counts_line(comparison))}</p>",
+    c = comparison
+    statistics = c.statistics
+    verdict = "" if statistics is None else statistics.verdict
+    shown = badge(_VERDICT_BADGE.get(verdict, "skip"), verdict) if verdict else ""
+    counts = [
+        ("regressed", len(c.regressed), " fail"),
+        ("fixed", len(c.fixed), " pass"),
+        ("new", len(c.new), ""),
+        ("unchanged", c.unchanged, ""),
+        ("still failing", c.still_failing, ""),
+        ("removed", len(c.removed), ""),
     ]
-    for title, changes in _sections(comparison):
-        rows = "".join(
-            f"<tr><td>{e(c.label)}</td><td class='{_outcome(c.base)}'>{_outcome(c.base)}</td>"
-            f"<td class='{_outcome(c.new)}'>{_outcome(c.new)}</td></tr>"
-            for c in changes
+    boxes = "".join(
+        f'<div class="count{style}" id="count-{word.replace(" ", "-")}"><b>{n:,}</b> {word}</div>'
+        for word, n, style in counts
+    )
+    rates = f"{percent(c.base_pass_rate)} &rarr; {percent(c.new_pass_rate)}"
+    parts = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>gradekit: comparison with the baseline</title><style>{STYLE}{_PAGE_STYLE}"
+        "</style></head>\n<body><header><h1>gradekit: comparison with the baseline "
+        f'{shown}</h1><div class="counts" id="summary"><div class="count" id="pass-rate">'
+        f"<b>{rates}</b> pass rate</div>{boxes}</div></header>\n<main>"
+        f'<p class="verdict" id="verdict">{e(_rate_line(c))}</p>',
+    ]
+    for title, changes in _sections(c):
+        rows = (
+            f"<tr><td>{e(change.label)}</td>{_outcome_cell(change.base)}"
+            f"{_outcome_cell(change.new)}</tr>"
+            for change in changes
         )
+        section = next(a for a, t in _SECTIONS if t == title)
+        parts.append(f"<h2>{e(title)}: {len(changes):,}</h2>")
+        parts.append(_table(f"section-{section}", ("case", "before", "now"), rows))
+    if c.score_changes:
+        rows = (
+            f"<tr><td>{e(change.label)}</td>{_number(change.turn, ',')}<td>{e(change.grader)}"
+            f"</td>{_number(change.base, '.3g')}{_number(change.new, '.3g')}"
+            f"{_number(change.delta, '+.3g')}</tr>"
+            for change in c.score_changes
+        )
+        parts.append(f"<h2>Score changes: {len(c.score_changes):,}</h2>")
         parts.append(
-            f"<h2>{e(title)}: {len(changes)}</h2><table><tr><th>case</th><th>before</th>"
-            f"<th>now</th></tr>{rows}</table>"
+            _table("score-changes", ("case", "#turn", "grader", "#before", "#now", "#change"), rows)
         )
-    if comparison.score_changes:
-        rows = "".join(
-            f"<tr><td>{e(c.label)}</td><td>{c.turn}</td><td>{e(c.grader)}</td>"
-            f"<td>{c.base:.3g}</td><td>{c.new:.3g}</td></tr>"
-            for c in comparison.score_changes
-        )
-        parts.append(
-            f"<h2>Score changes: {len(comparison.score_changes)}</h2><table><tr><th>case</th>"
-            f"<th>turn</th><th>grader</th><th>before</th><th>now</th></tr>{rows}</table>"
-        )
-    graders = _grader_changes(comparison)
+    graders = _grader_changes(c)
     if graders:
-        rows = "".join(
-            f"<tr><td>{e(name)}</td><td>{e(shown)}</td><td>{p}</td><td>{e(v)}</td></tr>"
-            for name, shown, p, v in graders
+        rows = (
+            f'<tr><td>{e(name)}</td><td class="num">{e(change)}</td><td class="num">{p}</td>'
+            f"<td>{e(v)}</td></tr>"
+            for name, change, p, v in graders
         )
-        parts.append(
-            "<h2>Mean score changes (paired t-test)</h2><table id='grader-changes'><tr>"
-            f"<th>grader</th><th>change</th><th>p</th><th>verdict</th></tr>{rows}</table>"
-        )
-    if comparison.kind_changes:
-        items = "".join(f"<li>{e(change.text())}</li>" for change in comparison.kind_changes)
+        parts.append("<h2>Mean score changes (paired t-test)</h2>")
+        parts.append(_table("grader-changes", ("grader", "#change", "#p", "verdict"), rows))
+    if c.kind_changes:
+        items = "".join(f"<li>{e(change.text())}</li>" for change in c.kind_changes)
         parts.append(f"<h2>Kinds provided by another version</h2><ul>{items}</ul>")
-    parts.append("</body></html>\n")
+    parts.append("</main></body></html>\n")
     return "".join(parts)
 
 

@@ -71,12 +71,13 @@ _WORD = {"fail": "failed", "error": "errored"}
 def error_commands(
     report: SuiteReport,
     failing: Iterable[CaseReport],
-    places: dict[str, Place],
+    places: dict[tuple[str, int | None], Place],
     *,
     limit: int = MAX_ANNOTATIONS,
 ) -> Iterator[str]:
     """The `::error` line of each of the first `limit` cases of `failing` (the cases that did
-    not pass, in suite order), at its place in `places` (by case name) when known; then one
+    not pass, in suite order), at its place in `places` (by case name and attempt index)
+    when known; then one
     `::notice` with the run's counts, the regressions and how many were not annotated."""
     marks = report.baseline
     shown = 0
@@ -86,7 +87,7 @@ def error_commands(
         shown += 1
         mark = "" if marks is None else marks.mark(case)
         said = f" ({mark})" if mark in ("regressed", "new") else ""
-        where = places.get(case.name)
+        where = places.get((case.name, case.attempt))
         message = "\n".join(failing_lines(case)) or _WORD[case.outcome]
         if len(message) > MAX_MESSAGE:
             message = message[: MAX_MESSAGE - 1] + "…"

@@ -35,6 +35,7 @@ __all__ = [
     "MAX_HTML_GROUPS",
     "SCRIPT",
     "STYLE",
+    "badge",
     "write_html",
     "write_pass_at_k_box",
     "write_pass_at_k_data",
@@ -53,7 +54,8 @@ STYLE = _ASSETS.joinpath("viewer.css").read_text(encoding="utf-8")
 SCRIPT = "\n".join(_ASSETS.joinpath(name).read_text(encoding="utf-8") for name in _SCRIPT_PARTS)
 
 
-def _badge(outcome: str, text: str) -> str:
+def badge(outcome: str, text: str) -> str:
+    """`text` in a coloured badge: `outcome` is `pass`, `fail`, `error` or `skip` (grey)."""
     return f'<span class="badge {outcome}">{escape(text)}</span>'
 
 
@@ -66,9 +68,9 @@ def _link(state: dict[str, str], text: str) -> str:
 def _summary(out: TextIO, report: SuiteReport) -> None:
     summary = report.summary
     if not report.complete:
-        verdict = _badge("error", "interrupted")
+        verdict = badge("error", "interrupted")
     else:
-        verdict = _badge("pass", "passed") if report.passed else _badge("fail", "failed")
+        verdict = badge("pass", "passed") if report.passed else badge("fail", "failed")
     title = escape(report.suite)
     out.write(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -76,7 +78,7 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
         f"<title>gradekit: {title}</title><style>{STYLE}</style></head>\n"
         f'<body><header id="top"><h1>gradekit: {title} {verdict}</h1>'
         '<div class="counts" id="summary">'
-        f'<div class="count" id="count-cases"><b>{summary.cases}</b> cases</div>'
+        f'<div class="count" id="count-cases"><b>{summary.cases:,}</b> cases</div>'
     )
     for outcome, label, value in (
         ("pass", "passed", summary.passed),
@@ -85,7 +87,7 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
     ):
         out.write(
             f'<div class="count {outcome}" id="count-{label}">'
-            f"{_link({'outcome': outcome}, str(value))} {label}</div>"
+            f"{_link({'outcome': outcome}, f'{value:,}')} {label}</div>"
         )
     graded = graded_rate(summary)
     interval = interval_text(summary.pass_rate_interval, summary.interval_level)
@@ -117,11 +119,11 @@ def _summary(out: TextIO, report: SuiteReport) -> None:
             mean = score_with_interval(
                 grader.mean_score, grader.mean_score_interval, summary.interval_level
             )
-            failed = _link({"grader": name, "outcome": "fail"}, str(grader.failed))
-            errored = _link({"grader": name, "outcome": "error"}, str(grader.errored))
+            failed = _link({"grader": name, "outcome": "fail"}, f"{grader.failed:,}")
+            errored = _link({"grader": name, "outcome": "error"}, f"{grader.errored:,}")
             out.write(
                 f"<tr><td>{_link({'grader': name}, name)}</td>"
-                f'<td class="num">{grader.passed}</td><td class="num">{failed}</td>'
+                f'<td class="num">{grader.passed:,}</td><td class="num">{failed}</td>'
                 f'<td class="num">{errored}</td><td class="num">{rate}</td>'
                 f'<td class="num">{mean}</td></tr>'
             )

@@ -40,20 +40,31 @@ from gradekit.report.model import (
     failing_samples,
     result_text,
 )
-from gradekit.report.text import one_line, rate_with_interval, score_with_interval
+from gradekit.report.text import (
+    escape_character,
+    one_line,
+    rate_with_interval,
+    score_with_interval,
+)
 
 __all__ = ["write_junit"]
 
 # Characters XML 1.0 cannot carry at all, even escaped (lone surrogates cannot even be
-# written as UTF-8): each becomes U+FFFD.
+# written as UTF-8): each becomes its escape (`\x07`, `\ud800`), in element text and in
+# attributes alike, the form the messages' `one_line` gives them too.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _text(value: str) -> str:
-    clean = _INVALID_XML.sub("\ufffd", value)
+    clean = _INVALID_XML.sub(escape_character, value)
     escaped = clean.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     # A raw carriage return would be read back as a newline.
-    return escaped.replace("\r", "&#13;")
+    escaped = escaped.replace("\r", "&#13;")
+    # Every character beyond ASCII as a character reference: the file is ASCII, which every
+    # reader decodes alike. Readers that guess the encoding instead of reading the XML
+    # declaration (xunit-viewer: a UTF-8 decoding that holds U+FFFD is "not UTF-8", and the
+    # words' language then picks CP1252, which Node cannot decode) would misread UTF-8.
+    return escaped.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _attr(value: str) -> str:

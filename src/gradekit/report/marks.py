@@ -147,9 +147,9 @@ def baseline_counts(marks: Marks, link: Callable[[dict[str, str], str], str]) ->
     named = f" <code>{escape(source)}</code>" if source else ""
     parts = [f'<div class="counts" id="baseline-counts"><div class="count">against{named}</div>']
     for mark in ("regressed", "fixed", "new", "unchanged"):
-        count = link({"baseline": mark}, str(marks.counts[mark]))
+        count = link({"baseline": mark}, f"{marks.counts[mark]:,}")
         parts.append(f'<div class="count mark-{mark}" id="count-{mark}">{count} {mark}</div>')
-    parts.append(f'<div class="count" id="count-removed"><b>{marks.removed}</b> removed</div>')
+    parts.append(f'<div class="count" id="count-removed"><b>{marks.removed:,}</b> removed</div>')
     parts.append("</div>\n")
     line = marks.verdict
     if line is not None:

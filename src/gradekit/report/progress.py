@@ -12,6 +12,9 @@ how often plain progress lines come.
   a file gets aligned plain text (`gradekit.report.console`).
 - A live progress bar only on a terminal, and not when `CI` is set to a true value (`true`,
   `1`, `yes`, `on`): CI logs keep every redraw, so they get a plain line every few seconds.
+- A dumb terminal (`TERM=dumb`: Emacs' shell, some editors' consoles) is drawn on as a pipe
+  is, in plain ASCII: no bar, no box characters, no colour unless forced; its tables are
+  aligned plain text and its progress plain lines.
 - Plain lines every `GRADEKIT_PROGRESS_INTERVAL` seconds (default 5).
 
 Progress while `gradekit run` grades and while it writes the reports, on stderr.
@@ -43,6 +46,7 @@ __all__ = [
     "colour",
     "draws_bar",
     "draws_tables",
+    "dumb_terminal",
     "eta_text",
     "in_ci",
     "paint",
@@ -73,15 +77,22 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def dumb_terminal() -> bool:
+    """Whether `TERM` is `dumb`: a terminal that shows plain ASCII text only."""
+    return os.environ.get("TERM", "") == "dumb"
+
+
 def draws_bar(stream: TextIO) -> bool:
-    """Whether progress on `stream` is a live bar (a terminal, outside CI) rather than lines."""
-    return _isatty(stream) and not in_ci()
+    """Whether progress on `stream` is a live bar (a terminal that is not dumb, outside CI)
+    rather than lines."""
+    return _isatty(stream) and not in_ci() and not dumb_terminal()
 
 
 def draws_tables(stream: TextIO) -> bool:
-    """Whether tables on `stream` are drawn (by rich) rather than written as aligned plain
-    text: on a terminal, or on a pipe when colour is forced (`FORCE_COLOR`)."""
-    return _isatty(stream) or colour(stream)
+    """Whether tables on `stream` are drawn (by rich, with box characters) rather than written
+    as aligned plain text: on a terminal that is not dumb, or on a pipe when colour is forced
+    (`FORCE_COLOR`); never on a dumb terminal."""
+    return not dumb_terminal() and (_isatty(stream) or colour(stream))
 
 
 def colour(stream: TextIO) -> bool:
@@ -91,7 +102,7 @@ def colour(stream: TextIO) -> bool:
     forced = os.environ.get("FORCE_COLOR", "")
     if forced and forced != "0":
         return True
-    return _isatty(stream) and os.environ.get("TERM", "") != "dumb"
+    return _isatty(stream) and not dumb_terminal()
 
 
 def paint(text: str, outcome: str, enabled: bool) -> str:

@@ -10,6 +10,7 @@ from typing import Final
 
 __all__ = [
     "duration",
+    "escape_character",
     "escaped",
     "interval_text",
     "level_text",
@@ -28,8 +29,11 @@ __all__ = [
 _HIDDEN: Final = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
-def _escape(match: re.Match[str]) -> str:
-    return repr(match[0])[1:-1]  # `\x1b`, `\n`, `\x00`, `\u202e`
+def escape_character(match: re.Match[str]) -> str:
+    """The escape of the one character `match` found, as Python writes it in a literal
+    (`\\x1b`, `\\n`, `\\x00`, `\\u202e`, `\\ud800`): the one form every writer shows a
+    character in that it cannot or must not write as it is."""
+    return repr(match[0])[1:-1]
 
 
 def escaped(text: str) -> str:
@@ -39,7 +43,7 @@ def escaped(text: str) -> str:
     clears it), nor reorder what is shown (U+202E reverses the rest of the line), nor split a
     line of a table or a list. Every text gradekit did not write itself goes through it on
     its way to a terminal or a GitHub workflow command."""
-    return _HIDDEN.sub(_escape, text) if _HIDDEN.search(text) else text
+    return _HIDDEN.sub(escape_character, text) if _HIDDEN.search(text) else text
 
 
 def one_line(text: str, limit: int = 300) -> str:

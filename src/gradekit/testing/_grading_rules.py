@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import os
 import pickle
 import sys
+import sysconfig
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -49,6 +51,7 @@ __all__ = [
     "pickles",
     "result_problem",
     "snapshot",
+    "source_line",
     "the_grader",
     "watching",
     "well_formed",
@@ -127,13 +130,49 @@ class Graded:
     raised: str | None = None
 
 
-def _raised(what: str, error: BaseException) -> str:
+_GRADEKIT: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""gradekit's own package folder: its frames are not where a pack went wrong."""
+
+_STDLIB: Final = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]})
+
+
+def _home(owner: Any) -> str | None:
+    """The source of the package (or single module) `owner`'s class comes from, if known."""
+    named = owner if isinstance(owner, type) else type(owner)
+    module = sys.modules.get(named.__module__.split(".")[0])
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    path = os.path.abspath(path)
+    return os.path.dirname(path) if os.path.basename(path) == "__init__.py" else path
+
+
+def _inside(path: str, home: str) -> bool:
+    return path == home or path.startswith(home + os.sep)
+
+
+def source_line(error: BaseException, owner: Any = None) -> str:
+    """Where `error` was raised, as the pack's author reads it: the innermost frame in the
+    package of `owner` (the grader); else the innermost frame outside gradekit and the
+    standard library (a result gradekit refused is the pack's line that built it); else the
+    innermost frame."""
     frames = traceback.extract_tb(error.__traceback__)
-    where = ""
-    if frames:
-        last = frames[-1]
-        where = f" (at {last.filename}:{last.lineno} in {last.name})"
-    return f"{what} raised {error_text(error)}{where}"
+    if not frames:
+        return ""
+    home = None if owner is None else _home(owner)
+    paths = [os.path.abspath(frame.filename) for frame in frames]
+    theirs = [
+        i
+        for i, path in enumerate(paths)
+        if not any(_inside(path, h) for h in (_GRADEKIT, *_STDLIB))
+    ]
+    own = [i for i in theirs if home is not None and _inside(paths[i], home)]
+    frame = frames[(own or theirs or [len(frames) - 1])[-1]]
+    return f" (at {frame.filename}:{frame.lineno} in {frame.name})"
+
+
+def _raised(what: str, error: BaseException, owner: Any = None) -> str:
+    return f"{what} raised {error_text(error)}{source_line(error, owner)}"
 
 
 def grade(call: Callable[[Sample], Any], sample: Sample, what: str = "grade") -> Graded:
@@ -141,7 +180,7 @@ def grade(call: Callable[[Sample], Any], sample: Sample, what: str = "grade") ->
     try:
         return Graded(call(sample))
     except (Exception, SystemExit) as error:
-        return Graded(raised=_raised(what, error))
+        return Graded(raised=_raised(what, error, getattr(call, "__self__", None)))
 
 
 def within(
@@ -163,7 +202,7 @@ def agrade(grader: Any, sample: Sample) -> Graded:
     try:
         return Graded(asyncio.run(grader.agrade(sample)))
     except (Exception, SystemExit) as error:
-        return Graded(raised=_raised("agrade", error))
+        return Graded(raised=_raised("agrade", error, grader))
 
 
 def result_problem(value: Any, kind: str, name: str) -> str | None:

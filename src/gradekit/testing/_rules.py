@@ -202,7 +202,8 @@ def _rejected(subject: Subject, config: dict[str, Any], key: str, what: str) -> 
             return None
         return f"the ConfigError for {what} does not name '{key}': {error}", config
     except Exception as error:
-        return f"{what} raised {error_text(error)}, not a ConfigError naming '{key}'", config
+        raised = f"{what} raised {error_text(error)}{grading.source_line(error)}"
+        return f"{raised}, not a ConfigError naming '{key}'", config
     return f"{what} was accepted: a ConfigError naming '{key}' was expected", config
 
 

@@ -169,7 +169,7 @@
       count += 1;
     }
     visible = kept.subarray(0, count);
-    var text = count + " of " + n + " cases shown";
+    var text = count.toLocaleString("en-US") + " of " + n.toLocaleString("en-US") + " cases shown";
     if (grader >= 0 && code >= 0) { text += " (where " + state.grader + " " + GK.OUTCOME_WORD[state.outcome] + ")"; }
     ui.shown.textContent = text;
     ui.list.scrollTop = 0;
