@@ -160,6 +160,13 @@ SECTIONS: dict[str, Section] = {
         (),
         ("--cases", "2000", "--repeat", "1"),
     ),
+    "frame": Section(
+        "frame.py",
+        "`gradekit.report.to_frame` of a 200,000-case JSON report: CPU time and peak RSS",
+        ("--cases", "200000", "--rounds", "3"),
+        ("--cases", "10000", "--rounds", "1"),
+        ("pandas",),
+    ),
     "suite_load": Section(
         "suite_load.py", "`gradekit validate` on a large YAML suite", (), ("--cases", "20000")
     ),
