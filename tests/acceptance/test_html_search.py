@@ -13,7 +13,7 @@ import pytest
 from chromium import Browser, chromium, file_url
 
 import gradekit
-from gradekit.report import write_html
+from gradekit.report import write_html, write_json
 
 VISIBLE = (
     "Array.from(document.querySelectorAll('#rows .row.case')).filter(r => !r.hidden)"
@@ -185,3 +185,82 @@ def test_without_usage_or_metadata_no_column_nor_menu(tmp_path: Path, browser: B
     assert hidden == ["-tokens", "-cost", "-agent"]
     _type(browser, "search", "x")
     assert browser.evaluate(VISIBLE) == ["a"]
+
+
+BEFORE = """
+name: drift
+graders: [{kind: equality}]
+cases:
+  - {name: stays, output: "a", expected: "a"}
+  - {name: breaks, output: "b", expected: "b"}
+  - {name: mends, output: "x", expected: "c"}
+"""
+AFTER = BEFORE.replace('output: "b"', 'output: "B!"').replace('output: "x"', 'output: "c"')
+
+BASE_SIDE = (
+    "Array.from(document.querySelectorAll('#case-detail .vs-baseline .side')).map(s => "
+    "[s.className, s.querySelector('h4 .badge').textContent, "
+    "(s.querySelector('.field-output pre') || s.querySelector('.no-sample')).textContent])"
+)
+
+
+def _open_case(browser: Browser, page: Path, name: str) -> None:
+    browser.open(file_url(page))
+    browser.evaluate(f"document.querySelector('.row.case[data-name={json.dumps(name)}]').click()")
+    assert browser.evaluate("document.getElementById('case-detail').dataset.name") == name
+
+
+def test_the_baseline_answer_beside_a_regressed_or_fixed_case(
+    tmp_path: Path, browser: Browser
+) -> None:
+    (tmp_path / "before.yaml").write_text(BEFORE)
+    (tmp_path / "after.yaml").write_text(AFTER)
+    base = gradekit.run_suite(gradekit.load_suite(tmp_path / "before.yaml"))
+    write_json(base, tmp_path / "base.json")
+    after = gradekit.load_suite(tmp_path / "after.yaml")
+    report = gradekit.run_suite(
+        after, statistics=gradekit.Statistics(baseline=str(tmp_path / "base.json"))
+    )
+    write_html(report, tmp_path / "new.html")
+    _open_case(browser, tmp_path / "new.html", "breaks")
+    assert browser.evaluate(BASE_SIDE) == [
+        ["side baseline-side", "passed", "b"],
+        ["side new-side", "failed", "B!"],
+    ]
+    # The baseline's verdicts under its answer.
+    assert browser.evaluate(
+        "Array.from(document.querySelectorAll('.baseline-side .result'))"
+        ".map(r => r.dataset.grader + ' ' + r.className)"
+    ) == ["equality result pass"]
+    _open_case(browser, tmp_path / "new.html", "mends")
+    assert browser.evaluate(BASE_SIDE) == [
+        ["side baseline-side", "failed", "x"],
+        ["side new-side", "passed", "c"],
+    ]
+    _open_case(browser, tmp_path / "new.html", "stays")  # unchanged: nothing beside
+    assert browser.evaluate(BASE_SIDE) == []
+    assert browser.evaluate("document.getElementById('baseline-missing')") is None
+    # A baseline report written without samples: its verdicts, and a word for the output.
+    write_json(
+        gradekit.run_suite(
+            gradekit.load_suite(tmp_path / "before.yaml"),
+            outputs=gradekit.Outputs(samples=False),
+        ),
+        tmp_path / "bare.json",
+    )
+    report = gradekit.run_suite(
+        after, statistics=gradekit.Statistics(baseline=str(tmp_path / "bare.json"))
+    )
+    write_html(report, tmp_path / "bare.html")
+    _open_case(browser, tmp_path / "bare.html", "breaks")
+    side = browser.evaluate(BASE_SIDE)
+    assert side[0][:2] == ["side baseline-side", "passed"]
+    assert side[0][2].startswith("The baseline report carries no output for this turn")
+    # A baseline given as report objects (no file to read back): the page says so.
+    report = gradekit.run_suite(after, statistics=gradekit.Statistics(baseline=base))
+    write_html(report, tmp_path / "objects.html")
+    _open_case(browser, tmp_path / "objects.html", "breaks")
+    assert browser.evaluate(BASE_SIDE) == []
+    assert browser.evaluate("document.getElementById('baseline-missing').textContent").startswith(
+        "The baseline's answer is not in this page"
+    )

@@ -42,9 +42,11 @@ from array import array
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from gradekit.core.errors import GradekitError
 from gradekit.core.values import utf8
 from gradekit.report.attempts import case_label
 from gradekit.report.model import CaseReport
+from gradekit.report.report_stream import case_forms
 
 if TYPE_CHECKING:
     from gradekit.report.marks import Marks
@@ -62,6 +64,9 @@ MAX_METADATA_VALUES = 100
 
 MAX_PAIR = 200
 """A metadata value whose `key=value` text is longer than this is no filter either."""
+
+MAX_BASELINE_CASES = 1000
+"""At most this many regressed or fixed cases carry their baseline's form into the page."""
 
 SEARCHED = ("input", "output", "expected")
 """The keys of each turn's sample that the search looks inside."""
@@ -107,6 +112,7 @@ class ViewerData:
         self._key_values: dict[str, int] = {}
         self._pair_counts = array("I")
         self._pair_codes = array("I")
+        self._wanted: set[str] = set()
         self._usage = {"tok": array("d"), "cost": array("d"), "ams": array("d")}
 
     def add(self, report: CaseReport) -> None:
@@ -141,6 +147,8 @@ class ViewerData:
         if self._marks is not None:
             mark = self._marks.mark(report)
             self._baseline.append(ord(mark[0]))
+            if mark in ("regressed", "fixed") and len(self._wanted) < MAX_BASELINE_CASES:
+                self._wanted.add(label)
             text = self._marks.mark_text(text, mark)
         self._add_line(utf8(script_safe(text)))
         self.count += 1
@@ -248,6 +256,28 @@ class ViewerData:
         self._texts.seek(0)
         shutil.copyfileobj(self._texts, out)
         out.write(b"]</script>\n")
+
+    def write_baseline_cases(self, out: IO[bytes]) -> None:
+        """Write the baseline's JSON form of each regressed or fixed case (the first
+        `MAX_BASELINE_CASES`), read again from the baseline's file, as `{label: form}` in
+        `<script type="application/json" id="gk-baseline-cases">`. Nothing without a baseline
+        file or such a case; a baseline file that cannot be read now gives an empty object
+        (the viewer then says the baseline's answer is not in the page)."""
+        if self._marks is None or not self._marks.source or not self._wanted:
+            return
+        found: dict[str, Any] = {}
+        try:
+            for data in case_forms(self._marks.source):
+                label = case_label(data["name"], data.get("attempt"))
+                if label in self._wanted:
+                    found[label] = data
+                    if len(found) == len(self._wanted):
+                        break
+        except (GradekitError, OSError, KeyError, TypeError):
+            found = {}
+        out.write(b'<script type="application/json" id="gk-baseline-cases">')
+        out.write(utf8(script_safe(_encode(found))))
+        out.write(b"</script>\n")
 
     def close(self) -> None:
         """Remove the temporary files."""

@@ -211,6 +211,7 @@ def write_html(
             out.write(f"</script>\n<script>{SCRIPT}</script>\n")
             out.flush()
             data.write_cases(out.buffer)
+            data.write_baseline_cases(out.buffer)
             out.buffer.flush()
             out.write("</body></html>\n")
     finally:

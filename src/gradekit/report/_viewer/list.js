@@ -339,6 +339,18 @@
     try { return JSON.parse(lines[i - idx.chunks[c]]); } catch (error) { return null; }
   }
 
+  var baseCases = null;
+  function baselineCase(i) {   /* the baseline's form of a regressed or fixed case, or null */
+    var letter = marks.charAt(i);
+    if (letter !== "r" && letter !== "f") { return undefined; }
+    if (baseCases === null) {
+      var node = document.getElementById("gk-baseline-cases");
+      if (!node && document.readyState === "loading") { return null; }
+      try { baseCases = node ? JSON.parse(node.textContent) : {}; } catch (error) { baseCases = {}; }
+    }
+    return Object.prototype.hasOwnProperty.call(baseCases, names[i]) ? baseCases[names[i]] : null;
+  }
+
   function showDetail() {
     if (selected < 0) { return; }
     var data = caseData(selected);
@@ -348,7 +360,7 @@
     } else if (data === null) {
       view = el("p", { "class": "error", text: "This case's data could not be read from the page." });
     } else {
-      view = GK.renderCase(data, OUTCOME[letters.charAt(selected)]);
+      view = GK.renderCase(data, OUTCOME[letters.charAt(selected)], baselineCase(selected));
     }
     ui.detail.replaceChildren(view);
     ui.detail.scrollTop = 0;
@@ -401,7 +413,7 @@
     if (state["case"] !== null && names[selected] !== state["case"]) { openNamed(state["case"]); }
   });
   document.addEventListener("DOMContentLoaded", function () {
-    if (selected >= 0 && document.getElementById("loading")) { showDetail(); }
+    if (selected >= 0 && (document.getElementById("loading") || document.getElementById("baseline-missing"))) { showDetail(); }
     if (state.search.trim()) { apply(); }   /* the searched text has arrived */
     document.body.setAttribute("data-loaded-ms", String(Math.round(performance.now())));
     document.body.setAttribute("data-ready", "true");
