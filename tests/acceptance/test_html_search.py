@@ -264,3 +264,30 @@ def test_the_baseline_answer_beside_a_regressed_or_fixed_case(
     assert browser.evaluate("document.getElementById('baseline-missing').textContent").startswith(
         "The baseline's answer is not in this page"
     )
+
+
+def test_a_metadata_key_of_too_many_values_is_no_filter(tmp_path: Path, browser: Browser) -> None:
+    lines = [
+        json.dumps(
+            {
+                "name": f"c{i:03d}",
+                "output": "x",
+                "expected": "x",
+                "metadata": {"run_id": f"r-{i}", "model": ["a", "b"][i % 2], "long": "y" * 300},
+            }
+        )
+        for i in range(150)
+    ]
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "suite.yaml").write_text(
+        "name: many\ngraders: [{kind: equality}]\ndataset: d.jsonl\n"
+    )
+    report = gradekit.run_suite(gradekit.load_suite(tmp_path / "suite.yaml"))
+    write_html(report, tmp_path / "many.html")
+    browser.open(file_url(tmp_path / "many.html") + "#meta=model%3Db")
+    options = browser.evaluate(
+        "Array.from(document.querySelectorAll('#meta option')).map(o => o.value)"
+    )
+    assert options == ["", "model=a", "model=b"]  # no run_id (150 values), no long value
+    assert browser.evaluate(SHOWN) == "75 of 150 cases shown"
+    assert browser.evaluate(VISIBLE)[:3] == ["c001", "c003", "c005"]
