@@ -56,8 +56,11 @@
     var head = ui.list.querySelector(".row.head");
     head.insertBefore(el("span", { "class": "num", text: column[1] }), head.lastElementChild);
   });
-  ui.list.style.setProperty("--cols", "78px minmax(0, 1fr) 64px 44px 72px " +
-    usage.map(function () { return "84px "; }).join("") + "minmax(0, 0.7fr)");
+  if (usage.length) {   /* more columns: a wider list, and the name keeps some room */
+    ui.list.style.setProperty("--cols", "78px minmax(110px, 1fr) 56px 44px 68px " +
+      usage.map(function (c) { return c[0] === "ams" ? "86px " : "64px "; }).join("") + "minmax(0, 0.7fr)");
+    document.getElementById("app").style.gridTemplateColumns = "minmax(360px, 1fr) minmax(0, 1fr)";
+  }
   Array.prototype.forEach.call(ui.sort.options, function (option) {
     var column = USAGE.filter(function (c) { return c[2] === option.value; })[0];
     if (column && usage.indexOf(column) < 0) { option.hidden = option.disabled = true; }
