@@ -9,7 +9,8 @@ report will. The same cases are written with `write_json` and `write_html`; Chro
 driven over the DevTools pipe) opens the page, and the page reports when its first rows were
 painted (`data-first-screen-ms`, milliseconds since navigation started) and when the whole file
 was parsed (`data-loaded-ms`: from then on any case opens). Then the first row is clicked, and
-the time until its detail shows is measured.
+the time until its detail shows is measured; last, the time a name filter, a first search
+inside inputs and outputs and a second one take (`TYPED`).
 
     .venv/bin/python bench/html_viewer.py --cases 10000 200000 --repeat 3
     # the same cases written by an older checkout's writer:
@@ -223,6 +224,23 @@ FIRST_SCREEN = (
 its script finished, read when seen."""
 
 
+TYPED = {
+    "filter_ms": ("filter", "*refund*"),
+    "search_first_ms": ("search", "weather refund"),
+    "search_again_ms": ("search", "weather"),
+}
+"""What is typed once the page has loaded, in this order: each is timed in the page (the
+list filtered and its rows drawn); `search_first_ms` includes reading the searched text."""
+
+
+def _typed(element: str, text: str) -> str:
+    return (
+        f"(e => {{ if (!e) return null; const t = performance.now(); e.value = {text!r};"
+        " e.dispatchEvent(new Event('input')); return performance.now() - t; })"
+        f"(document.getElementById({element!r}))"
+    )
+
+
 def open_in_chromium(page: Path, timeout: float) -> dict[str, float | None]:
     """Open `page` in a fresh headless Chromium; the page's own marks and wall times."""
     browser = _browser()
@@ -256,7 +274,9 @@ def open_in_chromium(page: Path, timeout: float) -> dict[str, float | None]:
             timeout,
         )
         open_wall = time.monotonic() - clicked
+        timed = {key: browser.evaluate(_typed(*typed)) for key, typed in TYPED.items()}
         return {
+            **timed,
             "first_screen_ms": float(first) if first else None,
             "first_screen_wall_s": first_wall if first else None,
             "rows_drawn": rows,
@@ -309,6 +329,7 @@ def main() -> None:
                 f" | first screen {median('first_screen_ms')} ms in page, "
                 f"{median('first_screen_wall_s')} s wall, rows {runs[0]['rows_drawn']} "
                 f"| parsed {median('loaded_ms')} ms | open a case {median('open_case_s')} s"
+                + "".join(f" | {key} {median(key)}" for key in TYPED)
             )
 
 

@@ -22,10 +22,9 @@ from typing import Any, Final, NamedTuple
 from gradekit.history.statistics import PairedDifferences, PairedStatistics, paired_statistics
 from gradekit.report.environment import Environment
 from gradekit.report.estimators import DEFAULT_CONFIDENCE
-from gradekit.report.json import read_case_forms
 from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
 from gradekit.report.reading import Run, environment_of, not_a_report, read_run
-from gradekit.report.report_stream import open_report
+from gradekit.report.report_stream import case_forms
 
 CaseKey = tuple[str, int | None]
 """What tells a run's cases apart: the name, and the attempt index of one of several attempts."""
@@ -76,13 +75,10 @@ class CaseForms:
                 yield form
 
     def _forms(self) -> Iterator[Any]:
-        with open_report(self.path, fast=True) as report:
-            if report is not None:
-                yield from report.cases()
-                self.head = report.head
-                return
-        for _, _, data in read_case_forms(self.path):
-            yield data
+        heads: list[Mapping[str, Any]] = []
+        yield from case_forms(self.path, heads, fast=True)
+        if heads:
+            self.head = heads[0]
 
 
 def key_of_data(data: Mapping[str, Any]) -> CaseKey:

@@ -155,11 +155,14 @@ def _environment(out: TextIO, report: SuiteReport) -> None:
 _VIEWER = """<nav class="filters" id="toolbar">
 <input id="filter" type="search" placeholder="Filter by name (glob: * ?)"
  aria-label="Filter cases by name">
+<input id="search" type="search" placeholder="Search inputs and outputs"
+ aria-label="Search inside the inputs, outputs and expected answers">
 <select id="outcome" aria-label="Outcome"><option value="">every outcome</option>
 <option value="fail">failed</option><option value="error">errored</option>
 <option value="pass">passed</option></select>
 <select id="grader" aria-label="Grader"><option value="">every grader</option></select>
 <select id="tag" aria-label="Tag"><option value="">every tag</option></select>
+<select id="meta" aria-label="Metadata"><option value="">any metadata</option></select>
 <select id="baseline" aria-label="Against the baseline" hidden>
 <option value="">against the baseline: all</option><option value="regressed">regressed</option>
 <option value="fixed">fixed</option><option value="new">new</option>
@@ -167,6 +170,8 @@ _VIEWER = """<nav class="filters" id="toolbar">
 <select id="sort" aria-label="Sort"><option value="outcome">failures and errors first</option>
 <option value="score">lowest score first</option><option value="-score">highest score first</option>
 <option value="-duration">slowest first</option><option value="duration">fastest first</option>
+<option value="-tokens">most tokens first</option><option value="-cost">costliest first</option>
+<option value="-agent">slowest agent first</option>
 <option value="name">name A to Z</option><option value="-name">name Z to A</option>
 <option value="suite">suite order</option></select>
 <span id="shown" aria-live="polite"></span></nav>
@@ -206,6 +211,7 @@ def write_html(
             out.write(f"</script>\n<script>{SCRIPT}</script>\n")
             out.flush()
             data.write_cases(out.buffer)
+            data.write_baseline_cases(out.buffer)
             out.buffer.flush()
             out.write("</body></html>\n")
     finally:

@@ -24,15 +24,15 @@ import contextlib
 import io
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Final, NoReturn
 
 from gradekit.core.errors import ConfigError
 from gradekit.report.files import MAX_CASE_BYTES, open_regular
-from gradekit.report.json import line_reader
+from gradekit.report.json import line_reader, read_case_forms
 
-__all__ = ["CHUNK", "JsonReport", "open_report"]
+__all__ = ["CHUNK", "JsonReport", "case_forms", "open_report"]
 
 CHUNK: Final = 1 << 20
 """Characters read from the file at a time (more when one value is longer)."""
@@ -254,3 +254,20 @@ def open_report(
         except _NotAReport:
             report = None
         yield report
+
+
+def case_forms(
+    path: str | Path, heads: list[Mapping[str, Any]] | None = None, *, fast: bool = False
+) -> Iterator[Any]:
+    """The JSON forms of the cases of a run's file, one at a time: the items of a JSON report
+    (`open_report`) or the complete lines of a results log. Once every case is read, a JSON
+    report's other keys (`environment`, ...) are appended to `heads` when given. `fast`: as
+    `open_report`'s."""
+    with open_report(path, fast=fast) as report:
+        if report is not None:
+            yield from report.cases()
+            if heads is not None:
+                heads.append(report.head)
+            return
+    for _, _, data in read_case_forms(path):
+        yield data

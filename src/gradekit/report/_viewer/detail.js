@@ -134,7 +134,30 @@
     return item;
   }
 
-  function turnSection(turn, position) {
+  /* This run's answer beside the baseline's, for a regressed or fixed case: `base` is the
+     baseline's turn of the same index (undefined when the baseline's case has none). */
+  function answer(turn, who, missing) {
+    var outcome = GK.outcomeOf(turn);
+    var side = el("div", { "class": "side " + who }, el("h4", null, who === "baseline-side" ? "Baseline " : "This run ",
+      GK.badge(outcome), outcome === "error" || outcome === "skip" ? null : el("span", { "class": "muted", text: " score " + GK.score(turn.score) })));
+    side.appendChild(present(turn, "output") ? field("Output", turn.output) : el("p", { "class": "muted no-sample", text: missing }));
+    return side;
+  }
+
+  function beside(turn, base) {
+    var box = el("div", { "class": "vs-baseline" });
+    if (!base) {
+      box.appendChild(el("p", { "class": "muted no-sample", text: "The baseline's case has no such turn." }));
+      return box;
+    }
+    var verdicts = Array.isArray(base.results) ? base.results : [];
+    var left = answer(base, "baseline-side", "The baseline report carries no output for this turn (written without samples?).");
+    left.appendChild(el("ul", { "class": "results" }, verdicts.map(result)));
+    box.appendChild(el("div", { "class": "turn-grid" }, left, answer(turn, "new-side", "This report carries no output for this turn.")));
+    return box;
+  }
+
+  function turnSection(turn, position, baseCase) {
     var outcome = GK.outcomeOf(turn);
     var index = typeof turn.index === "number" ? turn.index : position;
     var head = el("h3", null, "Turn " + index + " ", GK.badge(outcome),
@@ -147,6 +170,12 @@
     var verdicts = el("div", { "class": "verdicts" }, el("h4", { text: "Verdicts (" + results.length + ")" }),
       el("ul", { "class": "results" }, results.map(result)));
     section.appendChild(el("div", { "class": "turn-grid" }, sample(turn), verdicts));
+    if (baseCase) {
+      var baseTurns = Array.isArray(baseCase.turns) ? baseCase.turns : [];
+      section.appendChild(beside(turn, baseTurns.filter(function (t, k) {
+        return (typeof t.index === "number" ? t.index : k) === index;
+      })[0]));
+    }
     return section;
   }
 
@@ -176,7 +205,9 @@
   }
 
   /* The detail of one case; `outcome` comes from the index (the report's own verdict). */
-  GK.renderCase = function (data, outcome) {
+  /* `base`: the baseline's form of a regressed or fixed case (its answer shown beside this
+     run's), null when the page does not hold it, undefined for other cases. */
+  GK.renderCase = function (data, outcome, base) {
     var turns = Array.isArray(data.turns) ? data.turns : [];
     var facts = el("div", { "class": "facts" }, GK.badge(outcome),
       outcome === "error"
@@ -206,7 +237,11 @@
     if (data.metadata && typeof data.metadata === "object" && Object.keys(data.metadata).length) {
       article.appendChild(el("div", { "class": "metadata" }, GK.tree(data.metadata, "metadata")));
     }
-    turns.forEach(function (turn, position) { article.appendChild(turnSection(turn, position)); });
+    if (base === null) {
+      article.appendChild(el("p", { "class": "muted", id: "baseline-missing", text: "The baseline's answer is not in this page: " +
+        "it is shown beside this run's when the baseline is a report file that holds this case (the first 1,000 regressed or fixed cases)." }));
+    }
+    turns.forEach(function (turn, position) { article.appendChild(turnSection(turn, position, base)); });
     return article;
   };
 })();

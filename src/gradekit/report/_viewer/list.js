@@ -11,7 +11,12 @@
   var LETTER = { pass: "p", fail: "f", error: "e" };
   var CODE = { pass: 0, fail: 1, error: 2 };
   var MARK = { r: "regressed", f: "fixed", n: "new", u: "unchanged" };
-  var SORTS = ["outcome", "score", "-score", "duration", "-duration", "name", "-name", "suite"];
+  var SORTS = ["outcome", "score", "-score", "duration", "-duration", "name", "-name", "suite", "-tokens", "-cost", "-agent"];
+  var USAGE = [   /* index column, header, sort, cell text: shown when some case carries it */
+    ["tok", "Tokens", "-tokens", function (v) { return Math.round(v).toLocaleString("en-US"); }],
+    ["cost", "Cost", "-cost", function (v) { return v.toLocaleString("en-US", { maximumFractionDigits: 4 }); }],
+    ["ams", "Agent time", "-agent", function (v) { return GK.ms(v); }]
+  ];
 
   var idx = JSON.parse(document.getElementById("gk-index").textContent);
   var n = idx.n;
@@ -20,6 +25,9 @@
   var marks = idx.baseline || "";   /* one letter a case against the baseline; "" without one */
   var graderStart = offsets(idx.gc);
   var tagStart = offsets(idx.tc);
+  var pairs = idx.mk || [];         /* metadata "key=value" pairs; [] without any */
+  var metaStart = pairs.length ? offsets(idx.mc) : null;
+  var usage = USAGE.filter(function (column) { return idx[column[0]]; });
 
   function offsets(counts) {
     var start = new Uint32Array(n + 1);
@@ -28,7 +36,7 @@
   }
 
   var ui = {};
-  ["filter", "outcome", "grader", "tag", "baseline", "sort", "shown", "list", "rows", "spacer", "detail"].forEach(function (id) {
+  ["filter", "search", "outcome", "grader", "tag", "meta", "baseline", "sort", "shown", "list", "rows", "spacer", "detail"].forEach(function (id) {
     ui[id] = document.getElementById(id);
   });
   function options(select, values) {
@@ -38,6 +46,25 @@
   }
   options(ui.grader, idx.graders);
   options(ui.tag, idx.tags);
+  var groups = {};
+  pairs.slice().sort().forEach(function (pair) {   /* one group of values a key */
+    var key = pair.slice(0, pair.indexOf("="));
+    if (!groups[key]) { groups[key] = ui.meta.appendChild(el("optgroup", { label: GK.visible(key) })); }
+    groups[key].appendChild(el("option", { value: pair, text: GK.visible(key + " = " + pair.slice(key.length + 1)) }));
+  });
+  usage.forEach(function (column) {   /* the header cells, before "Not passed" */
+    var head = ui.list.querySelector(".row.head");
+    head.insertBefore(el("span", { "class": "num", text: column[1] }), head.lastElementChild);
+  });
+  if (usage.length) {   /* more columns: a wider list, and the name keeps some room */
+    ui.list.style.setProperty("--cols", "78px minmax(110px, 1fr) 56px 44px 68px " +
+      usage.map(function (c) { return c[0] === "ams" ? "86px " : "64px "; }).join("") + "minmax(0, 0.7fr)");
+    document.getElementById("app").style.gridTemplateColumns = "minmax(360px, 1fr) minmax(0, 1fr)";
+  }
+  Array.prototype.forEach.call(ui.sort.options, function (option) {
+    var column = USAGE.filter(function (c) { return c[2] === option.value; })[0];
+    if (column && usage.indexOf(column) < 0) { option.hidden = option.disabled = true; }
+  });
 
   /* ---- state and the page address ---- */
   var state = readState();
@@ -47,13 +74,13 @@
     var sort = p.get("sort") || "outcome";
     return {
       filter: p.get("filter") || "", outcome: p.get("outcome") || "", grader: p.get("grader") || "",
-      tag: p.get("tag") || "", baseline: p.get("baseline") || "", sort: SORTS.indexOf(sort) >= 0 ? sort : "outcome", "case": p.get("case")
+      tag: p.get("tag") || "", search: p.get("search") || "", meta: p.get("meta") || "", baseline: p.get("baseline") || "", sort: SORTS.indexOf(sort) >= 0 ? sort : "outcome", "case": p.get("case")
     };
   }
 
   function writeAddress() {
     var p = new URLSearchParams();
-    ["filter", "outcome", "grader", "tag", "baseline"].forEach(function (key) { if (state[key]) { p.set(key, state[key]); } });
+    ["filter", "search", "outcome", "grader", "tag", "meta", "baseline"].forEach(function (key) { if (state[key]) { p.set(key, state[key]); } });
     if (state.sort !== "outcome") { p.set("sort", state.sort); }
     if (state["case"] !== null && state["case"] !== undefined) { p.set("case", state["case"]); }
     var hash = p.toString();
@@ -66,9 +93,11 @@
   function showState() {
     ui.tag.hidden = !idx.tags.length && !state.tag;   /* no tags in this report: no menu */
     ui.baseline.hidden = !marks && !state.baseline;   /* no baseline: no menu */
+    ui.meta.hidden = !pairs.length && !state.meta;         /* no metadata to filter on */
     ui.filter.value = state.filter;
+    ui.search.value = state.search;
     ui.sort.value = state.sort;
-    [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["baseline", ui.baseline]].forEach(function (pair) {
+    [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["meta", ui.meta], ["baseline", ui.baseline]].forEach(function (pair) {
       var select = pair[1];
       var value = state[pair[0]];
       if (value && !Array.prototype.some.call(select.options, function (o) { return o.value === value; })) {
@@ -111,7 +140,7 @@
     } else {
       var descending = key.charAt(0) === "-";
       var field = descending ? key.slice(1) : key;
-      var values = field === "score" ? idx.score : field === "duration" ? idx.ms : names;
+      var values = { score: idx.score, duration: idx.ms, tokens: idx.tok, cost: idx.cost, agent: idx.ams }[field] || names;
       ids = byKey(values, descending);
     }
     orders[key] = ids;
@@ -127,6 +156,19 @@
     var source = lower.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
     var pattern = new RegExp("^" + source + "$");
     return function (i) { return pattern.test(lowerNames[i]); };
+  }
+
+  var texts = null;   /* each case's searched text, lower case; null until first searched */
+  function textTest(query) {   /* null: no search; false: its text is not loaded yet */
+    var lower = query.trim().toLowerCase();
+    if (!lower) { return null; }
+    if (texts === null) {
+      var node = document.getElementById("gk-text");
+      if (!node || document.readyState === "loading") { return false; }
+      texts = JSON.parse(node.textContent);
+      for (var i = 0; i < texts.length; i += 1) { texts[i] = texts[i].toLowerCase(); }
+    }
+    return function (i) { return texts[i].indexOf(lower) >= 0; };
   }
 
   function has(start, values, i, id) {
@@ -149,10 +191,12 @@
     var byName = nameTest(state.filter.trim());
     var grader = state.grader ? idx.graders.indexOf(state.grader) : -1;
     var tag = state.tag ? idx.tags.indexOf(state.tag) : -1;
+    var meta = state.meta ? pairs.indexOf(state.meta) : -1;
+    var byText = textTest(state.search);
     var code = state.outcome in CODE ? CODE[state.outcome] : -1;
     var letter = LETTER[state.outcome];
     var mark = state.baseline && marks ? state.baseline.charAt(0) : "";
-    var none = (state.grader && grader < 0) || (state.tag && tag < 0) || (state.outcome && code < 0) ||
+    var none = (state.grader && grader < 0) || (state.tag && tag < 0) || (state.meta && meta < 0) || byText === false || (state.outcome && code < 0) ||
       (state.baseline && (!marks || MARK[mark] !== state.baseline));
     var kept = new Uint32Array(none ? 0 : n);
     var count = 0;
@@ -164,6 +208,8 @@
         if (got < 0 || (code >= 0 && got !== code)) { continue; }
       } else if (letter && letters.charAt(i) !== letter) { continue; }
       if (tag >= 0 && !has(tagStart, idx.tv, i, tag)) { continue; }
+      if (meta >= 0 && !has(metaStart, idx.mv, i, meta)) { continue; }
+      if (byText && !byText(i)) { continue; }
       if (mark && marks.charAt(i) !== mark) { continue; }
       kept[count] = i;
       count += 1;
@@ -171,6 +217,7 @@
     visible = kept.subarray(0, count);
     var text = count.toLocaleString("en-US") + " of " + n.toLocaleString("en-US") + " cases shown";
     if (grader >= 0 && code >= 0) { text += " (where " + state.grader + " " + GK.OUTCOME_WORD[state.outcome] + ")"; }
+    if (byText === false) { text = "searching once the page has loaded\u2026"; }
     ui.shown.textContent = text;
     ui.list.scrollTop = 0;
     draw();
@@ -185,8 +232,9 @@
       el("span", { "class": "c-outcome" }, el("span", { "class": "badge" })),
       el("span", { "class": "c-name" }, el("span", { "class": "mark" }), el("span")),
       el("span", { "class": "c-score num" }),
-      el("span", { "class": "c-turns num" }), el("span", { "class": "c-time num" }),
-      el("span", { "class": "c-graders" }));
+      el("span", { "class": "c-turns num" }), el("span", { "class": "c-time num" }));
+    usage.forEach(function (column) { row.appendChild(el("span", { "class": "c-" + column[0] + " num" })); });
+    row.appendChild(el("span", { "class": "c-graders" }));
     ui.rows.appendChild(row);
     return row;
   }
@@ -214,7 +262,11 @@
       var code = idx.gv[k];
       if (code % 3) { parts.push((code % 3 === 2 ? "\u26a0 " : "\u2717 ") + idx.graders[Math.floor(code / 3)]); }
     }
-    cells[5].textContent = GK.visible(parts.join("  "));
+    usage.forEach(function (column, u) {
+      var value = idx[column[0]][i];
+      cells[5 + u].textContent = value === null ? "" : column[3](value);
+    });
+    row.lastChild.textContent = GK.visible(parts.join("  "));
   }
 
   function geometry() {
@@ -290,6 +342,18 @@
     try { return JSON.parse(lines[i - idx.chunks[c]]); } catch (error) { return null; }
   }
 
+  var baseCases = null;
+  function baselineCase(i) {   /* the baseline's form of a regressed or fixed case, or null */
+    var letter = marks.charAt(i);
+    if (letter !== "r" && letter !== "f") { return undefined; }
+    if (baseCases === null) {
+      var node = document.getElementById("gk-baseline-cases");
+      if (!node && document.readyState === "loading") { return null; }
+      try { baseCases = node ? JSON.parse(node.textContent) : {}; } catch (error) { baseCases = {}; }
+    }
+    return Object.prototype.hasOwnProperty.call(baseCases, names[i]) ? baseCases[names[i]] : null;
+  }
+
   function showDetail() {
     if (selected < 0) { return; }
     var data = caseData(selected);
@@ -299,7 +363,7 @@
     } else if (data === null) {
       view = el("p", { "class": "error", text: "This case's data could not be read from the page." });
     } else {
-      view = GK.renderCase(data, OUTCOME[letters.charAt(selected)]);
+      view = GK.renderCase(data, OUTCOME[letters.charAt(selected)], baselineCase(selected));
     }
     ui.detail.replaceChildren(view);
     ui.detail.scrollTop = 0;
@@ -321,7 +385,8 @@
 
   /* ---- events ---- */
   ui.filter.addEventListener("input", function () { state.filter = ui.filter.value; apply(); });
-  [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["baseline", ui.baseline], ["sort", ui.sort]].forEach(function (pair) {
+  ui.search.addEventListener("input", function () { state.search = ui.search.value; apply(); });
+  [["outcome", ui.outcome], ["grader", ui.grader], ["tag", ui.tag], ["meta", ui.meta], ["baseline", ui.baseline], ["sort", ui.sort]].forEach(function (pair) {
     pair[1].addEventListener("change", function () { state[pair[0]] = pair[1].value; apply(); });
   });
   var pending = false;
@@ -351,7 +416,8 @@
     if (state["case"] !== null && names[selected] !== state["case"]) { openNamed(state["case"]); }
   });
   document.addEventListener("DOMContentLoaded", function () {
-    if (selected >= 0 && document.getElementById("loading")) { showDetail(); }
+    if (selected >= 0 && (document.getElementById("loading") || document.getElementById("baseline-missing"))) { showDetail(); }
+    if (state.search.trim()) { apply(); }   /* the searched text has arrived */
     document.body.setAttribute("data-loaded-ms", String(Math.round(performance.now())));
     document.body.setAttribute("data-ready", "true");
   });
