@@ -343,3 +343,14 @@ def test_the_packs_options_carry_descriptions(builtin_schema):
     if "similarity.rouge_l" not in kinds:
         pytest.skip("the gradekit-similarity pack is not installed")
     assert kinds["similarity.rouge_l"]["properties"]["use_stemmer"]["description"]
+
+
+def test_every_builtin_option_carries_a_description(builtin_schema):
+    undescribed = [
+        f"{kind}.{key}"
+        for kind, schema in builtin_schema["$defs"]["kinds"].items()
+        if "." not in kind
+        for key, option in schema["properties"].items()
+        if key != "kind" and not option.get("description")
+    ]
+    assert undescribed == []

@@ -314,7 +314,7 @@ def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
         extra = field.metadata.get("schema")
         if isinstance(extra, Mapping):
             schema.update(extra)
-        help_text = field.metadata.get("help", docs.get(field.name.lstrip("_")))
+        help_text = field.metadata.get("help", docs.get(field.name))
         if isinstance(help_text, str):
             schema["description"] = help_text
         properties[key] = schema
