@@ -374,7 +374,13 @@ def _grader(kinds: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
         },
         "allOf": [
             {
-                "if": {"properties": {"kind": {"const": name}}, "required": ["kind"]},
+                # `type` too: `required` holds for any non-object, so a blank entry (null)
+                # would take every kind's `then` and an editor would offer every option.
+                "if": {
+                    "type": "object",
+                    "properties": {"kind": {"const": name}},
+                    "required": ["kind"],
+                },
                 "then": {"$ref": f"#/$defs/kinds/{name}"},
             }
             for name in names
