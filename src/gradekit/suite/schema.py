@@ -14,10 +14,11 @@ again, checked the same way at any depth. Kinds that fail to load are left out.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import itertools
 import json
-import textwrap
+import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -277,20 +278,43 @@ def field_docs(cls: type) -> dict[str, str]:
     griffe read them), from its source and its bases'; {} where the source is not available."""
     docs: dict[str, str] = {}
     for owner in reversed(cls.__mro__[:-1]):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(owner)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for node, after in itertools.pairwise(body):
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant)
-                and isinstance(after.value.value, str)
-            ):
-                docs[node.target.id] = " ".join(inspect.cleandoc(after.value.value).split())
+        docs.update(_module_field_docs(owner.__module__).get(owner.__qualname__, {}))
+    return docs
+
+
+@functools.cache
+def _module_field_docs(module: str) -> dict[str, dict[str, str]]:
+    """Every class's field docstrings in `module`, by qualified name (its source read once)."""
+    try:
+        tree = ast.parse(inspect.getsource(sys.modules[module]))
+    except (KeyError, OSError, TypeError, SyntaxError):
+        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found[prefix + node.name] = _documented(node.body)
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+
+    visit(tree.body, "")
+    return found
+
+
+def _documented(body: list[ast.stmt]) -> dict[str, str]:
+    """`name: type = ...` followed by a string literal, in a class body: name to that text."""
+    docs: dict[str, str] = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(inspect.cleandoc(after.value.value).split())
     return docs
 
 
