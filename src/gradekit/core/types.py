@@ -402,6 +402,8 @@ class BlockingGrader(Grader, Protocol):
 class DeclaresOptions(Protocol):
     """The optional ability of a factory that is not itself an attrs class: `options_class`,
     the attrs class whose fields are its kind's options (for the suite schema and for routing
-    the common keys `threshold` and `timeout` to a kind that takes them)."""
+    the common keys `threshold` and `timeout` to a kind that takes them). A factory whose
+    options class declares every option it takes says so with `options_complete = True`: the
+    schema then refuses other keys, as it does for a kind whose factory is the attrs class."""
 
     options_class: type

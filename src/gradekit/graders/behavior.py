@@ -106,21 +106,31 @@ class Behavior:
 
     name: str = attrs.field(kw_only=True, default="behavior")
     required_tools: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
+    """Tools that must each be called at least once."""
     forbidden_tools: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
+    """Tools that must not be called."""
     max_turns: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
+    """The most turns allowed, up to and including the graded one."""
     max_tool_calls: int | None = attrs.field(kw_only=True, default=None, validator=_non_negative)
+    """The most tool calls allowed in all."""
     min_calls: FrozenDict[str, int] = attrs.field(
         kw_only=True, default=EMPTY, converter=freeze, validator=[_tool_names, _non_negative]
     )
+    """Per tool, the fewest calls allowed: `{search: 2}` = at least two."""
     max_calls: FrozenDict[str, int] = attrs.field(
         kw_only=True, default=EMPTY, converter=freeze, validator=[_tool_names, _non_negative]
     )
+    """Per tool, the most calls allowed: `{search: 2}` = at most two."""
     order: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_tool_names)
+    """Tools that must be called in this order (other calls may come between)."""
     expected_calls: tuple[FrozenDict[str, Any], ...] = attrs.field(
         kw_only=True, default=(), converter=freeze
     )
+    """Calls that must be made: `[{name, arguments}]`, arguments matched as given."""
     expected_calls_match: MatchMode = attrs.field(kw_only=True, default="each")
+    """How calls are matched to `expected_calls`: each, any_order or in_order."""
     scope: Literal["turn", "case"] = attrs.field(kw_only=True, default="turn")
+    """turn: this turn's tool calls; case: also those of the case's earlier turns."""
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _expected: tuple[ExpectedCall, ...] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, NameMatch] = attrs.field(init=False, repr=False, eq=False)

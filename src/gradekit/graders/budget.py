@@ -67,11 +67,17 @@ class Budget:
 
     name: str = attrs.field(kw_only=True, default="budget")
     max_input_tokens: float | None = _limit("max_input_tokens")
+    """The most tokens sent to the model."""
     max_output_tokens: float | None = _limit("max_output_tokens")
+    """The most tokens the model wrote."""
     max_total_tokens: float | None = _limit("max_total_tokens")
+    """The most tokens in and out together."""
     max_duration: float | None = _limit("max_duration")
+    """The most seconds the sample took."""
     max_tool_calls: float | None = _limit("max_tool_calls")
+    """The most tool calls, up to and including the graded turn."""
     max_error_spans: float | None = _limit("max_error_spans")
+    """The most trace spans whose status is ERROR."""
 
     def __attrs_post_init__(self) -> None:
         if all(getattr(self, limit) is None for limit in LIMITS):

@@ -267,7 +267,9 @@ class Build(SandboxOptions):
 
     name: str = attrs.field(kw_only=True, default="build")
     command: Any = attrs.field(kw_only=True, default=None, converter=_command)
+    """The build command, as for `program` (default: the language's preset)."""
     language: str | None = attrs.field(kw_only=True, default=None, validator=_language)
+    """A language preset; without it, the sample's `language` metadata or the files choose."""
     timeout: float = attrs.field(kw_only=True, default=300.0, validator=timeout_seconds)
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
 

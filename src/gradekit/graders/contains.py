@@ -39,7 +39,9 @@ class _Search:
     """The options both kinds share: the values to look for, and whether case matters."""
 
     values: tuple[str, ...] = attrs.field(kw_only=True, validator=_check_values)
+    """The texts to look for (quote numbers: ["2023"])."""
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    """Compare casefolded texts."""
     _listed: str = attrs.field(init=False, repr=False, eq=False)
     _pairs: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
     """Each value with the text searched for it (casefolded when case does not matter)."""
@@ -67,6 +69,7 @@ class Contains(_Search):
 
     name: str = attrs.field(kw_only=True, default="contains")
     mode: Literal["all", "any"] = attrs.field(kw_only=True, default="all")
+    """all: every value must be found (score: the fraction found); any: one is enough."""
 
     @bounded
     @well_formed

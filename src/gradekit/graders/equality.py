@@ -98,9 +98,13 @@ class Equality:
 
     name: str = attrs.field(kw_only=True, default="equality")
     normalize: Form = attrs.field(kw_only=True, default="none")
+    """nfc or nfkc: compare the texts in that Unicode normalisation form."""
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    """Compare casefolded texts (STRASSE equals straße)."""
     strip_whitespace: bool = attrs.field(kw_only=True, default=False)
+    """Trim, and collapse every run of whitespace to one space."""
     strip_punctuation: bool = attrs.field(kw_only=True, default=False)
+    """Remove Unicode punctuation before comparing; symbols stay."""
     _normalise: Callable[[str], str] | None = attrs.field(init=False, repr=False, eq=False)
     _applied: str = attrs.field(init=False, repr=False, eq=False)
 

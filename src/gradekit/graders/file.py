@@ -79,13 +79,19 @@ class File:
 
     name: str = attrs.field(kw_only=True, default="file")
     required_files: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_globs)
+    """Globs that must each match at least one file."""
     forbidden_files: tuple[str, ...] = attrs.field(kw_only=True, default=(), validator=_globs)
+    """Globs that must match no file."""
     min_files: int | None = attrs.field(kw_only=True, default=None, validator=_count)
+    """The fewest files the workspace may hold."""
     max_files: int | None = attrs.field(kw_only=True, default=None, validator=_count)
+    """The most files the workspace may hold."""
     contains: FrozenDict[str, str] = attrs.field(
         kw_only=True, default=EMPTY, converter=freeze, validator=_globs
     )
+    """{glob: regex}: every file the glob matches must contain a match of the regex."""
     max_file_size: Any = attrs.field(kw_only=True, default=16 << 20, converter=_max_file_size)
+    """How much of each file `contains` searches (bytes, or a size such as 64MiB)."""
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _patterns: dict[str, Pattern] = attrs.field(init=False, repr=False, eq=False)
     _globs: dict[str, Glob] = attrs.field(init=False, repr=False, eq=False)

@@ -301,9 +301,13 @@ class Json:
     name: str = attrs.field(kw_only=True, default="json")
     # Left out of the hash (a dict is unhashable) so a json grader can still be a dict key.
     schema: dict[str, Any] | None = attrs.field(kw_only=True, default=None, hash=False)
+    """A JSON Schema (as a YAML mapping) the parsed output must match."""
     equals_expected: bool = attrs.field(kw_only=True, default=False)
+    """The parsed output must equal the expected value."""
     extract: bool = attrs.field(kw_only=True, default=False)
+    """Read the first JSON value in the text (the whole output, a code fence, the prose)."""
     check_formats: bool = attrs.field(kw_only=True, default=True)
+    """Check the schema's `format` keywords; false treats them as annotations."""
     _validator: Any = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:

@@ -248,6 +248,7 @@ class Lint(SandboxOptions):
 
     name: str = attrs.field(kw_only=True, default="lint")
     linters: Any = attrs.field(kw_only=True, default=None, converter=_linters)
+    """Linter presets by name, and custom `{name, command}` entries."""
     threshold: float = attrs.field(kw_only=True, default=1.0, validator=validate_threshold)
     timeout: float = attrs.field(kw_only=True, default=120.0, validator=timeout_seconds)
 

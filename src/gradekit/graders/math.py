@@ -82,8 +82,11 @@ class Math:
     extract: Literal["auto", "boxed", "last_number", "whole"] = attrs.field(
         kw_only=True, default="auto"
     )
+    """Where the answer is in the output: auto, boxed, last_number or whole."""
     check_timeout: float = attrs.field(kw_only=True, default=5.0, validator=timeout_seconds)
+    """Seconds one check may take; past it the check is killed and the grade fails."""
     float_rounding: int = attrs.field(kw_only=True, default=6, validator=_rounding)
+    """Decimal places a decimal answer is compared to (0 to 15)."""
 
     def __attrs_post_init__(self) -> None:
         missing = [module for module in _LIBRARIES if not _installed(module)]

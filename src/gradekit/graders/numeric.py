@@ -172,12 +172,17 @@ class Numeric:
 
     name: str = attrs.field(kw_only=True, default="numeric")
     absolute_tolerance: float = attrs.field(kw_only=True, default=1e-6, validator=_non_negative)
+    """The largest allowed difference (>= 0)."""
     relative_tolerance: float = attrs.field(kw_only=True, default=0.0, validator=_non_negative)
+    """The largest allowed difference as a fraction of the expected value (>= 0)."""
     accept_percent: bool = attrs.field(kw_only=True, default=False)
+    """Read 14.14% (or 14.14 %) as 0.1414."""
     accept_thousands_separators: bool = attrs.field(kw_only=True, default=False)
+    """Read 25,587, 25_587 and no-break spaces as thousands separators."""
     extract: Literal["whole", "first", "last", "only", "any"] = attrs.field(
         kw_only=True, default="whole"
     )
+    """Where the number is: whole, first, last, only, or any (the closest passes)."""
     _absolute: Decimal = attrs.field(init=False, repr=False, eq=False)
     _relative: Decimal = attrs.field(init=False, repr=False, eq=False)
     _shown_absolute: str = attrs.field(init=False, repr=False, eq=False)

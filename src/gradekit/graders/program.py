@@ -155,17 +155,25 @@ class SandboxOptions:
 
     timeout: float = attrs.field(kw_only=True, default=30.0, validator=timeout_seconds)
     copy_workspace: bool = attrs.field(kw_only=True, default=True)
+    """Run in a temporary copy of the workspace; false runs in place."""
     env: Any = attrs.field(kw_only=True, default=None, converter=_env)
+    """Variables the command may see besides the defaults: names passed through, or {NAME: val}."""
     memory_limit: Any = attrs.field(kw_only=True, default=DEFAULT_MEMORY_LIMIT, converter=_memory)
+    """Bytes or a size (512MiB, 2G) the command may use; null for none."""
     cpu_limit: int | None = attrs.field(kw_only=True, default=None, validator=positive)
+    """CPU seconds the command may use."""
     max_output: Any = attrs.field(kw_only=True, default=DEFAULT_MAX_OUTPUT, converter=_output)
+    """Bytes kept per stream (stdout, stderr)."""
     max_workspace_size: Any = attrs.field(
         kw_only=True, default=DEFAULT_MAX_SIZE, converter=_workspace_size
     )
+    """File data the workspace copy may hold (bytes, or a size such as 256MiB)."""
     max_workspace_files: int = attrs.field(
         kw_only=True, default=DEFAULT_MAX_FILES, validator=positive
     )
+    """Files, folders and links the workspace copy may hold."""
     network: bool = attrs.field(kw_only=True, default=True)
+    """false: the command has no network at all."""
     sandbox: _sandbox_mode.Mode | None = attrs.field(
         kw_only=True, default=None, validator=_available
     )
@@ -330,12 +338,19 @@ class Program(SandboxOptions):
 
     name: str = attrs.field(kw_only=True, default="program")
     command: Any = attrs.field(kw_only=True, default=None)
+    """The command: a list, or a string split as a shell splits words (no shell is run)."""
     test_command: Any = attrs.field(kw_only=True, default=None)
+    """An alias of `command` (give one of them)."""
     expected_exit_code: int = attrs.field(kw_only=True, default=0)
+    """The exit code that passes."""
     expected_output: Any = attrs.field(kw_only=True, default=None, converter=_scalar)
+    """When set, what the output must hold (see `match` and `stream`)."""
     match: Literal["contains", "exact", "regex"] = attrs.field(kw_only=True, default="contains")
+    """How the output is checked against `expected_output`: contains, exact or regex."""
     stream: Literal["stdout", "stderr", "both"] = attrs.field(kw_only=True, default="stdout")
+    """The output checked: stdout, stderr or both."""
     stdin: str | None = attrs.field(kw_only=True, default=None)
+    """Text fed to the command (default: the sample's output)."""
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=validate_threshold)
     _argv: tuple[str, ...] = attrs.field(init=False, repr=False, eq=False)
     _regex: Pattern | None = attrs.field(init=False, repr=False, eq=False)

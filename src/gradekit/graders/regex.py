@@ -38,8 +38,11 @@ class Regex:
 
     name: str = attrs.field(kw_only=True, default="regex")
     pattern: str = attrs.field(kw_only=True)
+    """A Python regular expression, searched in the output (it cannot hang)."""
     case_insensitive: bool = attrs.field(kw_only=True, default=False)
+    """Match ignoring case."""
     full_match: bool = attrs.field(kw_only=True, default=False)
+    """The whole output must match; by default the pattern is searched anywhere."""
     group: Any = attrs.field(
         kw_only=True,
         default=None,

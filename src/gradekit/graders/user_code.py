@@ -195,6 +195,7 @@ class Code:
 
     name: str = attrs.field(kw_only=True, default="code")
     grader: str = attrs.field(kw_only=True)
+    """The callable that grades: "pkg.mod:fn" or "pkg.mod:Class.method"."""
     threshold: float | None = attrs.field(kw_only=True, default=None, validator=_threshold)
     _callable: Callable[..., Any] = attrs.field(init=False, repr=False, eq=False)
     _is_async: bool = attrs.field(init=False, repr=False, eq=False)

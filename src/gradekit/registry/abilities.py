@@ -3,8 +3,9 @@
 Each ability is a small protocol declared beside `Grader` in `gradekit.core.types`: `AsyncGrader`
 (`async def agrade`), `InlineGrader` (`inline = True`), `BlockingGrader` (`grade_blocking`),
 `well_formed` results, `bounded` grades, and `DeclaresOptions` (a factory's
-`options_class`). The runner, the composite kinds and the registry ask these functions, never
-the attributes themselves, so each rule reads the same everywhere. What the runner decides
+`options_class`, and `options_complete` when that class declares every option). The runner,
+the composite kinds, the registry and the schema ask these functions, never the attributes
+themselves, so each rule reads the same everywhere. What the runner decides
 from them (which entries are inline, which blocking) is the runner's: `gradekit.run.dispatch`.
 
 Imports only the core types (the registry imports this module): an entry is what
@@ -24,6 +25,7 @@ __all__ = [
     "Entry",
     "agrade_of",
     "blocking_grade_of",
+    "declares_every_option",
     "declares_inline",
     "has_well_formed_results",
     "is_async",
@@ -113,3 +115,14 @@ def options_class_of(factory: Any) -> type | None:
         return factory
     options = getattr(factory, "options_class", None)
     return options if isinstance(options, type) and attrs.has(options) else None
+
+
+def declares_every_option(factory: Any) -> bool:
+    """True when the kind takes no option its options class does not declare: the factory is
+    that attrs class, or it declares `options_complete = True` beside its `options_class`."""
+    if isinstance(factory, type) and attrs.has(factory):
+        return True
+    return (
+        options_class_of(factory) is not None
+        and getattr(factory, "options_complete", False) is True
+    )

@@ -10,7 +10,7 @@ Children run concurrently, each under its own timeout; the verdict follows the r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import attrs
 
@@ -19,6 +19,7 @@ from gradekit.core.errors import ConfigError, Problem, hint_suffix
 from gradekit.core.types import Grader, GradeResult, Sample
 from gradekit.core.values import fraction_problem
 from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord
 from gradekit.run.dispatch import entry_of, is_inline, run_entry
@@ -29,13 +30,61 @@ from gradekit.run.verdict import Verdict, combine, negate
 __all__ = ["AllOf", "AnyOf", "AtLeast", "Not", "Weighted"]
 
 
+# The `graders` option of every composite: required, at least one grader entry.
+_GRADERS: Final = {
+    "help": "The child grader entries, each with its own kind and options.",
+    "schema": {"minItems": 1},
+}
+
+
+@attrs.frozen
+class CompositeOptions:
+    """The options of `all` and `any`: the child graders."""
+
+    name: str = attrs.field(kw_only=True, default="")
+    graders: list[Mapping[str, Any]] = attrs.field(kw_only=True, metadata=_GRADERS)
+
+
+@attrs.frozen
+class AtLeastOptions:
+    """The options of `at_least`: the child graders and how many must pass."""
+
+    name: str = attrs.field(kw_only=True, default="at_least")
+    count: int = attrs.field(
+        kw_only=True,
+        metadata={
+            "help": "How many non-advisory children must pass (1 to their number).",
+            "schema": {"minimum": 1},
+        },
+    )
+    graders: list[Mapping[str, Any]] = attrs.field(kw_only=True, metadata=_GRADERS)
+
+
 @attrs.frozen
 class WeightedOptions:
-    """The options of `weighted` besides its graders (declared so that the common `threshold`
-    key of its entry goes to the kind, not to the runner)."""
+    """The options of `weighted`: the child graders and the threshold (declared so that the
+    common `threshold` key of its entry goes to the kind, not to the runner)."""
 
     name: str = attrs.field(kw_only=True, default="weighted")
-    threshold: float = attrs.field(kw_only=True, default=0.5)
+    threshold: float = attrs.field(
+        kw_only=True,
+        metadata={"help": "The weighted mean score of the children that passes, from 0 to 1."},
+    )
+    graders: list[Mapping[str, Any]] = attrs.field(kw_only=True, metadata=_GRADERS)
+
+
+@attrs.frozen
+class NotOptions:
+    """The options of `not`: its one child grader."""
+
+    name: str = attrs.field(kw_only=True, default="not")
+    graders: list[Mapping[str, Any]] = attrs.field(
+        kw_only=True,
+        metadata={
+            "help": "The one grader entry to negate (wrap several in an 'all' or 'any').",
+            "schema": {"minItems": 1, "maxItems": 1},
+        },
+    )
 
 
 class _Composite:
@@ -43,7 +92,9 @@ class _Composite:
 
     kind: ClassVar[str]
     mode: ClassVar[str] = "all"
-    extra_options: ClassVar[tuple[str, ...]] = ()
+    options_class: ClassVar[type] = CompositeOptions
+    # Every option a composite takes is a field of its options class (the schema refuses others).
+    options_complete: ClassVar[bool] = True
 
     def __init__(
         self, name: str | None = None, config: Mapping[str, Any] | None = None, **options: Any
@@ -55,7 +106,7 @@ class _Composite:
         config = {**(config or {}), **options}
         self.name = self.kind if name is None else name
         problems: list[Problem] = []
-        known = ("graders", *self.extra_options)
+        known = [field.name for field in option_fields(self.options_class)]
         for key in config:
             if key not in known:
                 suffix = hint_suffix(str(key), known)
@@ -183,7 +234,7 @@ class AtLeast(_Composite):
         {"count": 1, "graders": [{"kind": "equality"}, {"kind": "contains", "values": ["4"]}]},
     )
     mode: ClassVar[str] = "at_least"
-    extra_options: ClassVar[tuple[str, ...]] = ("count",)
+    options_class: ClassVar[type] = AtLeastOptions
     count: int
 
     def _configure(self, config: Mapping[str, Any], problems: list[Problem]) -> None:
@@ -225,7 +276,6 @@ class Weighted(_Composite):
         },
     )
     mode: ClassVar[str] = "weighted"
-    extra_options: ClassVar[tuple[str, ...]] = ("threshold",)
     options_class: ClassVar[type] = WeightedOptions
     threshold: float
 
@@ -260,6 +310,7 @@ class Not(_Composite):
     examples: ClassVar[tuple[Mapping[str, Any], ...]] = (
         {"graders": [{"kind": "contains", "values": ["error"]}]},
     )
+    options_class: ClassVar[type] = NotOptions
 
     def _configure(self, config: Mapping[str, Any], problems: list[Problem]) -> None:
         if len(self.children) > 1:

@@ -1,15 +1,24 @@
 """`suite_schema`: a JSON Schema (draft 2020-12) of the suite file, for editors and CI checks.
 
-A grader entry is a `oneOf` over every installed kind, told apart by `kind` (a `const`). A
-kind whose factory is an attrs class gets its options from that class: types, defaults, enums
-from `Literal`, descriptions from a field's `metadata={"help": ...}`, and no other keys. A kind
-whose factory is not an attrs class accepts any extra keys (with the options its
-`options_class` declares, if any). Kinds that fail to load are left out.
+A grader entry's `kind` is one of the installed kinds (an `enum`, so a wrong kind is named as
+such, and an editor completes every kind); an `if`/`then` per kind applies that kind's own
+schema, so only its errors are reported. A kind whose factory is an attrs class gets its
+options from that class: types, defaults, enums from `Literal`, required options, descriptions
+from a field's `metadata={"help": ...}` or its docstring (a string literal under the field),
+extra keywords from `metadata={"schema": {...}}`, and no other keys. A kind whose factory is
+not an attrs class accepts any extra keys (with the options its `options_class` declares, if
+any), unless it declares `options_complete = True`. Composites' `graders` are grader entries
+again, checked the same way at any depth. Kinds that fail to load are left out.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
 import json
+import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -18,6 +27,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit.core.values import MAX_SECONDS
+from gradekit.registry.abilities import declares_every_option
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry, default_registry
 from gradekit.suite.transcript import FORMATS
@@ -263,9 +273,55 @@ def _options_object(cls: type) -> dict[str, Any]:
     return schema
 
 
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstrings of `cls`'s fields (a string literal right under a field, as Sphinx and
+    griffe read them), from its source and its bases'; {} where the source is not available."""
+    docs: dict[str, str] = {}
+    for owner in reversed(cls.__mro__[:-1]):
+        docs.update(_module_field_docs(owner.__module__).get(owner.__qualname__, {}))
+    return docs
+
+
+@functools.cache
+def _module_field_docs(module: str) -> dict[str, dict[str, str]]:
+    """Every class's field docstrings in `module`, by qualified name (its source read once)."""
+    try:
+        tree = ast.parse(inspect.getsource(sys.modules[module]))
+    except (KeyError, OSError, TypeError, SyntaxError):
+        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found[prefix + node.name] = _documented(node.body)
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+
+    visit(tree.body, "")
+    return found
+
+
+def _documented(body: list[ast.stmt]) -> dict[str, str]:
+    """`name: type = ...` followed by a string literal, in a class body: name to that text."""
+    docs: dict[str, str] = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(inspect.cleandoc(after.value.value).split())
+    return docs
+
+
 def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
     """Properties and required keys of an attrs options class."""
     hints = typing.get_type_hints(cls)
+    docs = field_docs(cls)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for field in option_fields(cls):
@@ -279,7 +335,10 @@ def _options(cls: type) -> tuple[dict[str, Any], list[str]]:
             schema["default"] = default
         elif field.default is attrs.NOTHING:
             required.append(key)
-        help_text = field.metadata.get("help")
+        extra = field.metadata.get("schema")
+        if isinstance(extra, Mapping):
+            schema.update(extra)
+        help_text = field.metadata.get("help", docs.get(field.name))
         if isinstance(help_text, str):
             schema["description"] = help_text
         properties[key] = schema
@@ -297,22 +356,69 @@ def _kind(kind: str, registry: Registry) -> dict[str, Any] | None:
     # The common keys win over a kind's own field of the same name (`threshold`): they mean
     # the same thing at every level, and the common schema carries the bounds.
     properties = {"kind": {"const": kind}, **options, **COMMON}
-    doc = (getattr(options_class, "__doc__", None) or "").strip().split("\n\n")[0]
+    described = factory if isinstance(factory, type) or options_class is None else options_class
+    doc = (getattr(described, "__doc__", None) or "").strip().split("\n\n")[0]
     schema: dict[str, Any] = {"type": "object", "title": kind}
     if doc:
         schema["description"] = " ".join(doc.split())
     schema["properties"] = properties
     schema["required"] = ["kind", *required]
-    # Only a factory that is itself the attrs class is known to take no other keys; a
-    # function's `options_class` may declare only some of its options (composites' `graders`).
-    schema["additionalProperties"] = not (isinstance(factory, type) and attrs.has(factory))
+    # Only a factory that is the attrs class, or says its options class is complete, is known
+    # to take no other keys; a function's `options_class` may declare only some of its options.
+    schema["additionalProperties"] = not declares_every_option(factory)
     return schema
+
+
+def _snippet(kind: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """An editor's snippet for a new entry of `kind`: the kind and its required options."""
+    body: dict[str, Any] = {"kind": kind}
+    for key in schema["required"][1:]:
+        option = schema["properties"].get(key, {})
+        shape = option.get("type")
+        body[key] = [] if shape == "array" else {} if shape == "object" else ""
+    snippet = {"label": kind, "body": body}
+    if "description" in schema:
+        snippet["description"] = schema["description"]
+    return snippet
+
+
+def _grader(kinds: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """A grader entry: `kind` one of `kinds`, then that kind's own schema (`$defs/kinds`)."""
+    names = list(kinds)
+    return {
+        "type": "object",
+        "description": "A grader entry: its kind, the kind's options and the common keys.",
+        "required": ["kind"],
+        "properties": {
+            "kind": {
+                "enum": names,
+                "description": "The grader's kind (`gradekit kinds` lists the installed ones).",
+                "enumDescriptions": [kinds[name].get("description", "") for name in names],
+            }
+        },
+        "allOf": [
+            {
+                # `type` too: `required` holds for any non-object, so a blank entry (null)
+                # would take every kind's `then` and an editor would offer every option.
+                "if": {
+                    "type": "object",
+                    "properties": {"kind": {"const": name}},
+                    "required": ["kind"],
+                },
+                "then": {"$ref": f"#/$defs/kinds/{name}"},
+            }
+            for name in names
+        ],
+        "defaultSnippets": [_snippet(name, kinds[name]) for name in names],
+    }
 
 
 def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
     """The JSON Schema of a suite file, with the options of every kind `registry` knows."""
     registry = default_registry if registry is None else registry
-    kinds = [schema for kind in registry.kinds() if (schema := _kind(kind, registry)) is not None]
+    kinds = {
+        kind: schema for kind in registry.kinds() if (schema := _kind(kind, registry)) is not None
+    }
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": "https://gradekit.dev/schema/suite.json",
@@ -354,7 +460,8 @@ def suite_schema(registry: Registry | None = None) -> dict[str, Any]:
         "additionalProperties": False,
         "anyOf": [{"required": ["cases"]}, {"required": ["dataset"]}, {"required": ["traces"]}],
         "$defs": {
-            "grader": {"type": "object", "required": ["kind"], "oneOf": kinds},
+            "grader": _grader(kinds),
+            "kinds": kinds,
             "policy": _policy(),
             "case": _case(),
             "turn": {

@@ -108,9 +108,12 @@ class Prompt:
         default=None, validator=non_empty, metadata=_help("Environment variable with the API key.")
     )
     max_score: int = attrs.field(default=10, validator=at_least(1))
+    """The top of the scale the judge scores on (a whole number >= 1)."""
     threshold: float = attrs.field(default=0.5, validator=_fraction)
     temperature: float = attrs.field(default=0.0, validator=at_least(0))
+    """The judge's sampling temperature."""
     max_tokens: int | None = attrs.field(default=None, validator=at_least(1))
+    """The judge's reply length limit (default: none; Anthropic: 1024)."""
     timeout: float = attrs.field(
         default=60.0, validator=_positive, metadata=_help("Seconds for the whole grade.")
     )
@@ -118,13 +121,21 @@ class Prompt:
         default=None, validator=_positive, metadata=_help("Seconds for one HTTP attempt.")
     )
     max_retries: int = attrs.field(default=3, validator=at_least(0))
+    """Attempts after the first, for 429, 5xx, timeouts and lost connections."""
     retry_base_delay: float = attrs.field(default=1.0, validator=at_least(0))
+    """Seconds before the first retry; doubled at each retry (at most 30)."""
     samples: int = attrs.field(default=1, validator=at_least(1))
+    """How many times the judge is asked about the same output."""
     aggregate: Literal["mean", "median", "majority"] = "mean"
+    """How samples combine: mean, median or majority."""
     scoring: Literal["text", "logprobs"] = "text"
+    """text: the score the judge wrote; logprobs: the probability-weighted score."""
     include: tuple[Includable, ...] = ("input", "output", "expected")
+    """What the judge sees: input, output, expected, tool_calls, messages, files."""
     max_file_bytes: int = attrs.field(default=20_000, validator=at_least(1))
+    """With `files`: bytes of one file shown."""
     max_files_bytes: int = attrs.field(default=100_000, validator=at_least(1))
+    """With `files`: bytes of all files together."""
 
     suite_dir: Path | None = attrs.field(
         init=False, factory=current_suite_dir, repr=False, eq=False
