@@ -38,7 +38,8 @@ class _Scripts(HTMLParser):
 
 
 def _read(page: Path) -> tuple[dict[str, Any], list[Any], int]:
-    """The index, the cases (in order) and the number of executable scripts of a page."""
+    """The index, the cases (in order) and the number of executable scripts of a page (every
+    data block, of a JSON type, must parse)."""
     parser = _Scripts()
     parser.feed(page.read_text(encoding="utf-8"))
     index: dict[str, Any] = {}
@@ -50,9 +51,10 @@ def _read(page: Path) -> tuple[dict[str, Any], list[Any], int]:
         elif (attrs.get("id") or "").startswith("gk-cases-"):
             assert attrs.get("type") == "application/x-ndjson"
             cases.extend(json.loads(line) for line in text.split("\n"))
-        elif attrs.get("id") == "gk-pass-at-k":  # pass@k of cases with several attempts
-            assert attrs.get("type") == "application/json"
+        elif attrs.get("type") == "application/json":  # pass@k, the searched texts
             json.loads(text)
+        elif attrs.get("type") == "application/x-ndjson":  # the baseline's cases
+            [json.loads(line) for line in text.split("\n") if line]
         else:
             code += 1
     return index, cases, code
