@@ -122,18 +122,29 @@ def test_without_a_key_or_a_base_url_the_suite_is_invalid(
     ) in done.stderr
 
 
+def judged_after(seconds: float) -> Callable[[Received], Answer]:
+    """The judge's score of 8, answered after `seconds`."""
+
+    def answer(request: Received) -> Answer:
+        judged_now = judged(8)(request)
+        return Answer(judged_now.status, judged_now.body, delay=seconds)
+
+    return answer
+
+
+def judged_suite(write: Write, server: JudgeServer, name: str, count: int) -> Path:
+    """A suite of `count` cases, each judged by `server`."""
+    grader = f'{{kind: prompt, rubric: "Right?", model: gpt-test, base_url: {server.openai_url}}}'
+    lines = [f"name: {name}", "graders:", f"  - {grader}", "cases:"]
+    lines += [f"  - {{name: c{i}, output: 'answer {i}'}}" for i in range(count)]
+    return write("suite.yaml", "\n".join(lines) + "\n")
+
+
 def test_judge_concurrency_limits_the_whole_run(
     gradekit: Run, write: Write, server: JudgeServer
 ) -> None:
-    def slow(request: Received) -> Answer:
-        answer = judged(8)(request)
-        return Answer(answer.status, answer.body, delay=0.05)
-
-    server.default = slow
-    grader = f'{{kind: prompt, rubric: "Right?", model: gpt-test, base_url: {server.openai_url}}}'
-    lines = ["name: limited", "graders:", f"  - {grader}", "cases:"]
-    lines += [f"  - {{name: c{i}, output: 'answer {i}'}}" for i in range(12)]
-    suite = write("suite.yaml", "\n".join(lines) + "\n")
+    server.default = judged_after(0.05)
+    suite = judged_suite(write, server, "limited", 12)
     done = gradekit("run", str(suite), "--jobs", "12", "--judge-concurrency", "3")
     assert done.returncode == 0, done.stderr
     assert len(server.requests) == 12
@@ -147,15 +158,8 @@ def test_judge_concurrency_without_jobs_grades_that_many_cases_at_once(
     # Each case waits for its judge: with the default --jobs (CPU count + 4, 6 on two CPUs)
     # no more than that many requests could be in flight, whatever --judge-concurrency says.
     # An explicit --jobs is kept.
-    def slow(request: Received) -> Answer:
-        answer = judged(8)(request)
-        return Answer(answer.status, answer.body, delay=0.5)
-
-    server.default = slow
-    grader = f'{{kind: prompt, rubric: "Right?", model: gpt-test, base_url: {server.openai_url}}}'
-    lines = ["name: wide", "graders:", f"  - {grader}", "cases:"]
-    lines += [f"  - {{name: c{i}, output: 'answer {i}'}}" for i in range(80)]
-    suite = write("suite.yaml", "\n".join(lines) + "\n")
+    server.default = judged_after(0.5)
+    suite = judged_suite(write, server, "wide", 80)
     done = gradekit("run", str(suite), "--no-cache", "--judge-concurrency", "40", *jobs)
     assert done.returncode == 0, done.stderr
     assert len(server.requests) == 80
