@@ -9,8 +9,10 @@ process (start-up included, bytecode cached as for any installed package) and it
 alternating within each repeat, and prints the medians of each:
 
 - `python -c pass` (the baseline: bare interpreter start-up);
+- `import attrs` (gradekit's core types are attrs classes: the floor of any first use);
 - `import gradekit`, and `import gradekit; gradekit.create("numeric")`, without the plugins
   and with them on the path (a built-in kind must not pay for the plugins);
+- a first grade: `gradekit.grade` of one sample by `create("numeric")`, from a fresh start;
 - `gradekit.create("gk_bench_000.kind")` with the plugins (a dotted kind: one scan);
 - `python -m gradekit kinds` (and `--json`) with the plugins, its output to a pipe, and
   `kinds` again with its output on a pseudo-terminal, as a user at a terminal sees it.
@@ -86,10 +88,16 @@ def _commands(site: Path, source: str | None) -> dict[str, tuple[list[str], dict
         bare["PYTHONPATH"] = source
     plugins = dict(bare, PYTHONPATH=os.pathsep.join(filter(None, [source, str(site)])))
     create = "import gradekit; gradekit.create('numeric')"
+    first_grade = (
+        "import gradekit; gradekit.grade(gradekit.Sample(output='42', expected='42'), "
+        "[gradekit.create('numeric')])"
+    )
     return {
         "python -c pass": ([python, "-c", "pass"], bare),
+        "import attrs": ([python, "-c", "import attrs"], bare),
         "import gradekit": ([python, "-c", "import gradekit"], bare),
         "create('numeric')": ([python, "-c", create], bare),
+        "first grade": ([python, "-c", first_grade], bare),
         "import gradekit, plugins": ([python, "-c", "import gradekit"], plugins),
         "create('numeric'), plugins": ([python, "-c", create], plugins),
         "create('gk_bench_000.kind'), plugins": (
@@ -166,6 +174,9 @@ def main() -> None:
         ("create('numeric')", "import gradekit"),
         ("create('numeric'), plugins", "import gradekit, plugins"),
         ("import gradekit", "python -c pass"),
+        ("import attrs", "python -c pass"),
+        ("create('numeric')", "python -c pass"),
+        ("first grade", "python -c pass"),
         ("gradekit kinds, plugins", "python -c pass"),
         (ON_A_TERMINAL, "python -c pass"),
     ]

@@ -26,13 +26,26 @@ def test_version_comes_from_installed_metadata():
     assert gradekit.__version__ == version("gradekit")
 
 
-def test_import_gradekit_loads_no_yaml_hypothesis_cattrs_regex_or_grader_module():
+def test_import_gradekit_loads_no_dependency_and_no_module_of_its_own():
+    # Every public name is served on first use: the import alone loads none of its
+    # dependencies, not even attrs or typing, and no gradekit module but the facade.
     code = (
         "import sys, gradekit; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('yaml', 'hypothesis', 'cattrs', 'rich', 'jsonschema', 'regex') "
-        "or m.startswith('gradekit.graders')))"
+        "('yaml', 'hypothesis', 'cattrs', 'rich', 'jsonschema', 'regex', 'attr', 'attrs', "
+        "'typing', 'asyncio') or m.startswith('gradekit.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_name_used_first_loads_what_it_needs():
+    code = (
+        "import sys, gradekit; from gradekit import Sample, GradekitError; "
+        "print(Sample(output='x').output, issubclass(GradekitError, Exception), "
+        "'attrs' in sys.modules, 'gradekit.run.runner' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["x", "True", "True", "False"]

@@ -4,40 +4,43 @@ A registry maps `kind` names to grader factories (discovered through the `gradek
 entry point group); every grader returns one uniform `GradeResult`; a runner grades suites of
 samples concurrently. See the docs folder for the guides.
 
-`import gradekit` is kept fast: the suite loader, the runner and every grader module are
-imported on first use.
+`import gradekit` is kept fast: every public name is imported on its first use, the core types
+too (attrs, which builds them, is most of what a first use costs), so a program that only
+imports gradekit, or reaches one corner of it, pays for no more.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from gradekit.core.errors import (
-    ConfigError,
-    DuplicateKindError,
-    ExecutorError,
-    ExitRefusedError,
-    GradekitError,
-    OptionError,
-    PatternTimeoutError,
-    PluginLoadError,
-    Problem,
-    SelectionError,
-    UnknownKindError,
-    WriteError,
-)
-from gradekit.core.types import (
-    AsyncGrader,
-    BlockingGrader,
-    Grader,
-    GradeResult,
-    InlineGrader,
-    Sample,
-    ToolCall,
-)
+# `typing` costs more than the rest of this module: the idiom type checkers know instead.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from gradekit.core.context import current_suite_dir
+    from gradekit.core.errors import (
+        ConfigError,
+        DuplicateKindError,
+        ExecutorError,
+        ExitRefusedError,
+        GradekitError,
+        OptionError,
+        PatternTimeoutError,
+        PluginLoadError,
+        Problem,
+        SelectionError,
+        UnknownKindError,
+        WriteError,
+    )
+    from gradekit.core.types import (
+        AsyncGrader,
+        BlockingGrader,
+        Grader,
+        GradeResult,
+        InlineGrader,
+        Sample,
+        ToolCall,
+    )
     from gradekit.registry.registry import Registry, create, kinds, register
     from gradekit.report.model import CaseReport, SuiteReport
     from gradekit.run.dask import DaskExecutor
@@ -91,10 +94,30 @@ __all__ = [
     "run_suite",
 ]
 
-# Names served on first access, so their modules (and yaml) load only when used. The registry
-# too: pytest imports `gradekit.testing.pytest_plugin` in every run of a project that has
-# gradekit installed, and that must not scan entry points or import the registry.
+# Names served on first access, so their modules (attrs and yaml among them) load only when
+# used. The registry too: pytest imports `gradekit.testing.pytest_plugin` in every run of a
+# project that has gradekit installed, and that must not scan entry points or import the
+# registry.
 _LAZY = {
+    "ConfigError": "gradekit.core.errors",
+    "DuplicateKindError": "gradekit.core.errors",
+    "ExecutorError": "gradekit.core.errors",
+    "ExitRefusedError": "gradekit.core.errors",
+    "GradekitError": "gradekit.core.errors",
+    "OptionError": "gradekit.core.errors",
+    "PatternTimeoutError": "gradekit.core.errors",
+    "PluginLoadError": "gradekit.core.errors",
+    "Problem": "gradekit.core.errors",
+    "SelectionError": "gradekit.core.errors",
+    "UnknownKindError": "gradekit.core.errors",
+    "WriteError": "gradekit.core.errors",
+    "AsyncGrader": "gradekit.core.types",
+    "BlockingGrader": "gradekit.core.types",
+    "Grader": "gradekit.core.types",
+    "GradeResult": "gradekit.core.types",
+    "InlineGrader": "gradekit.core.types",
+    "Sample": "gradekit.core.types",
+    "ToolCall": "gradekit.core.types",
     "current_suite_dir": "gradekit.core.context",
     "Registry": "gradekit.registry.registry",
     "create": "gradekit.registry.registry",
