@@ -14,8 +14,11 @@ process then sends `--calls` requests at each concurrency, once per transport:
 - `asyncio`: a plain HTTP/1.1 client over `asyncio.open_connection`, a pool of keep-alive
   connections (the floor: what the loop itself costs);
 
-and finally gradekit's own judge (`prompt` graders in `run_suite`, `--judge-concurrency` = the
-concurrency): prompt, cache, transport, parse, report. Each line prints requests a second
+then gradekit's own judge (`prompt` graders in `gradekit run`, `--judge-concurrency` = the
+concurrency): prompt, cache, transport, parse, report; and the peer, inspect_ai's judge
+(`model_graded_qa` in an `eval` with `max_connections` = the concurrency, in inspect_ai's own
+virtual environment, which bench/peers.py installs in bench/.peers/ with `openai` beside it),
+timed whole in the same way. Each line prints requests a second
 (wall) and CPU milliseconds a call of this process (`time.process_time`: the server's CPU is
 the child's and not counted). Medians over `--rounds`.
 """
@@ -28,6 +31,7 @@ import contextlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -234,9 +238,30 @@ def gradekit_judge(base_url: str, calls: int, concurrency: int, *, judge: bool =
         str(folder / "report.json"),
     ]
     environment = dict(os.environ, BENCH_JUDGE_KEY="none")
-    done = subprocess.run(command, env=environment, capture_output=True, text=True)
+    try:
+        done = subprocess.run(command, env=environment, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     if done.returncode != 0:
         raise SystemExit(f"judge bench: gradekit exited {done.returncode}: {done.stderr[-2000:]}")
+
+
+def inspect_ai_judge(base_url: str, calls: int, concurrency: int) -> None:
+    """`calls` samples graded by inspect_ai's `model_graded_qa` against the same server, in a
+    child process of inspect_ai's own interpreter (its CPU is counted)."""
+    from peers import _imports, peer_python
+
+    python = peer_python("inspect_ai")
+    if isinstance(python, str):
+        raise RuntimeError(python)
+    if not _imports(python, "openai"):  # inspect_ai's OpenAI provider needs it
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "openai"], check=True)
+    child = Path(__file__).resolve().parent / "peer_children" / "child_inspect_judge.py"
+    with tempfile.TemporaryDirectory(prefix="bench-judge-inspect-") as logs:
+        command = [str(python), str(child), base_url, str(calls), str(concurrency), logs]
+        done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"inspect_ai exited {done.returncode}: {done.stderr[-2000:]}")
 
 
 def _cpu() -> float:
@@ -262,7 +287,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--concurrency", default="64,256")
-    parser.add_argument("--only", default="httpx,httpx-tuned,aiohttp,asyncio,gradekit,no-judge")
+    parser.add_argument(
+        "--only", default="httpx,httpx-tuned,aiohttp,asyncio,gradekit,no-judge,inspect_ai"
+    )
     args = parser.parse_args()
     server, port = start_server(args.delay)
     url = f"http://127.0.0.1:{port}/v1/chat/completions"
@@ -273,6 +300,7 @@ def main() -> None:
         "asyncio": lambda n, c: asyncio.run(send_asyncio(url, n, c)),
         "gradekit": lambda n, c: gradekit_judge(f"http://127.0.0.1:{port}/v1", n, c),
         "no-judge": lambda n, c: gradekit_judge("", n, c, judge=False),
+        "inspect_ai": lambda n, c: inspect_ai_judge(f"http://127.0.0.1:{port}/v1", n, c),
     }
     chosen = args.only.split(",")
     try:

@@ -181,7 +181,7 @@ SECTIONS: dict[str, Section] = {
         "judge.py",
         "the judge against a local server answering in 50 ms: httpx, aiohttp and a plain "
         "asyncio client side by side, then gradekit's whole `prompt` grader (requests a second, "
-        "CPU a call) at 64 and 256 connections",
+        "CPU a call) and inspect_ai's `model_graded_qa` (the peer) at 64 and 256 connections",
         ("--calls", "2000", "--rounds", "3", "--concurrency", "64,256"),
         ("--calls", "500", "--rounds", "1", "--concurrency", "64", "--only", "aiohttp,gradekit"),
         ("aiohttp", "httpx"),
