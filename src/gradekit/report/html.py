@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 
-_ASSETS = files("gradekit.report._viewer")
+_ASSETS = files("gradekit.report") / "_viewer"  # a folder of assets, not a package
 
 _SCRIPT_PARTS = ("dom.js", "detail.js", "list.js")
 """dom.js: element and text helpers, the collapsible tree; detail.js: one case's sample and
