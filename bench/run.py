@@ -97,6 +97,13 @@ SECTIONS: dict[str, Section] = {
         ("--cases", "20000", "--rounds", "5"),
         ("--cases", "5000", "--rounds", "1"),
     ),
+    "api_grade": Section(
+        "api_grade.py",
+        "`gradekit.grade` per call (numeric, in place; a trivial code grader, through the loop) "
+        "against calling the grader itself",
+        ("--calls", "20000", "--rounds", "5"),
+        ("--calls", "5000", "--rounds", "1"),
+    ),
     "baseline": Section(
         "baseline_compare.py",
         "`run --baseline`, `compare` and `--rerun-failed` against a 100,000-case report",

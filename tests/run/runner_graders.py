@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from gradekit import GradeResult, Sample
+from gradekit.core.types import bounded
 from gradekit.registry.entries import GraderEntry
 from gradekit.suite.model import Case, Policy, Suite, Turn
 
@@ -303,3 +304,21 @@ class PooledScored(Scored):
     """Scored, not inline."""
 
     inline: ClassVar[bool] = False
+
+
+@attrs.frozen
+class BoundedWhere:
+    """`Where`, its grade marked `bounded` (as the built-in text kinds' are): it may be graded
+    in place, where nothing could abandon it."""
+
+    kind: ClassVar[str] = "where"
+    inline: ClassVar[bool] = True
+    name: str = "bounded-where"
+    seconds: float = 0.0
+
+    @bounded
+    def grade(self, sample: Sample) -> GradeResult:
+        if self.seconds:
+            time.sleep(self.seconds)
+        thread = threading.current_thread().name
+        return GradeResult(self.kind, self.name, True, 1.0, details={"thread": thread})

@@ -33,7 +33,7 @@ from gradekit.core.errors import (
     close_matches,
 )
 from gradekit.core.types import Grader, error_text
-from gradekit.registry.abilities import options_class_of
+from gradekit.registry.abilities import is_grader, options_class_of
 from gradekit.registry.options import structure_options
 from gradekit.registry.plugins import BUILTIN_DISTRIBUTION, BUILTIN_KINDS, KIND_PATTERN, scan
 
@@ -319,7 +319,7 @@ class Registry:
                 grader = factory(name, config)
         finally:
             _CREATING.reset(token)
-        if not isinstance(grader, Grader):
+        if not is_grader(grader):
             raise ConfigError(
                 f"the factory for kind '{kind}' returned {type(grader).__name__}, which is not "
                 "a grader: it needs `kind`, `name` and `grade(sample)`"

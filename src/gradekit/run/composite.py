@@ -16,8 +16,9 @@ import attrs
 
 from gradekit.core.coroutines import run_sync
 from gradekit.core.errors import ConfigError, Problem, hint_suffix
-from gradekit.core.types import Grader, GradeResult, Sample
+from gradekit.core.types import GradeResult, Sample
 from gradekit.core.values import fraction_problem
+from gradekit.registry.abilities import is_grader
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry
@@ -183,7 +184,7 @@ def _children(raw: Any, registry: Registry, problems: list[Problem]) -> tuple[Gr
         return ()
     children: list[GraderEntry] = []
     for index, item in enumerate(raw):
-        if isinstance(item, (GraderEntry, Grader)) and not isinstance(item, Mapping):
+        if (isinstance(item, GraderEntry) or is_grader(item)) and not isinstance(item, Mapping):
             children.append(entry_of(item))
             continue
         try:

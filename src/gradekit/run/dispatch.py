@@ -19,7 +19,13 @@ import attrs
 from gradekit.core.coroutines import abandon, run_sync
 from gradekit.core.types import Grader, GradeResult, Sample, error_text
 from gradekit.core.values import seconds
-from gradekit.registry.abilities import agrade_of, blocking_grade_of, declares_inline
+from gradekit.registry.abilities import (
+    agrade_of,
+    blocking_grade_of,
+    declares_inline,
+    is_bounded_entry,
+    is_grader,
+)
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
 from gradekit.run.exits import refusing_exits
@@ -107,7 +113,7 @@ def entry_of(grader: Grader | GraderEntry) -> GraderEntry:
     """An entry for a bare grader (weight 1, no threshold), or the entry itself."""
     if isinstance(grader, GraderEntry):
         return grader
-    if not isinstance(grader, Grader):
+    if not is_grader(grader):
         raise TypeError(
             f"expected a grader or a GraderEntry, got {type(grader).__name__}; create graders "
             "with gradekit.create(kind, name, config)"
@@ -211,9 +217,23 @@ def grade(
     such a grader gets an error result.
     """
     entries, settings = _grading(graders, timeout)
+    if all(is_bounded_entry(entry) and is_sync(entry, settings) for entry in entries):
+        # Grades that cannot hang need no thread to abandon nor loop to wait on: graded here,
+        # as the runner grades a lone batch of them (`gradekit.run.loop`).
+        return _results([_in_place(entry, sample, settings) for entry in entries])
     with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
         records = run_sync(lambda: _graded(sample, entries, settings))
     return _results(records)
+
+
+def _in_place(entry: GraderEntry, sample: Sample, settings: Settings) -> ResultRecord:
+    """The record of a bounded grade made in this thread, timed out when it returned past its
+    timeout (as the lane judges a grade that held the GIL past it)."""
+    record = call_sync(entry, sample)
+    seconds = settings.timeout_of(entry)
+    if record.duration_ms > seconds * 1000.0:
+        return timed_out(entry, seconds)
+    return record
 
 
 async def agrade(
