@@ -30,7 +30,7 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
 from gradekit.run.exits import refusing_exits
 from gradekit.run.interrupts import Raised, contained
-from gradekit.run.pool import DaemonPool, Ticket
+from gradekit.run.pool import TIMED_OUT, DaemonPool, Ticket
 from gradekit.run.results import call_sync, error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, Settings, current_context, set_context
 
@@ -135,7 +135,7 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Res
         started = time.perf_counter()
         ticket = context.pool.submit(_grade_in_a_child, entry, sample, seconds, settings)
         value = await _await_ticket(context.pool, ticket, seconds + PROCESS_GRACE)
-        if value is _TIMED_OUT:
+        if value is TIMED_OUT:
             return timed_out(entry, seconds)
         return record_of(entry, finish(entry, value), started)
     agrade = agrade_of(entry.grader)
@@ -161,26 +161,22 @@ async def run_entry(entry: GraderEntry, sample: Sample, context: Context) -> Res
         return record_of(entry, finish(entry, value), started)
     ticket = context.pool.submit(call_sync, entry, sample)
     value = await _await_ticket(context.pool, ticket, seconds)
-    if value is _TIMED_OUT:
+    if value is TIMED_OUT:
         return timed_out(entry, seconds)
     record: ResultRecord = value
     return record
 
 
-_TIMED_OUT: Final = object()
-
-
 async def _await_ticket(pool: DaemonPool, ticket: Ticket, seconds: float) -> Any:
-    """The ticket's result, or _TIMED_OUT once it has *run* (not queued) for `seconds`."""
+    """The ticket's result, or TIMED_OUT once it has *run* (not queued) for `seconds`."""
     future = asyncio.wrap_future(ticket.future)
     try:
         while True:
-            started = ticket.started
-            remaining = seconds if started is None else started + seconds - time.monotonic()
+            remaining = ticket.remaining(seconds)
             if remaining <= 0:
                 pool.abandon(ticket)
                 future.cancel()
-                return _TIMED_OUT
+                return TIMED_OUT
             done, _ = await asyncio.wait((future,), timeout=remaining)
             if done:
                 return future.result()
@@ -221,9 +217,29 @@ def grade(
         # Grades that cannot hang need no thread to abandon nor loop to wait on: graded here,
         # as the runner grades a lone batch of them (`gradekit.run.loop`).
         return _results([_in_place(entry, sample, settings) for entry in entries])
+    if all(is_sync(entry, settings) for entry in entries):
+        # Sync graders that may hang: each on a pool thread, abandoned past its timeout, with
+        # no event loop for the call (a loop and its thread cost a millisecond a call).
+        pool = current_context().pool
+        with refusing_exits():
+            tickets = [(entry, pool.submit(call_sync, entry, sample)) for entry in entries]
+            return _results([_waited(pool, entry, ticket, settings) for entry, ticket in tickets])
     with refusing_exits():  # a grader's os._exit is its error result, not the end of the caller
         records = run_sync(lambda: _graded(sample, entries, settings))
     return _results(records)
+
+
+def _waited(
+    pool: DaemonPool, entry: GraderEntry, ticket: Ticket, settings: Settings
+) -> ResultRecord:
+    """The record of a sync grade on `pool`, waited for here: its timeout record once it has
+    run past its timeout (its thread abandoned)."""
+    seconds = settings.timeout_of(entry)
+    value = ticket.result(pool, seconds)
+    if value is TIMED_OUT:
+        return timed_out(entry, seconds)
+    record: ResultRecord = value
+    return record
 
 
 def _in_place(entry: GraderEntry, sample: Sample, settings: Settings) -> ResultRecord:

@@ -14,10 +14,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any
+from concurrent.futures import Future, wait
+from typing import Any, Final
 
-__all__ = ["DaemonPool", "Ticket"]
+__all__ = ["TIMED_OUT", "DaemonPool", "Ticket"]
+
+TIMED_OUT: Final = object()
+"""What a task that ran past its time gives instead of a result."""
 
 _names = itertools.count()
 
@@ -34,6 +37,24 @@ class Ticket:
         self.started: float | None = None
         self.abandoned = False
         self.detached = False
+
+    def remaining(self, seconds: float) -> float:
+        """Seconds left before this task has *run* (not queued) for `seconds`: all of them
+        while it is queued, 0 or less once it is past them."""
+        started = self.started
+        return seconds if started is None else started + seconds - time.monotonic()
+
+    def result(self, pool: DaemonPool, seconds: float) -> Any:
+        """Wait here for the task's result; once it has run for `seconds`, abandon it to
+        `pool` and return TIMED_OUT instead."""
+        while True:
+            remaining = self.remaining(seconds)
+            if remaining <= 0:
+                pool.abandon(self)
+                return TIMED_OUT
+            done, _ = wait((self.future,), timeout=remaining)
+            if done:
+                return self.future.result()
 
 
 class DaemonPool:
