@@ -3,7 +3,8 @@ the writers of `gradekit.report`) that parses the arguments, calls it and prints
 
 `main` (the console script `gradekit`, and `python -m gradekit`) lives in `cli.parser`, with
 the parser and the small commands (validate, kinds, schema, check-pack, new-pack, traces);
-`cli.run` is `gradekit run`; `cli.options` the argument types and the case selection every
+`cli.run` is `gradekit run`, and `cli.supervise` its supervising process when the suite's
+graders may hold the GIL; `cli.options` the argument types and the case selection every
 command shares; `cli.gates` the gates, the baseline and GitHub's annotations; `cli.compare`
 is `gradekit compare`.
 
