@@ -37,7 +37,8 @@ CHECK = "def check(ctx):\n    return True\n"
 SUITES = {
     "start code": "cases:\n  - {name: a, output: '1', graders: [{kind: code, grader: "
     "'sv_check:check'}]}\n",
-    "start builtin": "cases:\n  - {name: a, output: '1', expected: 1, graders: [{kind: numeric}]}\n",
+    "start builtin": "cases:\n  - {name: a, output: '1', expected: 1, graders: "
+    "[{kind: numeric}]}\n",
     "code": "graders:\n  - {kind: code, grader: 'sv_check:check'}\ndataset: data.jsonl\n",
     "builtin": "graders:\n  - {kind: numeric}\ndataset: data.jsonl\n",
 }
