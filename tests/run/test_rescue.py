@@ -10,12 +10,13 @@ import re
 import textwrap
 from pathlib import Path
 
+import attrs
 import pytest
 
 import gradekit
 from gradekit import ResultsLog
 from gradekit.report.json import case_json
-from gradekit.run.rescue import Rescue, may_hold_the_gil
+from gradekit.run.rescue import CHUNK, Rescue, may_hold_the_gil, written_part
 from gradekit.run.settings import Outputs
 from gradekit.run.stream import CaseStream
 
@@ -104,7 +105,7 @@ def test_a_supervised_run_writes_every_case_once_as_a_log_and_streams_the_same_r
     )
     reports = {}
     for rescued in (False, True):
-        fd = os.open(tmp_path / "rescue.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = os.open(tmp_path / "rescue.jsonl", os.O_RDWR | os.O_CREAT)  # mapped
         path = tmp_path / f"r-{rescued}.json"
         with CaseStream(path, spool=False) as stream:
             rescue = Rescue(fd) if rescued else None
@@ -115,6 +116,8 @@ def test_a_supervised_run_writes_every_case_once_as_a_log_and_streams_the_same_r
         os.close(fd)
         reports[rescued] = json.loads(path.read_text())
     assert _timeless(reports[True]["cases"]) == _timeless(reports[False]["cases"])
+    assert (tmp_path / "rescue.jsonl").stat().st_size == CHUNK  # reserved, the rest zeros
+    written_part(str(tmp_path / "rescue.jsonl"))
     written = (tmp_path / "rescue.jsonl").read_text().splitlines()
     assert sorted(json.loads(line)["name"] for line in written) == sorted(
         f"c{i}" for i in range(3000)
@@ -135,12 +138,18 @@ def _timeless(value: object) -> object:
     return value
 
 
-def test_rescue_writes_a_case_report_as_its_log_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [os.O_RDWR, os.O_WRONLY | os.O_APPEND], ids=["mapped", "written"])
+def test_rescue_writes_a_case_report_as_its_log_line(tmp_path: Path, flags: int) -> None:
     suite = _suite(tmp_path, f"name: s\ngraders: [{{kind: equality}}]\n{CASES}")
     (case,) = gradekit.run_suite(suite).cases
-    fd = os.open(tmp_path / "out.jsonl", os.O_WRONLY | os.O_CREAT)
-    kept = Rescue(fd, replace=True).secure([(0, case)])
+    fd = os.open(tmp_path / "out.jsonl", flags | os.O_CREAT)
+    rescue = Rescue(fd, replace=True)
+    kept = rescue.secure([(0, case)])
+    big = attrs.evolve(case, name="x" * CHUNK)  # past the first chunk: the map grows
+    rescue.secure([(1, big)])
     os.close(fd)
-    assert (tmp_path / "out.jsonl").read_text() == case_json(case) + "\n"
+    written_part(str(tmp_path / "out.jsonl"))
+    text = (tmp_path / "out.jsonl").read_text()
+    assert text == case_json(case) + "\n" + case_json(big) + "\n"
     ((position, text),) = kept
     assert position == 0 and text.report() == case  # type: ignore[union-attr]

@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from gradekit.run.exits import adopt_exits, real_exit
+from gradekit.run.rescue import may_hold_the_gil, written_part
 
 if TYPE_CHECKING:
     from gradekit.suite.model import Suite
@@ -65,8 +66,6 @@ def supervise(
     scratch file to write finished cases to, when `rescue`: reports or a log are asked). The
     parent exits with the run's exit code once the run has ended (or was ended and its
     reports written by `run`). Only for the process's own command."""
-    from gradekit.run.rescue import may_hold_the_gil
-
     holders = may_hold_the_gil(suite, args.isolation)
     if not holders or args.executor != "local":
         return
@@ -117,7 +116,8 @@ def supervise(
 
 
 def _scratch_file() -> tuple[int, str] | None:
-    """A scratch file named for this process (swept once it is gone), open for appending."""
+    """A scratch file named for this process (swept once it is gone), open for the run to
+    map (`Rescue`)."""
     import tempfile
 
     from gradekit.core.scratch import scratch_prefix
@@ -127,10 +127,10 @@ def _scratch_file() -> tuple[int, str] | None:
     except OSError:
         return None
     os.set_blocking(fd, True)
-    flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-    appending = os.open(name, flags)
+    flags = os.O_RDWR | getattr(os, "O_CLOEXEC", 0)  # mapped by the run (`Rescue`)
+    mapped = os.open(name, flags)
     os.close(fd)
-    return appending, name
+    return mapped, name
 
 
 def _die_with(parent: int) -> None:
@@ -311,6 +311,7 @@ class _Parent:
         try:
             if self.scratch is None:  # no report was asked
                 return 128 + signum
+            written_part(self.scratch)
             if self.args.resume:
                 _append_missing(self.scratch, self.args.resume)
             self.args.reports_only = self.scratch

@@ -19,8 +19,13 @@ log or the stream that would have encoded it, when nothing else needs its report
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import mmap
 import os
+import threading
 from collections.abc import Sequence
+from typing import Final
 
 from gradekit.core.values import utf8
 from gradekit.registry.entries import GraderEntry, Isolation
@@ -29,10 +34,13 @@ from gradekit.report.json import CaseText, FinishedCase, case_json
 from gradekit.report.model import CaseReport
 from gradekit.suite.model import Suite
 
-__all__ = ["Rescue", "may_hold_the_gil"]
+__all__ = ["CHUNK", "Rescue", "may_hold_the_gil", "written_part"]
 
 _OWN: str = "gradekit."
 """Where gradekit's own graders are defined (a kind's class in another package is a pack's)."""
+
+CHUNK: Final = 1 << 24
+"""Bytes of the file reserved and mapped at a time (16 MiB)."""
 
 
 def may_hold_the_gil(suite: Suite, isolation: Isolation | None) -> tuple[str, ...]:
@@ -64,11 +72,25 @@ class Rescue:
     """The finished cases' texts appended to the file open at `fd` (see the module).
 
     `replace`: the cases go on as their texts (`CaseText`) rather than their reports, when
-    nothing but the log or the stream reads them (`Collection.encode`)."""
+    nothing but the log or the stream reads them (`Collection.encode`).
+
+    The texts are copied into the file through a shared memory map, `CHUNK` bytes reserved
+    (`posix_fallocate`: a full disk is an error here, never a SIGBUS later) and mapped at a
+    time: a write system call per case would let other threads take the GIL at every case
+    (measured: a tenth of a trivial `code` grader's run). What a killed process copied there
+    is in the file (the page cache outlives it); the rest of the file is zeros, cut by
+    `written_part`. Where the file cannot be mapped (`fd` not open for reading and writing),
+    or its space not reserved, each text is written with `os.write`."""
 
     def __init__(self, fd: int, *, replace: bool = False) -> None:
         self.fd = fd
         self.replace = replace
+        self._lock = threading.Lock()
+        self._map: mmap.mmap | None = None
+        self._end = 0  # where the next text goes in the map
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        # False: os.write from now on (a map needs the file open for reading and writing).
+        self._mapping = flags & os.O_ACCMODE == os.O_RDWR and not flags & os.O_APPEND
 
     def secure(self, items: Sequence[tuple[int, FinishedCase]]) -> list[tuple[int, FinishedCase]]:
         """Write these finished cases out in one write; the items as they go on."""
@@ -96,6 +118,36 @@ class Rescue:
         return kept
 
     def _write(self, data: bytes) -> None:
+        with self._lock:
+            if self._mapping:
+                end = self._end + len(data)
+                if (self._map is not None and end <= len(self._map)) or self._grow(end):
+                    assert self._map is not None
+                    self._map[self._end : end] = data
+                    self._end = end
+                    return
+            self._append(data)
+
+    def _grow(self, end: int) -> bool:
+        """Reserve and map the file up to past `end`; False (writes from now on) if not."""
+        size = (end // CHUNK + 1) * CHUNK
+        try:
+            os.posix_fallocate(self.fd, 0, size)
+            if self._map is None:
+                self._map = mmap.mmap(self.fd, size)
+            else:
+                self._map.resize(size)
+        except (OSError, ValueError, AttributeError):
+            self._mapping = False
+            with contextlib.suppress(OSError, ValueError):  # the texts copied stay: after them
+                if self._map is not None:
+                    self._map.flush()
+                os.ftruncate(self.fd, self._end)
+                os.lseek(self.fd, self._end, os.SEEK_SET)
+            return False
+        return True
+
+    def _append(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
             try:
@@ -103,3 +155,14 @@ class Rescue:
             except OSError:
                 return  # a full disk: the supervisor writes what reached the file
             view = view[written:]
+
+
+def written_part(path: str) -> None:
+    """Cut the file a `Rescue` wrote at `path` after its last text (the zeros reserved past
+    it, and a text a killed process had begun copying, are gone)."""
+    with contextlib.suppress(OSError), open(path, "r+b") as file:
+        data = file.read()
+        end = data.find(b"\0")
+        end = len(data) if end < 0 else end
+        end = data.rfind(b"\n", 0, end) + 1
+        file.truncate(end)
