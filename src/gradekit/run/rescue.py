@@ -76,8 +76,9 @@ class Rescue:
 
     The texts are copied into the file through a shared memory map, `CHUNK` bytes reserved
     (`posix_fallocate`: a full disk is an error here, never a SIGBUS later) and mapped at a
-    time: a write system call per case would let other threads take the GIL at every case
-    (measured: a tenth of a trivial `code` grader's run). What a killed process copied there
+    time: no system call per case (each would release the GIL; bench/RESULTS.md, "The
+    supervisor of a run stuck in C code", measured no clear difference either way on a
+    trivial `code` grader, within the noise of a shared machine). What a killed process copied there
     is in the file (the page cache outlives it); the rest of the file is zeros, cut by
     `written_part`. Where the file cannot be mapped (`fd` not open for reading and writing),
     or its space not reserved, each text is written with `os.write`."""
