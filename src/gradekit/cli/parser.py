@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(argv)
         # The process's own command: nothing a grader left may hold its exit.
         try:
-            code = _main(argv)
+            code = _main(argv, own=True)
         except SystemExit as stop:  # argparse's, or a run that could not go on
             if not isinstance(stop.code, int):
                 raise
@@ -153,8 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return leave(code)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, *, own: bool = False) -> int:
     args = _parser().parse_args(argv)
+    args.own_command = own  # the process's own command: `gradekit run` may fork (cli.supervise)
     handler: Callable[[argparse.Namespace], int] = args.handler
     # SIGHUP: the terminal or the SSH session that started the run went away.
     with stopping_on(signal.SIGINT, signal.SIGTERM, signal.SIGHUP, exit_on_second=True):

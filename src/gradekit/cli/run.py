@@ -239,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
     targets, clash = targets_of(args, suite)
     if clash is not None:
         raise Invalid(f"gradekit: {clash}; nothing was graded")
+    _supervise(args, suite, bool(targets or github))  # the supervising process exits there
     show = not args.quiet
     progress = Progress(
         None if selection is not None else suite.case_count, enabled=show, stream=CURRENT_STDERR
@@ -272,6 +273,16 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(final, failures, args)
 
 
+def _supervise(args: argparse.Namespace, suite: Suite, reports: bool) -> None:
+    """A suite whose graders may hold the GIL runs supervised (`cli.supervise`): the
+    supervising process exits with the run's code once it has ended; the run returns."""
+    if not getattr(args, "own_command", False) or getattr(args, "reports_only", None):
+        return  # main() called by another program, or the reports of a run that was ended
+    from gradekit.cli.supervise import supervise
+
+    supervise(args, suite, rescue=reports or bool(args.resume), run=run)
+
+
 def _grade(
     args: argparse.Namespace,
     suite: Suite,
@@ -286,6 +297,7 @@ def _grade(
     """Run the suite as the arguments say; the report, and the results log's write failure."""
     from gradekit.core.errors import ConfigError, SelectionError, WriteError
     from gradekit.run.exits import after_graders
+    from gradekit.run.rescue import Rescue
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import run_suite
     from gradekit.run.settings import GraderDefaults, Outputs, Statistics
@@ -300,6 +312,7 @@ def _grade(
     # The console lists the cases that did not pass: from the log when there is one.
     failing = (lambda case: case.outcome != "pass") if keep and log is None else False
     folder = os.getcwd()  # where relative report paths lead, whatever a grader's os.chdir
+    rescue_fd: int | None = getattr(args, "rescue_fd", None)  # a supervised run's
     with progress, after_graders(folder):
         try:
             final = run_suite(
@@ -320,6 +333,7 @@ def _grade(
                     samples=not args.no_samples,
                     max_text=4096 if args.max_text is None else args.max_text,
                     stream=log if isinstance(log, CaseStream) else None,
+                    rescue=None if rescue_fd is None else Rescue(rescue_fd),
                 ),
                 statistics=Statistics(baseline=baseline, k=args.k, confidence=args.confidence),
             )
@@ -331,6 +345,10 @@ def _grade(
             if error.report is None:
                 raise
             return error.report, [error]
+    if getattr(args, "reports_only", None) is not None:  # a run that was ended (cli.supervise)
+        import attrs
+
+        final = attrs.evolve(final, complete=False)
     return final, []
 
 
@@ -454,6 +472,12 @@ def log_of(
     from gradekit.run.resume import ResultsLog
     from gradekit.run.stream import CaseStream
 
+    reports_only: str | None = getattr(args, "reports_only", None)
+    if reports_only is not None:  # the cases that reached a log, none graded (cli.supervise)
+        logged = ResultsLog(args.resume or reports_only, scratch=not args.resume)
+        log = stack.enter_context(logged)
+        log.only_logged = True
+        return log
     if args.resume:
         log = stack.enter_context(ResultsLog(args.resume))
         if progress.enabled and not progress.live:

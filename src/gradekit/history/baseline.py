@@ -229,7 +229,7 @@ class BaselineTally:
     def add(self, case: CaseReport, position: int | None = None) -> Mark:
         """Count one case of the run; its mark. `position`: the case's place in the suite,
         which orders the names (None: after every case counted so far)."""
-        seen = self._baseline.layouts.seen(case.outcome, case_scores(case))  # type: ignore[arg-type]
+        seen = self._baseline.layouts.seen(case.outcome, case_scores(case))
         return self._count((case.name, case.attempt), seen, position)
 
     def add_text(self, text: str, position: int | None = None) -> Mark:

@@ -41,7 +41,7 @@ def read_outcomes(run: Run, watch: ReadWatch | None = None) -> Iterator[tuple[Ca
     the progress of reading a file."""
     if not isinstance(run, (str, os.PathLike)):
         for case in read_run(run):
-            yield (case.name, case.attempt), case.outcome  # type: ignore[misc]
+            yield (case.name, case.attempt), case.outcome
         return
     forms = CaseForms(run, watch)
     for item in forms:
@@ -201,7 +201,7 @@ def iter_seen(
     cases: Iterable[CaseReport] = run.cases if isinstance(run, SuiteReport) else run
     for case in cases:
         key = (case.name, case.attempt)
-        yield key, reader.seen(case.outcome, case_scores(case))  # type: ignore[arg-type]
+        yield key, reader.seen(case.outcome, case_scores(case))
     if environment is not None and isinstance(run, SuiteReport):
         environment[0] = run.environment
 

@@ -39,6 +39,7 @@ import fcntl
 import json
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -209,6 +210,7 @@ def _case_of(data: dict[str, Any], path: Path, number: int) -> CaseReport:
 
 
 _BOM: Final = b"\xef\xbb\xbf"
+_LOCK_WAIT: Final = 2.0  # seconds a held lock is waited for (see `CaseLog._hold`)
 _NOT_READ: Final = object()
 _LINE_START: Final = b'{"name":'
 """How every line gradekit writes starts (`case_json`: the name is the first key)."""
@@ -408,18 +410,25 @@ class CaseLog:
         self._loads = line_reader()
 
     def _hold(self) -> None:
-        """Take the log's lock, or raise WriteError: another run holds it."""
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as error:
-            if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-                return  # a file system without locks: the run goes on unguarded, as before
-            raise WriteError(
-                str(self.path),
-                "another gradekit run is using it (it holds the log's lock)",
-                "wait for that run to end, or give this run another --resume file",
-                what="the results log",
-            ) from None
+        """Take the log's lock, or raise WriteError: another run holds it (still after
+        `_LOCK_WAIT` seconds: a run killed with the command that supervised it, by a SIGKILL
+        to their process group, may end a moment after the command)."""
+        deadline = time.monotonic() + _LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except OSError as error:
+                if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    return  # a file system without locks: the run goes on unguarded, as before
+            if time.monotonic() >= deadline:
+                raise WriteError(
+                    str(self.path),
+                    "another gradekit run is using it (it holds the log's lock)",
+                    "wait for that run to end, or give this run another --resume file",
+                    what="the results log",
+                )
+            time.sleep(0.02)
 
     def existing(self) -> Iterator[tuple[int, CaseReport]]:
         """`(offset, case)` for every case already in the file when it was opened; once

@@ -148,7 +148,7 @@ class CaseReport:
     attempt: int | None = None
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome:
         """`"error"` when any turn errored or the case could not load; else pass or fail."""
         return outcome_of(self.passed, self.errored or self.error is not None)
 

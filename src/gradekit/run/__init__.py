@@ -7,8 +7,8 @@ of one entry with its timeout and isolation and the decisions of which entries a
 blocking (`dispatch`, `isolation`, `pool`), the checks on what a grader returned
 (`results`), the verdict rules (`verdict`), the composite kinds that apply those rules inside
 one grader (`composite`), case selection (`selection`), the results log a run resumes from
-(`resume`), the caller's side of a run (`collect`) and the signals that stop it
-(`interrupts`).
+(`resume`), the caller's side of a run (`collect`), the signals that stop it
+(`interrupts`), and what a supervised run writes for its supervisor (`rescue`).
 
 May import: `suite` (the model it grades), `registry`, `history` (baseline marks),
 `report` (the model it produces, the results log, the report files), `process` (workers,

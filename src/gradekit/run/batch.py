@@ -22,7 +22,8 @@ from typing import Any, Final, NamedTuple
 from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.registry.abilities import has_well_formed_results
 from gradekit.registry.entries import GraderEntry
-from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.json import FinishedCase
+from gradekit.report.model import ResultRecord, TurnReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.interrupts import GRADER_RAISES, is_ctrl_c
@@ -39,7 +40,8 @@ HAND_OVER_SECONDS: Final = 0.25
 pace, so that progress, `on_case` and the results log follow it (a batch of fast grades ends
 first: it hands its reports over once, counted)."""
 
-HandOver = Callable[[Sequence[tuple[int, CaseReport]]], None]
+HandOver = Callable[[Sequence[tuple[int, FinishedCase]]], None]
+Secure = Callable[[Sequence[tuple[int, FinishedCase]]], list[tuple[int, FinishedCase]]]
 
 
 class GradeKey(NamedTuple):
@@ -83,8 +85,9 @@ class BatchState:
 
     `hand_over`, when given (a batch that keeps reports), receives the reports finished so far
     every `HAND_OVER_SECONDS` while the batch runs longer (slow graders), uncounted; `emitted`
-    is how many of `done` went so. `lock` guards `finished`, `end`, `emitted` and
-    `abandoned`."""
+    is how many of `done` went so. `secure`, when given (a supervised run: `Rescue.secure`),
+    writes each case out as it ends, before the next grade starts, and gives what `done`
+    holds of it. `lock` guards `finished`, `end`, `emitted` and `abandoned`."""
 
     __slots__ = (
         "abandoned",
@@ -96,15 +99,23 @@ class BatchState:
         "hand_over",
         "keep",
         "lock",
+        "secure",
         "stopped",
         "summary",
     )
 
-    def __init__(self, *, keep: bool = True, hand_over: HandOver | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        keep: bool = True,
+        hand_over: HandOver | None = None,
+        secure: Secure | None = None,
+    ) -> None:
         self.grading: GradeInProgress | None = None
         self.keep: Final = keep
         self.hand_over: Final = hand_over if keep else None
-        self.done: list[tuple[int, CaseReport]] = []
+        self.secure: Final = secure if keep else None
+        self.done: list[tuple[int, FinishedCase]] = []
         self.emitted = 0
         self.finished = 0
         self.end = sys.maxsize  # the worker stops once `finished` reaches it
@@ -120,7 +131,7 @@ class BatchState:
             self.end = self.finished + 1
             return self.end
 
-    def rest(self, *, abandon: bool = False) -> tuple[list[tuple[int, CaseReport]], bool]:
+    def rest(self, *, abandon: bool = False) -> tuple[list[tuple[int, FinishedCase]], bool]:
         """The reports finished and not handed over yet, taken now, and whether none was
         handed over before (then `summary` counts exactly these). `abandon`: the worker's
         later reports are dropped (its batch is graded again from `len(done)` on)."""
@@ -172,7 +183,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
-    hand_over, lock = state.hand_over, state.lock
+    hand_over, lock, secure = state.hand_over, state.lock, state.secure
     handed = clock()
     max_text = settings.max_text
     # Most turns share their graders' tuple with the turn before.
@@ -237,11 +248,14 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                 # again by the batch's next attempt).
                 if state.abandoned:
                     break
-                done.append((position, finished))
+                if secure is None:
+                    done.append((position, finished))
+                else:  # written out before the next grade, which may never return
+                    done.extend(secure(((position, finished),)))
             summary.count_case(passed, errored)
             if case.attempt is not None:
                 summary.attempts.count(case.name, passed, errored)
-            chunk: list[tuple[int, CaseReport]] = []
+            chunk: list[tuple[int, FinishedCase]] = []
             with lock:
                 state.finished += 1
                 if hand_over is not None and now - handed >= HAND_OVER_SECONDS:

@@ -45,6 +45,7 @@ from gradekit.run.composite import _Composite
 from gradekit.run.executor import Execution, Remote
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
+from gradekit.run.rescue import Rescue
 from gradekit.run.resume import ResultsLog, RunIndex
 from gradekit.run.selection import Selection
 from gradekit.run.settings import Settings
@@ -75,6 +76,7 @@ class Collection:
         ks: tuple[int, ...] | None = None,
         *,
         tally: BaselineTally | None = None,
+        rescue: Rescue | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
         suite = self.notes.suite
@@ -105,6 +107,8 @@ class Collection:
         self.encode = log is not None and on_case is None and keep_cases is False
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
+        # Cases written out as they end go on as their texts when only the log reads them.
+        self.rescue = None if rescue is None else Rescue(rescue.fd, replace=self.encode)
 
     def run(self, remote: Remote | None = None) -> SuiteReport:
         """Grade the cases, here or with `remote` (see `run_suite`); the report in suite
@@ -113,7 +117,7 @@ class Collection:
         collector = self.collector
         run: Execution
         if remote is None:
-            run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
+            run = _Run(self.graded, self.settings, self.jobs, keep=self.keep, rescue=self.rescue)
         else:
             run = remote.start_run(
                 self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode

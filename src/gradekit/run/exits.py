@@ -39,6 +39,7 @@ from typing import IO, Any, Final, NoReturn
 
 __all__ = [
     "CURRENT_STDERR",
+    "adopt_exits",
     "after_graders",
     "detach_stdin",
     "leave",
@@ -114,6 +115,16 @@ def owning_exits() -> Iterator[None]:
             _depth, _owner = saved
             if _depth == 0:
                 _set(_REAL_EXIT)
+
+
+def adopt_exits() -> None:
+    """In a forked child that goes on with its parent's command (`gradekit.cli.supervise`):
+    the `refusing_exits` in effect refuses `os._exit` in this process, no longer in the
+    parent's."""
+    global _owner  # noqa: PLW0603
+    with _lock:
+        if _depth:
+            _owner = os.getpid()
 
 
 def refused() -> list[tuple[str, int]]:

@@ -29,6 +29,7 @@ from gradekit.run.blocking import BlockingLane
 from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
+from gradekit.run.rescue import Rescue
 from gradekit.run.results import timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
@@ -95,8 +96,19 @@ def _pure(graders: tuple[GraderEntry, ...]) -> bool:
 class _Run:
     """The loop-thread side of one run."""
 
-    def __init__(self, suite: Suite, settings: Settings, jobs: int, *, keep: bool) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        settings: Settings,
+        jobs: int,
+        *,
+        keep: bool,
+        rescue: Rescue | None = None,
+    ) -> None:
         self.suite = suite
+        # A supervised run's finished cases, each written out by the thread that finished it
+        # before that thread grades anything else (`gradekit.run.rescue`).
+        self.rescue = rescue if keep else None
         # Whether anyone will see the case reports: a run that keeps none and streams none
         # only counts its inline cases.
         self.keep = keep
@@ -196,7 +208,19 @@ class _Run:
         count: int | None = None,
     ) -> None:
         """Hand finished cases to the caller: their reports (kept or streamed), their summary
-        when counted already, and their number (reports may not have been built)."""
+        when counted already, and their number (reports may not have been built). Cases
+        finished outside the lane's batches (which write theirs as they end) are written
+        out first in a supervised run."""
+        if self.rescue is not None and items:
+            items = self.rescue.secure(items)
+        self._put(items, counted, count)
+
+    def _put(
+        self,
+        items: Sequence[tuple[int, FinishedCase]],
+        counted: SummaryBuilder | None = None,
+        count: int | None = None,
+    ) -> None:
         count = len(items) if count is None else count
         if count:
             self.out.put((_CASES, (items, counted, count)))
@@ -341,7 +365,7 @@ class _Run:
         keep = self._keeps(items)
         lone = not self._cases_running and not self.blocking.busy()
         if preset is None and lone and self._all_bounded(items):
-            state = grade_batch(items, BatchState(keep=keep), {}, self.settings, self.suite.policy)
+            state = grade_batch(items, self._state(keep), {}, self.settings, self.suite.policy)
             self._hand_over(state)
             return
         if preset is None:
@@ -350,7 +374,7 @@ class _Run:
         held = False  # this batch holds one of the `jobs` slots (it stalled and was cut)
         try:
             while items:
-                state = BatchState(keep=keep, hand_over=self._emit)
+                state = self._state(keep, hand_over=True)
                 ticket = lane.submit(
                     grade_batch, items, state, preset, self.settings, self.suite.policy
                 )
@@ -389,6 +413,12 @@ class _Run:
             if held and slots is not None:
                 slots.release()
 
+    def _state(self, keep: bool, *, hand_over: bool = False) -> BatchState:
+        """A batch's state: it writes each case out as it ends in a supervised run, and hands
+        its reports over to the caller (`_put`: written out already)."""
+        secure = None if self.rescue is None else self.rescue.secure
+        return BatchState(keep=keep, hand_over=self._put if hand_over else None, secure=secure)
+
     def _time_out(
         self,
         state: BatchState,
@@ -412,9 +442,9 @@ class _Run:
         handed nothing over before, else by the receiver (as the reports handed over were)."""
         rest, whole = state.rest()
         if whole:
-            self._emit(rest, state.summary, state.finished)
+            self._put(rest, state.summary, state.finished)
         else:
-            self._emit(rest)
+            self._put(rest)
 
     async def _cut(
         self,
@@ -450,11 +480,11 @@ class _Run:
         """
         rest, _ = state.rest(abandon=True)
         if state.keep:
-            self._emit(rest)
+            self._put(rest)
             finished = state.emitted
         elif wait and state.stopped.wait(wait):
             finished = state.finished
-            self._emit([], state.summary, finished)
+            self._put([], state.summary, finished)
         else:
             finished = 0
         self.lane.abandon(ticket)

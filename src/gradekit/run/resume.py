@@ -44,7 +44,8 @@ def _no_tick() -> None:
 class ResultsLog:
     """The results log at `path` (JSONL, one finished case a line), opened for runs to resume
     from and append to; `ResultsLog()` is a scratch log in the temp folder, deleted by
-    `close()`, for streaming a huge run's cases to reports without holding them in memory.
+    `close()`, for streaming a huge run's cases to reports without holding them in memory
+    (`scratch=True` makes the log at `path` one: not fsynced, deleted by `close()`).
 
     After `run_suite(suite, resume=log)`, `cases()`, `case_texts()` and `failing()` stream
     that run's cases in suite order (resumed ones included), read back from the file.
@@ -62,15 +63,20 @@ class ResultsLog:
         path: str | os.PathLike[str] | None = None,
         *,
         on_resumed: Callable[[CaseReport], object] | None = None,
+        scratch: bool = False,
     ) -> None:
         self.on_resumed = on_resumed
+        self.only_logged = False
+        """True: a run through the log grades nothing; it takes the cases already in the log
+        and leaves the others out (the reports of a run ended from outside, written by
+        `gradekit.cli.supervise`)."""
         self.on_recorded: Callable[[str], object] | None = None
         """Called with the outcome of each case the run appends, in the thread that appends
         it (the command's progress: it needs no report object)."""
         self.watch: ReadWatch | None = None
         """The progress of reading the cases already in the log, before the run grades
         (`ReportsProgress.reading`); None: silent."""
-        self.scratch = path is None
+        self.scratch = path is None or scratch
         if path is None:
             sweep()
             try:
@@ -214,6 +220,8 @@ class RunIndex:
             if selection is not None and not selection(case):
                 continue
             offset = done.pop((case.name, case.attempt), None) if done else None
+            if offset is None and self._results.only_logged:
+                continue
             with self._lock:
                 ordinal = len(self.offsets)
                 self.selected += 1

@@ -134,6 +134,7 @@ def run_suite(
             log,
             statistics.k,
             tally=counting,
+            rescue=outputs.rescue,
         )
         # A run context of its own (what its grades share), with the options in effect.
         run = stack.enter_context(RunContext(current_run().options))

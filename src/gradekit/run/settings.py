@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from gradekit.history.baseline import Baseline
     from gradekit.report.model import CaseReport
     from gradekit.report.reading import Run
+    from gradekit.run.rescue import Rescue
     from gradekit.run.stream import CaseStream
 
 
@@ -180,13 +181,16 @@ class Outputs:
     metadata, each text cut at `max_text` bytes with a marker saying how much was cut; False:
     the verdicts alone. `stream`: a `gradekit.run.stream.CaseStream` that writes each case
     into a JSON report as it ends, in suite order, with no results log (what `gradekit run`
-    does without `--resume`); not with `resume=`.
+    does without `--resume`); not with `resume=`. `rescue`: a `gradekit.run.rescue.Rescue`
+    that each finished case is written to as it ends, for a process that may have to end the
+    run (what `gradekit run` does for a suite whose graders may hold the GIL).
     """
 
     keep_cases: bool | Callable[[CaseReport], bool] = True
     samples: bool = True
     max_text: int = attrs.field(default=4096, validator=_max_text)
     stream: CaseStream | None = None
+    rescue: Rescue | None = None
 
 
 @attrs.frozen

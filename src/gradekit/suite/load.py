@@ -51,7 +51,7 @@ from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, survey
 from gradekit.suite.located_yaml import Located, load_located
-from gradekit.suite.model import Case, Policy, Suite
+from gradekit.suite.model import Case, Policy, Suite, entries_of
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy, parse_tags
 from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
@@ -276,7 +276,7 @@ class _Loader:
         cases = self.cases(data.get("cases"), builder, traced)
         dataset = self.dataset(data, builder, cases)
         traces = self.traces(data["traces"], builder, cases) if traced else None
-        count = None
+        count, graded = None, False
         if dataset is not None:
             count, graded, repeated = survey(dataset.path, dataset.label, dataset.taken)
             for number, message in repeated[:MAX_REPEATED]:
@@ -333,6 +333,7 @@ class _Loader:
             if traced or (dataset is not None and count is None)
             else len(cases) + (count or 0),
             warnings=warnings,
+            entries=None if graded or self.templates else entries_of(suite_entries, cases),
             dataset=None if dataset is None else str(dataset.path),
         )
 

@@ -15,7 +15,7 @@ from gradekit.core.types import EMPTY, FrozenDict, Sample, freeze
 from gradekit.core.values import written
 from gradekit.registry.entries import GraderEntry
 
-__all__ = ["Case", "Policy", "PolicyMode", "Suite", "Turn"]
+__all__ = ["Case", "Policy", "PolicyMode", "Suite", "Turn", "entries_of"]
 
 
 PolicyMode = Literal["all", "any", "weighted"]
@@ -84,3 +84,19 @@ class Suite:
     warnings: Sequence[str] = ()
     dataset: str | None = None
     """The path of the `dataset:` file, None without one."""
+    entries: tuple[GraderEntry, ...] | None = None
+    """Every grader entry of the suite known once it is loaded (its `graders:` and those of
+    its file's cases), each once; None when entries may come later, made as the cases are read
+    (dataset lines or traces of listed cases giving graders of their own), or unknown (a suite
+    made in code). `gradekit run` reads it to know whether a grader may hold the GIL."""
+
+
+def entries_of(graders: tuple[GraderEntry, ...], cases: Sequence[Case]) -> tuple[GraderEntry, ...]:
+    """`graders` and the entries of `cases` (turn by turn), each entry object once: a loaded
+    suite's `entries`."""
+    seen: dict[int, GraderEntry] = {id(entry): entry for entry in graders}
+    for case in cases:
+        for turn in case.turns:
+            for entry in turn.graders:
+                seen.setdefault(id(entry), entry)
+    return tuple(seen.values())

@@ -28,7 +28,7 @@ MARKS = Path(__file__).parent / "marks"
 def parity(ctx):
     """Passes for an even number; notes which process graded which case."""
     MARKS.mkdir(exist_ok=True)
-    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").touch()
+    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").write_text(str(os.getppid()))
     number = int(ctx.agent_response)
     return GraderResult(1.0 if number % 2 == 0 else 0.0, reason=f"got {number}")
 
@@ -44,7 +44,7 @@ def crash_on_boom(ctx):
 def slow_parity(ctx):
     """As parity, after a pause (a long one for case `slow-17`)."""
     MARKS.mkdir(exist_ok=True)
-    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").touch()
+    (MARKS / f"{ctx.test_case_name}.{os.getpid()}").write_text(str(os.getppid()))
     time.sleep(3.0 if ctx.test_case_name == "slow-17" else 0.05)
     number = int(ctx.agent_response)
     return GraderResult(1.0 if number % 2 == 0 else 0.0, reason=f"got {number}")

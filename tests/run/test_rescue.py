@@ -1,0 +1,155 @@
+"""Which suites `gradekit run` supervises (`may_hold_the_gil`), and the file a supervised run
+writes each finished case to as it ends (`Rescue`): every case, each once, as the lines of a
+results log that a run can resume from, while the reports stay what they were."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import textwrap
+from pathlib import Path
+
+import attrs
+import pytest
+
+import gradekit
+from gradekit import ResultsLog
+from gradekit.report.json import case_json
+from gradekit.run.rescue import CHUNK, Rescue, may_hold_the_gil, written_part
+from gradekit.run.settings import Outputs
+from gradekit.run.stream import CaseStream
+
+GRADERS = """
+def ok(ctx):
+    return str(ctx.agent_response) == str(ctx.ground_truth)
+"""
+
+
+def _suite(tmp_path: Path, text: str, dataset: str | None = None) -> gradekit.Suite:
+    # Module names are shared by the process: one per test.
+    module = "rescue_" + re.sub(r"\W", "_", tmp_path.name)
+    (tmp_path / f"{module}.py").write_text(GRADERS)
+    text = text.replace("'graders:ok'", f"'{module}:ok'")
+    if dataset is not None:
+        (tmp_path / "data.jsonl").write_text(dataset)
+    path = tmp_path / "suite.yaml"
+    path.write_text(textwrap.dedent(text).lstrip())
+    return gradekit.load_suite(path)
+
+
+CASES = "cases:\n  - {name: a, output: '1', expected: 1}\n"
+
+
+@pytest.mark.parametrize(
+    ("graders", "isolation", "holders"),
+    [
+        ("[{kind: equality}, {kind: regex, pattern: x}, {kind: numeric}]", None, ()),
+        ("[{kind: code, grader: 'graders:ok', name: mine}]", None, ("mine",)),
+        ("[{kind: code, grader: 'graders:ok', isolation: process}]", None, ()),
+        ("[{kind: code, grader: 'graders:ok'}]", "process", ()),
+        ("[{kind: code, grader: 'graders:ok', isolation: thread}]", "process", ("ok",)),
+        (
+            "[{kind: any, name: either, graders: [{kind: code, grader: 'graders:ok'}]}]",
+            None,
+            ("either",),
+        ),
+        ("[{kind: all, graders: [{kind: equality}, {kind: contains, values: ['1']}]}]", None, ()),
+    ],
+    ids=[
+        "builtin",
+        "code",
+        "code-process",
+        "run-process",
+        "own-thread",
+        "composite",
+        "builtin-composite",
+    ],
+)
+def test_a_suite_may_hold_the_gil_when_it_runs_user_code_in_a_thread(
+    tmp_path: Path, graders: str, isolation: str | None, holders: tuple[str, ...]
+) -> None:
+    suite = _suite(tmp_path, f"name: s\ngraders: {graders}\n{CASES}")
+    assert may_hold_the_gil(suite, isolation) == holders  # type: ignore[arg-type]
+
+
+def test_a_case_level_code_grader_counts_and_dataset_lines_with_graders_are_unknown(
+    tmp_path: Path,
+) -> None:
+    suite = _suite(
+        tmp_path,
+        "name: s\ngraders: [{kind: equality}]\ncases:\n  - {name: a, output: '1', expected: '1',"
+        " graders: [{kind: code, grader: 'graders:ok'}]}\n",
+    )
+    assert may_hold_the_gil(suite, None) == ("ok",)
+    plain = '{"name": "b", "output": "1", "expected": "1"}\n'
+    suite = _suite(tmp_path, "name: s\ngraders: [{kind: equality}]\ndataset: data.jsonl\n", plain)
+    assert may_hold_the_gil(suite, None) == ()  # the lines give no graders of their own
+    own = '{"name": "b", "output": "1", "graders": [{"kind": "equality"}]}\n'
+    suite = _suite(tmp_path, "name: s\ngraders: [{kind: equality}]\ndataset: data.jsonl\n", own)
+    assert may_hold_the_gil(suite, None) == ("*",)  # made as the lines are read: not known
+
+
+def test_a_supervised_run_writes_every_case_once_as_a_log_and_streams_the_same_report(
+    tmp_path: Path,
+) -> None:
+    lines = "".join(
+        json.dumps({"name": f"c{i}", "output": str(i % 3), "expected": "1"}) + "\n"
+        for i in range(3000)
+    )
+    suite = _suite(
+        tmp_path,
+        "name: s\ngraders: [{kind: code, grader: 'graders:ok'}, {kind: equality}]\n"
+        "dataset: data.jsonl\n",
+        lines,
+    )
+    reports = {}
+    for rescued in (False, True):
+        fd = os.open(tmp_path / "rescue.jsonl", os.O_RDWR | os.O_CREAT)  # mapped
+        path = tmp_path / f"r-{rescued}.json"
+        with CaseStream(path, spool=False) as stream:
+            rescue = Rescue(fd) if rescued else None
+            report = gradekit.run_suite(
+                suite, jobs=2, outputs=Outputs(keep_cases=False, stream=stream, rescue=rescue)
+            )
+            stream.write_json(report)
+        os.close(fd)
+        reports[rescued] = json.loads(path.read_text())
+    assert _timeless(reports[True]["cases"]) == _timeless(reports[False]["cases"])
+    assert (tmp_path / "rescue.jsonl").stat().st_size == CHUNK  # reserved, the rest zeros
+    written_part(str(tmp_path / "rescue.jsonl"))
+    written = (tmp_path / "rescue.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["name"] for line in written) == sorted(
+        f"c{i}" for i in range(3000)
+    )
+    # The file is a results log: a run through it takes every case and grades none.
+    with ResultsLog(tmp_path / "rescue.jsonl") as log:
+        resumed = gradekit.run_suite(suite, resume=log)
+        assert log.resumed == 3000
+    assert resumed.summary.passed == 1000
+
+
+def _timeless(value: object) -> object:
+    """`value` without its measured durations."""
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k != "duration_ms"}
+    if isinstance(value, list):
+        return [_timeless(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("flags", [os.O_RDWR, os.O_WRONLY | os.O_APPEND], ids=["mapped", "written"])
+def test_rescue_writes_a_case_report_as_its_log_line(tmp_path: Path, flags: int) -> None:
+    suite = _suite(tmp_path, f"name: s\ngraders: [{{kind: equality}}]\n{CASES}")
+    (case,) = gradekit.run_suite(suite).cases
+    fd = os.open(tmp_path / "out.jsonl", flags | os.O_CREAT)
+    rescue = Rescue(fd, replace=True)
+    kept = rescue.secure([(0, case)])
+    big = attrs.evolve(case, name="x" * CHUNK)  # past the first chunk: the map grows
+    rescue.secure([(1, big)])
+    os.close(fd)
+    written_part(str(tmp_path / "out.jsonl"))
+    text = (tmp_path / "out.jsonl").read_text()
+    assert text == case_json(case) + "\n" + case_json(big) + "\n"
+    ((position, text),) = kept
+    assert position == 0 and text.report() == case  # type: ignore[union-attr]
