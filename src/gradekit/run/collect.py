@@ -42,16 +42,17 @@ from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.composite import _Composite
-from gradekit.run.executor import Execution, Remote
+from gradekit.run.executor import Execution, Remote, Routed
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.resume import ResultsLog, RunIndex
 from gradekit.run.selection import Selection
 from gradekit.run.settings import Settings
 from gradekit.run.stream import CaseStream
+from gradekit.suite.dataset import FileCases
 from gradekit.suite.model import Case, Suite
 
-__all__ = ["Collection", "EnvironmentNotes"]
+__all__ = ["Collection", "EnvironmentNotes", "entry_kinds"]
 
 
 _STOP_SECONDS: Final = 5.0
@@ -77,6 +78,7 @@ class Collection:
         tally: BaselineTally | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
+        file_cases = suite.cases
         suite = self.notes.suite
         self.suite = suite
         self.ks = ks
@@ -105,6 +107,20 @@ class Collection:
         self.encode = log is not None and on_case is None and keep_cases is False
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
+        # A run that grades every case of a suite file with a dataset, into a stream of texts
+        # alone: a remote may send the dataset's lines as they are, its workers building the
+        # cases (the kinds they use noted here for the environment).
+        self.routed: Routed | None = None
+        if (
+            self.encode
+            and isinstance(log, CaseStream)
+            and selection is None
+            and tally is None
+            and isinstance(file_cases, FileCases)
+            and file_cases.dataset is not None
+            and file_cases.traces is None
+        ):
+            self.routed = Routed(file_cases, self.notes.note_kinds)
 
     def run(self, remote: Remote | None = None) -> SuiteReport:
         """Grade the cases, here or with `remote` (see `run_suite`); the report in suite
@@ -116,7 +132,12 @@ class Collection:
             run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
         else:
             run = remote.start_run(
-                self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode
+                self.graded,
+                self.settings,
+                self.jobs,
+                keep=self.keep,
+                encode=self.encode,
+                routed=self.routed,
             )
         complete = True
         failure: WriteError | None = None
@@ -353,6 +374,13 @@ class EnvironmentNotes:
             if isinstance(entry.grader, _Composite):
                 self._note(entry.grader.children)
 
+    def note_kinds(self, kinds: Iterable[str]) -> None:
+        """Note `kinds`, those of cases read elsewhere (`entry_kinds` of their graders, on a
+        Dask worker)."""
+        for kind in kinds:
+            if kind not in self._kinds:
+                self._kinds[kind] = self._source(kind)
+
     def environment(self) -> Environment:
         """The environment of the run so far (the kinds of the cases read until now)."""
         return Environment(
@@ -371,3 +399,13 @@ class EnvironmentNotes:
         if not info.version:  # a factory registered in code
             return KindSource(None, None)
         return KindSource(info.distribution, info.version)
+
+
+def entry_kinds(entries: Iterable[GraderEntry], into: set[str]) -> set[str]:
+    """Add to `into` the kinds of `entries` and of their composites' children (what
+    `EnvironmentNotes` notes of a case's graders); `into`."""
+    for entry in entries:
+        into.add(entry.kind)
+        if isinstance(entry.grader, _Composite):
+            entry_kinds(entry.grader.children, into)
+    return into

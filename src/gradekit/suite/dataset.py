@@ -47,6 +47,7 @@ __all__ = [
     "Dataset",
     "DatasetAttempts",
     "EntryCache",
+    "FileCases",
     "LineError",
     "parse_line",
     "problem_text",
@@ -204,9 +205,12 @@ class Dataset:
         with file:
             for number, line in enumerate(file, start=1):
                 if not line.isspace():
-                    yield self._case(line, number, attempts)
+                    yield self.case_at(line, number, attempts)
 
-    def _case(self, line: bytes, number: int, attempts: DatasetAttempts) -> Case:
+    def case_at(self, line: bytes, number: int, attempts: DatasetAttempts) -> Case:
+        """The case of `line`, line `number` of the file (not blank), its attempt index
+        checked by `attempts` (those of the lines before it in the same pass): what `cases()`
+        gives for it. A Dask worker builds the lines it is sent with this too."""
         where = f"{self.label}:{number}"
         default = where
         try:
@@ -237,6 +241,25 @@ class Dataset:
         if case is None:
             return _error(name, where, "; ".join(problem_text(p) for p in problems), attempt)
         return case if attempt is None else attrs.evolve(case, attempt=attempt)
+
+
+@attrs.frozen
+class FileCases:
+    """The cases of a suite file, in order (a loaded suite's `cases`): `before`, the YAML
+    cases; then the lines of `dataset`; then `traces`' cases (`TraceCases`). A Dask run whose
+    suite has a dataset and no traces sends the dataset's lines as they are, and its workers
+    build their cases (`Dataset.case_at`)."""
+
+    before: tuple[Case, ...]
+    dataset: Dataset | None
+    traces: Any = None
+
+    def __call__(self) -> Iterator[Case]:
+        yield from self.before
+        if self.dataset is not None:
+            yield from self.dataset.cases()
+        if self.traces is not None:
+            yield from self.traces.cases()
 
 
 def _error(name: str, where: str, message: str, attempt: int | None = None) -> Case:

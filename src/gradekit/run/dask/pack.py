@@ -33,6 +33,7 @@ from gradekit.report.json import CaseText, case_json
 from gradekit.report.model import CaseReport, Outcome
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
+from gradekit.suite.dataset import Dataset
 from gradekit.suite.model import Case, Suite
 
 __all__ = [
@@ -43,10 +44,14 @@ __all__ = [
     "CannotSend",
     "CasePacker",
     "PackedBatch",
+    "RoutedBatch",
     "case_texts",
+    "dataset_spec",
     "entry_spec",
+    "file_lines",
     "pack_batch",
     "pack_reports",
+    "routed_texts",
     "suite_folder",
     "suite_spec",
     "unpack_reports",
@@ -99,11 +104,31 @@ def entry_spec(entry: GraderEntry) -> dict[str, Any]:
     return spec
 
 
-def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) -> bytes:
+def dataset_spec(dataset: Dataset) -> dict[str, Any]:
+    """What a worker needs to build the cases of `dataset`'s lines as the suite loader does
+    (`Dataset.case_at`): its label, the YAML cases' names it may not reuse, and its builder's
+    strictness and suite tags."""
+    builder = dataset.builder
+    return {
+        "label": dataset.label,
+        "taken": dict(dataset.taken),
+        "strict": builder.strict,
+        "tags": list(builder.suite_tags),
+    }
+
+
+def suite_spec(
+    suite: Suite,
+    settings: Settings,
+    jobs: int,
+    packer: CasePacker,
+    dataset: Dataset | None = None,
+) -> bytes:
     """What every batch of `suite` needs on a worker besides its cases: the suite's name,
     file, policy, the run's settings and the suite-level grader entries (checked by
-    `packer`). Raises CannotSend when they cannot travel."""
-    spec = {
+    `packer`), and with `dataset`, how its lines become cases (`dataset_spec`). Raises
+    CannotSend when they cannot travel."""
+    spec: dict[str, Any] = {
         "format": FORMAT,
         "suite": suite.name,
         # Absolute: a worker's working folder is not the driver's.
@@ -116,6 +141,8 @@ def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) 
         "jobs": jobs,
         "graders": [packer.entry(entry) for entry in suite.graders],
     }
+    if dataset is not None:
+        spec["dataset"] = dataset_spec(dataset)
     problem = json_problem(spec)
     if problem is not None:
         raise CannotSend(
@@ -289,6 +316,38 @@ def case_texts(packed: PackedBatch, names: Sequence[tuple[str, int | None]]) -> 
         CaseText(line, _OUTCOMES[letter], name, attempt)
         for line, letter, (name, attempt) in zip(lines, outcomes, names, strict=True)
     ]
+
+
+class RoutedBatch(NamedTuple):
+    """What a worker returns for a batch of dataset lines it built the cases of itself
+    (`gradekit.run.dask.worker.grade_lines`): `batch`, as for cases sent built (`PackedBatch`);
+    `names`, the JSON list of the cases' names; `kinds`, the grader kinds the cases use (for
+    the report's environment); `warnings`, the (key, warning) pairs of the peer frameworks'
+    keys the lines use (`PeerWarnings.keyed`)."""
+
+    batch: PackedBatch
+    names: str
+    kinds: tuple[str, ...]
+    warnings: tuple[tuple[str, str], ...]
+
+
+def file_lines(blob: bytes) -> list[bytes]:
+    """The lines of `blob` as a file's lines are read (split after each newline alone, each
+    keeping its newline; the last one, if it has none, as it is)."""
+    texts = blob.split(b"\n")
+    lines = [text + b"\n" for text in texts[:-1]]
+    if texts[-1]:
+        lines.append(texts[-1])
+    return lines
+
+
+def routed_texts(routed: RoutedBatch, count: int) -> list[CaseText]:
+    """The cases of `routed` as their texts (see `case_texts`): ValueError unless there are
+    `count` of them."""
+    names = json.loads(routed.names)
+    if len(names) != count:
+        raise ValueError(f"a worker returned {len(names)} cases for a batch of {count} lines")
+    return case_texts(routed.batch, [(name, None) for name in names])
 
 
 _LETTERS: Final[dict[str, str]] = {"pass": "p", "fail": "f", "error": "e"}
