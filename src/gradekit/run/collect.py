@@ -38,7 +38,7 @@ from gradekit.report.environment import (
     gradekit_version,
     python_version,
 )
-from gradekit.report.json import FinishedCase
+from gradekit.report.json import CaseTexts, FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.composite import _Composite
@@ -114,6 +114,7 @@ class Collection:
         if (
             self.encode
             and isinstance(log, CaseStream)
+            and log.tally is None  # a baseline reads each case's scores
             and selection is None
             and tally is None
             and isinstance(file_cases, FileCases)
@@ -310,7 +311,9 @@ class _Collector:
         for position, report in items:
             if not isinstance(report, CaseReport):
                 if counted is None:
-                    self.summary.add(report.report())
+                    read = report.reports() if isinstance(report, CaseTexts) else [report.report()]
+                    for found in read:
+                        self.summary.add(found)
                 continue
             if keep_all or (keep_some is not None and keep_some(report)):
                 stored[position] = report

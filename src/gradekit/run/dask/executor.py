@@ -307,10 +307,10 @@ class DaskRun:
             except queue.Empty:
                 continue
             if what == _CASES:
-                items, counted = value
+                items, counted, total = value  # total: the cases the items hold
                 receive(items, counted)
                 with self._room:
-                    self._pending -= len(items)
+                    self._pending -= total
                     self._room.notify_all()
             elif what == _DONE:
                 return
@@ -410,7 +410,7 @@ class DaskRun:
                 continue
             batch.append((position, case.name, case.attempt))
         if unsent:
-            self._out.put((_CASES, (unsent, None)))
+            self._out.put((_CASES, (unsent, None, len(unsent))))
         if not batch:
             return batch, None
         future = self._client.submit(grade_packed, self._spec, b"\n".join(lines), pure=False)
@@ -446,20 +446,19 @@ class DaskRun:
                 for _, name, attempt in batch
             ]
             counted = None
-        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted)))
+        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted, len(cases))))
 
     def _take_lines(self, future: Any, batch: LineBatch) -> None:
         """Hand over the cases of a finished batch of lines, counted, the kinds and warnings of
         their lines noted (errored cases, uncounted, if its task failed: those built here)."""
-        positions = range(batch.start, batch.start + batch.total)
         counted: SummaryBuilder | None = None
         try:
             found = future.result()
             if isinstance(found, bytes):  # a worker refused the batch: why, for each case
                 named = self._named(batch)
                 cases: list[FinishedCase] = _refused(_all_of(unpack_reports(found), named), named)
-            else:
-                cases = list(routed_texts(found, batch.total))
+            else:  # the batch's texts handed on as one, as they came
+                texts = routed_texts(found, batch.total)
                 counted = found.batch.summary
                 assert self._routed is not None
                 self._routed.note_kinds(found.kinds)
@@ -467,6 +466,8 @@ class DaskRun:
                 if isinstance(warnings, PeerWarnings):
                     for key, line in found.warnings:
                         warnings.add(key, line)
+                self._out.put((_CASES, ([(batch.start, texts)], counted, batch.total)))
+                return
         except Exception as error:
             text = _batch_error(error)
             cases = [
@@ -474,7 +475,8 @@ class DaskRun:
                 for _, name, attempt in self._named(batch)
             ]
             counted = None
-        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted)))
+        positions = range(batch.start, batch.start + batch.total)
+        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted, len(cases))))
 
     def _named(self, batch: LineBatch) -> _Batch:
         """(position, name, attempt) of each case of a batch of lines, built here to name

@@ -29,8 +29,8 @@ from gradekit.core.types import Sample
 from gradekit.core.values import json_problem, utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.report.json import CaseText, case_json
-from gradekit.report.model import CaseReport, Outcome
+from gradekit.report.json import OUTCOME_LETTERS, CaseText, CaseTexts, case_json
+from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
 from gradekit.suite.dataset import Dataset
@@ -48,7 +48,6 @@ __all__ = [
     "case_texts",
     "dataset_spec",
     "entry_spec",
-    "file_lines",
     "pack_batch",
     "pack_reports",
     "routed_texts",
@@ -313,7 +312,7 @@ def case_texts(packed: PackedBatch, names: Sequence[tuple[str, int | None]]) -> 
         )
     outcomes = packed.outcomes
     return [
-        CaseText(line, _OUTCOMES[letter], name, attempt)
+        CaseText(line, OUTCOME_LETTERS[letter], name, attempt)
         for line, letter, (name, attempt) in zip(lines, outcomes, names, strict=True)
     ]
 
@@ -321,37 +320,29 @@ def case_texts(packed: PackedBatch, names: Sequence[tuple[str, int | None]]) -> 
 class RoutedBatch(NamedTuple):
     """What a worker returns for a batch of dataset lines it built the cases of itself
     (`gradekit.run.dask.worker.grade_lines`): `batch`, as for cases sent built (`PackedBatch`);
-    `names`, the JSON list of the cases' names; `kinds`, the grader kinds the cases use (for
-    the report's environment); `warnings`, the (key, warning) pairs of the peer frameworks'
-    keys the lines use (`PeerWarnings.keyed`)."""
+    `kinds`, the grader kinds the cases use (for the report's environment); `warnings`, the
+    (key, warning) pairs of the peer frameworks' keys the lines use (`PeerWarnings.keyed`)."""
 
     batch: PackedBatch
-    names: str
     kinds: tuple[str, ...]
     warnings: tuple[tuple[str, str], ...]
 
 
-def file_lines(blob: bytes) -> list[bytes]:
-    """The lines of `blob` as a file's lines are read (split after each newline alone, each
-    keeping its newline; the last one, if it has none, as it is)."""
-    texts = blob.split(b"\n")
-    lines = [text + b"\n" for text in texts[:-1]]
-    if texts[-1]:
-        lines.append(texts[-1])
-    return lines
+def routed_texts(routed: RoutedBatch, count: int) -> CaseTexts:
+    """The cases of `routed` as one text (`CaseTexts`, the worker's JSONL as it came):
+    ValueError unless there are `count` of them, each with its outcome."""
+    packed = routed.batch
+    text = packed.reports.decode()
+    lines = text.count("\n") + 1 if text else 0
+    if not lines == len(packed.outcomes) == count:
+        raise ValueError(
+            f"a worker returned {lines} reports and {len(packed.outcomes)} outcomes for a "
+            f"batch of {count} cases"
+        )
+    return CaseTexts(text, packed.outcomes)
 
 
-def routed_texts(routed: RoutedBatch, count: int) -> list[CaseText]:
-    """The cases of `routed` as their texts (see `case_texts`): ValueError unless there are
-    `count` of them."""
-    names = json.loads(routed.names)
-    if len(names) != count:
-        raise ValueError(f"a worker returned {len(names)} cases for a batch of {count} lines")
-    return case_texts(routed.batch, [(name, None) for name in names])
-
-
-_LETTERS: Final[dict[str, str]] = {"pass": "p", "fail": "f", "error": "e"}
-_OUTCOMES: Final[dict[str, Outcome]] = {"p": "pass", "f": "fail", "e": "error"}
+_LETTERS: Final[dict[str, str]] = {outcome: letter for letter, outcome in OUTCOME_LETTERS.items()}
 
 
 def unpack_reports(blob: bytes) -> list[CaseReport]:

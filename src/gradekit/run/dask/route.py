@@ -24,9 +24,8 @@ from collections.abc import Iterator
 from typing import IO, Final, NamedTuple
 
 from gradekit.run.collect import entry_kinds
-from gradekit.run.dask.pack import file_lines
 from gradekit.run.executor import Routed
-from gradekit.suite.dataset import Dataset, DatasetAttempts
+from gradekit.suite.dataset import Dataset, DatasetAttempts, file_lines
 from gradekit.suite.model import Case, Suite
 
 __all__ = ["CaseSource", "LineBatch", "line_cases"]

@@ -46,7 +46,6 @@ from gradekit.run.dask.pack import (
     OWN_GRADERS,
     PackedBatch,
     RoutedBatch,
-    file_lines,
     pack_batch,
     pack_reports,
     suite_folder,
@@ -56,7 +55,7 @@ from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
 from gradekit.suite.cases import CaseBuilder
-from gradekit.suite.dataset import Dataset, EntryCache, problem_text
+from gradekit.suite.dataset import Dataset, EntryCache, file_lines, problem_text
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath
 
@@ -120,7 +119,7 @@ def grade_lines(spec: bytes, first: int, lines: bytes) -> RoutedBatch | bytes:
     """Grade the dataset lines `lines` (as the file holds them, from its line number `first`,
     blank ones included) of the suite `spec`: each line not blank becomes its case as the
     suite loader makes it (`Dataset.case_at`), here. Returns the reports packed with the
-    cases' names, kinds and peer warnings (`RoutedBatch`); a spec this worker cannot use
+    cases' kinds and peer warnings (`RoutedBatch`); a spec this worker cannot use
     gives the bare JSONL blob of one errored report a line, as `grade_packed` does."""
     address = worker_address()
     try:
@@ -137,9 +136,8 @@ def grade_lines(spec: bytes, first: int, lines: bytes) -> RoutedBatch | bytes:
     for case in cases:
         for turn in case.turns:
             entry_kinds(turn.graders, kinds)
-    names = json.dumps([case.name for case in cases], ensure_ascii=False)
     packed = pack_batch(_graded(built, cases))
-    return RoutedBatch(packed, names, tuple(sorted(kinds)), tuple(dataset.warnings.keyed()))
+    return RoutedBatch(packed, tuple(sorted(kinds)), tuple(dataset.warnings.keyed()))
 
 
 def _graded(built: _Built, cases: list[Case]) -> tuple[CaseReport, ...]:
