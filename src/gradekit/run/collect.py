@@ -111,17 +111,21 @@ class Collection:
         # alone: a remote may send the dataset's lines as they are, its workers building the
         # cases (the kinds they use noted here for the environment).
         self.routed: Routed | None = None
+        index = self.index
         if (
             self.encode
-            and isinstance(log, CaseStream)
-            and log.tally is None  # a baseline reads each case's scores
             and selection is None
             and tally is None
+            and (
+                (isinstance(log, CaseStream) and log.tally is None)  # a baseline reads scores
+                or (isinstance(index, RunIndex) and index.fresh)  # a log to resume holds none
+            )
             and isinstance(file_cases, FileCases)
             and file_cases.dataset is not None
             and file_cases.traces is None
         ):
-            self.routed = Routed(file_cases, self.notes.note_kinds)
+            reserve = index.reserve if isinstance(index, RunIndex) else _reserved
+            self.routed = Routed(file_cases, self.notes.note_kinds, reserve)
 
     def run(self, remote: Remote | None = None) -> SuiteReport:
         """Grade the cases, here or with `remote` (see `run_suite`); the report in suite
@@ -229,6 +233,10 @@ class Collection:
                 if resumed is not None and (keep is True or keep(resumed)):
                     cases.append(resumed)
         return tuple(cases)
+
+
+def _reserved(count: int) -> None:
+    """A stream needs no room made for the cases a remote reads."""
 
 
 def _stop_workers(settings: Settings) -> None:

@@ -33,11 +33,14 @@ whoever graded them counted them already (else None)."""
 
 class Routed(NamedTuple):
     """A run whose cases a remote may build where it grades them: `cases`, the suite file's
-    cases (the run grades every one of them, none selected or resumed), and `note_kinds`, called
-    with the grader kinds of the cases built elsewhere (for the report's environment)."""
+    cases (the run grades every one of them, none selected or resumed); `note_kinds`, called
+    with the grader kinds of the cases built elsewhere (for the report's environment); and
+    `reserve`, called with the number of cases about to be sent, in order, before they are
+    (a results log makes room for them)."""
 
     cases: FileCases
     note_kinds: Callable[[Iterable[str]], object]
+    reserve: Callable[[int], object]
 
 
 class Execution(Protocol):

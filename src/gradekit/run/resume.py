@@ -10,6 +10,7 @@ outcome (9 bytes), never the case itself, so a run of millions of cases stays sm
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import tempfile
 import threading
@@ -214,6 +215,21 @@ class RunIndex:
             cases=self._cases,
             case_count=None if narrowed else self._suite.case_count,
         )
+
+    @property
+    def fresh(self) -> bool:
+        """Whether every case of the suite is to be graded (no selection, none in the log)."""
+        return self._selection is None and not self._done
+
+    def reserve(self, count: int) -> None:
+        """Take the next `count` cases of a `fresh` run as read elsewhere, to be graded (a
+        Dask worker reads them from the dataset's lines: `gradekit.run.executor.Routed`)."""
+        with self._lock:
+            ordinal = len(self.offsets)
+            self.selected += count
+            self.offsets.extend(itertools.repeat(-1, count))
+            self.outcomes.extend(itertools.repeat(_PENDING, count))
+            self._ordinals.extend(range(ordinal, ordinal + count))
 
     def _cases(self) -> Iterator[Case]:
         selection, done, log = self._selection, self._done, self._log

@@ -52,10 +52,13 @@ def untimed(text: str) -> str:
     return text
 
 
-def every_report(folder: Path, side: str, scheduler: str | None) -> dict[str, Any]:
-    """The exit code, stderr and every report of one `gradekit run`, timings blanked."""
+def every_report(
+    folder: Path, side: str, scheduler: str | None, *, log: bool = False
+) -> dict[str, Any]:
+    """The exit code, stderr and every report of one `gradekit run`, timings blanked (with
+    `log`, its results log too, in suite order: the cases are logged as they finish)."""
     names = {"json": "-o", "xml": "--junit", "md": "--markdown", "html": "--html"}
-    args = ["suite.yaml"]
+    args = ["suite.yaml", *(["--resume", f"{side}.jsonl"] if log else [])]
     for extension, option in names.items():
         args += [option, f"{side}.{extension}"]
     if scheduler is not None:
@@ -67,6 +70,9 @@ def every_report(folder: Path, side: str, scheduler: str | None) -> dict[str, An
     found["stderr"] = untimed("\n".join(said).replace(side, "SIDE"))
     for extension in names:
         found[extension] = untimed((folder / f"{side}.{extension}").read_text(encoding="utf-8"))
+    if log:
+        lines = (folder / f"{side}.jsonl").read_text(encoding="utf-8").splitlines()
+        found["log"] = sorted(untimed(line) for line in lines)
     return found
 
 
@@ -103,9 +109,10 @@ def test_attempts_warnings_and_odd_lines_are_read_as_locally(cluster: Any, tmp_p
         f"name: odd\ngraders: [{{kind: code, grader: '{module}:parity'}}]\ndataset: data.jsonl\n",
         encoding="utf-8",
     )
-    local = every_report(tmp_path, "local", None)
-    routed = every_report(tmp_path, "dask", cluster.scheduler_address)
+    local = every_report(tmp_path, "local", None, log=True)
+    routed = every_report(tmp_path, "dask", cluster.scheduler_address, log=True)
     assert routed == local
+    assert len(local["log"]) == 207
     assert "ground_truth" in local["stderr"]
     data = json.loads((tmp_path / "dask.json").read_text(encoding="utf-8"))
     names = [case["name"] for case in data["cases"]]
@@ -129,7 +136,7 @@ def test_a_worker_killed_mid_batch_of_lines_loses_and_doubles_no_case(
     with killing_the_worker_grading(tmp_path, "slow-17", seconds=120) as killed:
         done = gradekit_run(
             "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
-            "-o", "out.json", "--junit", "out.xml", cwd=tmp_path,
+            "-o", "out.json", "--junit", "out.xml", "--resume", "log.jsonl", cwd=tmp_path,
         )  # fmt: skip
     assert killed, "slow-17 was never graded"
     assert done.returncode == 1, done.stderr  # the odd numbers fail
@@ -142,3 +149,5 @@ def test_a_worker_killed_mid_batch_of_lines_loses_and_doubles_no_case(
     assert (summary["cases"], summary["passed"], summary["failed"]) == (40, 20, 20)
     junit = (tmp_path / "out.xml").read_text(encoding="utf-8")
     assert junit.count("<testcase ") == 40
+    logged = [json.loads(line)["name"] for line in (tmp_path / "log.jsonl").open()]
+    assert sorted(logged) == sorted(f"slow-{n}" for n in range(40))  # each case once

@@ -68,6 +68,7 @@ class CaseSource:
         self._file: IO[bytes] | None = None
         self._number = 0  # the line number of the last line read
         self._attempts: DatasetAttempts | None = None  # once lines are built here
+        self._opened = False  # the dataset was opened (or found unreadable)
 
     def take(self, size: int) -> list[tuple[int, Case]] | LineBatch | None:
         """Up to `size` cases: built, or a batch of lines; None once there are no more."""
@@ -77,13 +78,16 @@ class CaseSource:
                 if cases:
                     return cases
                 self._cases = None
-                if not self._open():
+                if self._opened or not self._open():
                     return None
+                if self._cases is not None:  # the dataset could not be read: its case
+                    continue
             assert self._routed is not None and self._routed.cases.dataset is not None
             batch = self._lines(size)
             if batch is None:
                 return None
             if self._attempts is None and _MAY_ATTEMPT.search(batch.lines) is None:
+                self._routed.reserve(batch.total)
                 self._position += batch.total
                 return batch
             return self._built_lines(self._routed.cases.dataset, batch)
@@ -102,6 +106,7 @@ class CaseSource:
             if len(found) >= size:
                 break
         if self._routed is not None:  # cases built here: their kinds noted here
+            self._routed.reserve(len(found))
             kinds: set[str] = set()
             for _, case in found:
                 for turn in case.turns:
@@ -115,11 +120,11 @@ class CaseSource:
         dataset = None if self._routed is None else self._routed.cases.dataset
         if dataset is None:
             return False
+        self._opened = True
         try:
             self._file = dataset.path.open("rb")
         except OSError:
             self._cases = dataset.cases()  # the loader's one case saying why, and no more
-            self._routed = None
         return True
 
     def _lines(self, size: int) -> LineBatch | None:
