@@ -8,7 +8,8 @@ Each side runs at `--cases` and at `--small` cases; the cost of a case is the di
 the difference in cases (the start-up, `import distributed` and connecting, paid once a run,
 drop out), and each round's ratio to the local run's cost is taken in the same round (the
 machine's load moves both). Medians over `--rounds`. The JSON reports of both sides are
-checked equal but for durations. `--src` runs another checkout's `src` (its workers too).
+checked equal but for durations. `--src` runs another checkout's `src` (its workers too);
+`--resume` gives each run a results log too (`--resume FILE`, a new one each run).
 
     .venv/bin/python bench/dask_driver.py [--cases N] [--small N] [--workers N] [--rounds N]
 """
@@ -45,19 +46,14 @@ def cpu_of(command: list[str], cwd: Path, source: str) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
-def main() -> None:
-    """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=100_000)
-    parser.add_argument("--small", type=int, default=1_000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--src", default=str(HERE.parent / "src"))
-    args = parser.parse_args()
-    source = str(Path(args.src).resolve())
-    sys.path.insert(0, source)  # the cluster's workers are started from this process
+def measure(
+    args: argparse.Namespace, source: str
+) -> tuple[dict[tuple[str, int], list[float]], dict[tuple[str, int], list[float]], bool]:
+    """CPU and wall seconds of each run by (side, cases), and whether the reports agree."""
     from distributed import LocalCluster
 
+    cpu: dict[tuple[str, int], list[float]] = {}
+    wall: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="gradekit-bench-") as temporary:
         folders = {}
         for size in (args.cases, args.small):
@@ -73,18 +69,35 @@ def main() -> None:
         ) as cluster:
             run = [sys.executable, "-m", "gradekit", "run", "suite.yaml", "--quiet"]
             dask = ["--executor", "dask", "--scheduler", cluster.scheduler_address]
-            cpu: dict[tuple[str, int], list[float]] = {}
-            wall: dict[tuple[str, int], list[float]] = {}
             for _ in range(args.rounds):
                 for size, folder in folders.items():
-                    for side, extra in (("local", []), ("dask", dask)):
+                    for side, executor in (("local", []), ("dask", dask)):
+                        log = folder / f"{side}.jsonl"
+                        log.unlink(missing_ok=True)
+                        extra = [*executor, "--resume", log.name] if args.resume else executor
                         spent, took = cpu_of([*run, "-o", f"{side}.json", *extra], folder, source)
                         cpu.setdefault((side, size), []).append(spent)
                         wall.setdefault((side, size), []).append(took)
-            big = folders[args.cases]
-            same = without_durations(json.loads((big / "local.json").read_text())) == (
-                without_durations(json.loads((big / "dask.json").read_text()))
-            )
+        big = folders[args.cases]
+        same = without_durations(json.loads((big / "local.json").read_text())) == (
+            without_durations(json.loads((big / "dask.json").read_text()))
+        )
+    return cpu, wall, same
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--small", type=int, default=1_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--src", default=str(HERE.parent / "src"))
+    parser.add_argument("--resume", action="store_true", help="each run writes a results log")
+    args = parser.parse_args()
+    source = str(Path(args.src).resolve())
+    sys.path.insert(0, source)  # the cluster's workers are started from this process
+    cpu, wall, same = measure(args, source)
     extra_cases = args.cases - args.small
 
     def per_case(side: str, index: int) -> float:
@@ -97,7 +110,7 @@ def main() -> None:
     load = " ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"cases: {args.cases:,} and {args.small:,}; workers: {args.workers} (1 thread each)")
     print(f"rounds: {args.rounds}; load average at the end: {load}; cores: {os.cpu_count()}")
-    print(f"source: {source}; reports equal but for durations: {same}")
+    print(f"source: {source}; reports equal but for durations: {same}; log: {args.resume}")
     print()
     print("| side | CPU, whole run (median) | wall (median) | CPU per case, marginal |")
     print("| --- | ---: | ---: | ---: |")
