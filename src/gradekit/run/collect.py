@@ -136,13 +136,10 @@ class Collection:
         if remote is None:
             run = _Run(self.graded, self.settings, self.jobs, keep=self.keep)
         else:
+            # `routed` only when set: a remote of its own need not know it.
+            routing = {} if self.routed is None else {"routed": self.routed}
             run = remote.start_run(
-                self.graded,
-                self.settings,
-                self.jobs,
-                keep=self.keep,
-                encode=self.encode,
-                routed=self.routed,
+                self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode, **routing
             )
         complete = True
         failure: WriteError | None = None
