@@ -160,6 +160,14 @@ SECTIONS: dict[str, Section] = {
         ("--cases", "10000", "--cpu-cases", "300", "--repeat", "1"),
         ("distributed",),
     ),
+    "dask_driver": Section(
+        "dask_driver.py",
+        "the Dask driver's own CPU per case (its process alone, the LocalCluster's workers "
+        "apart) on 100,000 light cases, against a local run's",
+        (),
+        ("--cases", "20000", "--rounds", "1"),
+        ("distributed",),
+    ),
     "sandbox": Section("sandbox.py", "what bubblewrap adds to one grade", (), ("--runs", "5")),
     "html": Section(
         "html_viewer.py",

@@ -65,6 +65,7 @@ class PeerWarnings(Sequence[str]):
     def __init__(self, lines: Sequence[str] = ()) -> None:
         self._lines = list(lines)
         self._keys: set[str] = set()
+        self._keyed: list[tuple[str, str]] = []
         self._lock = threading.Lock()
 
     def add(self, key: str, line: str) -> None:
@@ -73,6 +74,13 @@ class PeerWarnings(Sequence[str]):
             if key not in self._keys:
                 self._keys.add(key)
                 self._lines.append(line)
+                self._keyed.append((key, line))
+
+    def keyed(self) -> list[tuple[str, str]]:
+        """(key, warning) of each warning `add` kept, in order (a Dask worker sends those of
+        the lines it built to the driver, which adds them to the suite's)."""
+        with self._lock:
+            return list(self._keyed)
 
     def seen(self, key: str) -> bool:
         """Whether a warning about `key` was kept already."""

@@ -54,9 +54,11 @@ from gradekit.report.model import CaseReport, Outcome, SuiteReport
 
 __all__ = [
     "CHOICE_VARIABLE",
+    "OUTCOME_LETTERS",
     "STDLIB_WRITER",
     "CaseLog",
     "CaseText",
+    "CaseTexts",
     "FinishedCase",
     "case_json",
     "json_head",
@@ -192,8 +194,31 @@ class CaseText(NamedTuple):
         return CaseReport.from_dict(data)
 
 
-FinishedCase: TypeAlias = "CaseReport | CaseText"
-"""A finished case as a run hands it over: its report, or only its text."""
+OUTCOME_LETTERS: Final[dict[str, Outcome]] = {"p": "pass", "f": "fail", "e": "error"}
+"""The outcome of a case by its letter (`CaseTexts.outcomes`)."""
+
+
+class CaseTexts(NamedTuple):
+    """Finished cases, consecutive in the run, that come as one text, one case a line
+    (`case_json` of each report, written where they were graded: a Dask worker), with their
+    outcomes, a letter a case (`OUTCOME_LETTERS`). Handed over at the position of the first;
+    the others follow it."""
+
+    text: str
+    outcomes: str
+
+    def lines(self) -> list[str]:
+        """Each case's text."""
+        return self.text.split("\n")
+
+    def reports(self) -> list[CaseReport]:
+        """The cases' reports, read back from their texts."""
+        return [CaseReport.from_dict(json.loads(line)) for line in self.lines()]
+
+
+FinishedCase: TypeAlias = "CaseReport | CaseText | CaseTexts"
+"""Finished cases as a run hands them over: a case's report, or only its text, or the texts
+of several (`CaseTexts`)."""
 
 
 def _parse(

@@ -243,13 +243,14 @@ class Progress:
             self._ticker = _Ticker(progress_interval(), self._line)
         return self
 
-    def advance(self, outcome: str = "pass") -> None:
-        """Count one more case as done, with its outcome (`pass`, `fail`, `error`)."""
+    def advance(self, outcome: str = "pass", count: int = 1) -> None:
+        """Count one more case as done (or `count` more), with its outcome (`pass`, `fail`,
+        `error`)."""
         if not self._enabled:
             return
         with self._lock:
-            self._done += 1
-            self._counts[outcome] = self._counts.get(outcome, 0) + 1
+            self._done += count
+            self._counts[outcome] = self._counts.get(outcome, 0) + count
             if not self.live:
                 return
             now = time.monotonic()

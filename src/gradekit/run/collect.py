@@ -38,11 +38,11 @@ from gradekit.report.environment import (
     gradekit_version,
     python_version,
 )
-from gradekit.report.json import FinishedCase
+from gradekit.report.json import CaseTexts, FinishedCase
 from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.composite import _Composite
-from gradekit.run.executor import Execution, Remote
+from gradekit.run.executor import Execution, Remote, Routed
 from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.rescue import Rescue
@@ -50,9 +50,10 @@ from gradekit.run.resume import ResultsLog, RunIndex
 from gradekit.run.selection import Selection
 from gradekit.run.settings import Settings
 from gradekit.run.stream import CaseStream
+from gradekit.suite.dataset import FileCases
 from gradekit.suite.model import Case, Suite
 
-__all__ = ["Collection", "EnvironmentNotes"]
+__all__ = ["Collection", "EnvironmentNotes", "entry_kinds"]
 
 
 _STOP_SECONDS: Final = 5.0
@@ -79,6 +80,7 @@ class Collection:
         rescue: Rescue | None = None,
     ) -> None:
         self.notes = EnvironmentNotes(suite)  # the kinds noted as the cases are read
+        file_cases = suite.cases
         suite = self.notes.suite
         self.suite = suite
         self.ks = ks
@@ -109,6 +111,25 @@ class Collection:
             self.settings = attrs.evolve(settings, max_text=None)
         # Cases written out as they end go on as their texts when only the log reads them.
         self.rescue = None if rescue is None else Rescue(rescue.fd, replace=self.encode)
+        # A run that grades every case of a suite file with a dataset, into a stream of texts
+        # alone: a remote may send the dataset's lines as they are, its workers building the
+        # cases (the kinds they use noted here for the environment).
+        self.routed: Routed | None = None
+        index = self.index
+        if (
+            self.encode
+            and selection is None
+            and tally is None
+            and (
+                (isinstance(log, CaseStream) and log.tally is None)  # a baseline reads scores
+                or (isinstance(index, RunIndex) and index.fresh)  # a log to resume holds none
+            )
+            and isinstance(file_cases, FileCases)
+            and file_cases.dataset is not None
+            and file_cases.traces is None
+        ):
+            reserve = index.reserve if isinstance(index, RunIndex) else _reserved
+            self.routed = Routed(file_cases, self.notes.note_kinds, reserve)
 
     def run(self, remote: Remote | None = None) -> SuiteReport:
         """Grade the cases, here or with `remote` (see `run_suite`); the report in suite
@@ -119,8 +140,10 @@ class Collection:
         if remote is None:
             run = _Run(self.graded, self.settings, self.jobs, keep=self.keep, rescue=self.rescue)
         else:
+            # `routed` only when set: a remote of its own need not know it.
+            routing = {} if self.routed is None else {"routed": self.routed}
             run = remote.start_run(
-                self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode
+                self.graded, self.settings, self.jobs, keep=self.keep, encode=self.encode, **routing
             )
         complete = True
         failure: WriteError | None = None
@@ -213,6 +236,10 @@ class Collection:
         return tuple(cases)
 
 
+def _reserved(count: int) -> None:
+    """A stream needs no room made for the cases a remote reads."""
+
+
 def _stop_workers(settings: Settings) -> None:
     """End the run's warm workers (none ran if the module is not loaded): process isolation's,
     owned by the run's settings, and those a kind started for the run (the `math` kind's),
@@ -293,7 +320,9 @@ class _Collector:
         for position, report in items:
             if not isinstance(report, CaseReport):
                 if counted is None:
-                    self.summary.add(report.report())
+                    read = report.reports() if isinstance(report, CaseTexts) else [report.report()]
+                    for found in read:
+                        self.summary.add(found)
                 continue
             if keep_all or (keep_some is not None and keep_some(report)):
                 stored[position] = report
@@ -357,6 +386,13 @@ class EnvironmentNotes:
             if isinstance(entry.grader, _Composite):
                 self._note(entry.grader.children)
 
+    def note_kinds(self, kinds: Iterable[str]) -> None:
+        """Note `kinds`, those of cases read elsewhere (`entry_kinds` of their graders, on a
+        Dask worker)."""
+        for kind in kinds:
+            if kind not in self._kinds:
+                self._kinds[kind] = self._source(kind)
+
     def environment(self) -> Environment:
         """The environment of the run so far (the kinds of the cases read until now)."""
         return Environment(
@@ -375,3 +411,13 @@ class EnvironmentNotes:
         if not info.version:  # a factory registered in code
             return KindSource(None, None)
         return KindSource(info.distribution, info.version)
+
+
+def entry_kinds(entries: Iterable[GraderEntry], into: set[str]) -> set[str]:
+    """Add to `into` the kinds of `entries` and of their composites' children (what
+    `EnvironmentNotes` notes of a case's graders); `into`."""
+    for entry in entries:
+        into.add(entry.kind)
+        if isinstance(entry.grader, _Composite):
+            entry_kinds(entry.grader.children, into)
+    return into

@@ -12,15 +12,16 @@ importing each other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal, Protocol, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal, NamedTuple, Protocol, Union
 
 from gradekit.report.json import FinishedCase
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
+from gradekit.suite.dataset import FileCases
 from gradekit.suite.model import Suite
 
-__all__ = ["Execution", "Executor", "Receive", "Remote"]
+__all__ = ["Execution", "Executor", "Receive", "Remote", "Routed"]
 
 Executor = Union[Literal["local", "dask"], "Remote"]
 """What `run_suite(executor=...)` takes: `local`, `dask`, or a `Remote` (a `DaskExecutor`)."""
@@ -28,6 +29,18 @@ Executor = Union[Literal["local", "dask"], "Remote"]
 Receive = Callable[[Sequence[tuple[int, FinishedCase]], SummaryBuilder | None], None]
 """`receive(items, counted)`: finished cases as (position, report), and their summary when
 whoever graded them counted them already (else None)."""
+
+
+class Routed(NamedTuple):
+    """A run whose cases a remote may build where it grades them: `cases`, the suite file's
+    cases (the run grades every one of them, none selected or resumed); `note_kinds`, called
+    with the grader kinds of the cases built elsewhere (for the report's environment); and
+    `reserve`, called with the number of cases about to be sent, in order, before they are
+    (a results log makes room for them)."""
+
+    cases: FileCases
+    note_kinds: Callable[[Iterable[str]], object]
+    reserve: Callable[[int], object]
 
 
 class Execution(Protocol):
@@ -48,9 +61,17 @@ class Remote(Protocol):
     """An executor that grades a run's cases elsewhere (`gradekit.DaskExecutor`)."""
 
     def start_run(
-        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
+        self,
+        suite: Suite,
+        settings: Settings,
+        jobs: int,
+        *,
+        keep: bool,
+        encode: bool = False,
+        routed: Routed | None = None,
     ) -> Execution:
         """The execution of a run of `suite`: `keep`, whether anyone reads the case reports;
-        `encode`, whether they go only to a stream or a log, which take their texts alone.
+        `encode`, whether they go only to a stream or a log, which take their texts alone;
+        `routed`, set when the remote may read the suite's cases as the file gives them.
         Connects now (ExecutorError when it cannot), so that nothing is graded when the
         executor cannot be used."""

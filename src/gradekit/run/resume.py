@@ -10,11 +10,12 @@ outcome (9 bytes), never the case itself, so a run of millions of cases stays sm
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import tempfile
 import threading
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -25,7 +26,15 @@ from gradekit.core.scratch import scratch_prefix, sweep
 from gradekit.core.values import utf8
 from gradekit.history.case_scores import ReadWatch, key_of_data, outcome_of_data
 from gradekit.report.files import target
-from gradekit.report.json import CaseLog, FinishedCase, case_json, not_a_case
+from gradekit.report.json import (
+    OUTCOME_LETTERS,
+    CaseLog,
+    CaseText,
+    CaseTexts,
+    FinishedCase,
+    case_json,
+    not_a_case,
+)
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection
@@ -213,6 +222,21 @@ class RunIndex:
             case_count=None if narrowed else self._suite.case_count,
         )
 
+    @property
+    def fresh(self) -> bool:
+        """Whether every case of the suite is to be graded (no selection, none in the log)."""
+        return self._selection is None and not self._done
+
+    def reserve(self, count: int) -> None:
+        """Take the next `count` cases of a `fresh` run as read elsewhere, to be graded (a
+        Dask worker reads them from the dataset's lines: `gradekit.run.executor.Routed`)."""
+        with self._lock:
+            ordinal = len(self.offsets)
+            self.selected += count
+            self.offsets.extend(itertools.repeat(-1, count))
+            self.outcomes.extend(itertools.repeat(_PENDING, count))
+            self._ordinals.extend(range(ordinal, ordinal + count))
+
     def _cases(self) -> Iterator[Case]:
         selection, done, log = self._selection, self._done, self._log
         on_resumed = self._results.on_resumed
@@ -256,13 +280,11 @@ class RunIndex:
             self._results.on_recorded(report.outcome)
 
     def record_many(self, items: Sequence[tuple[int, FinishedCase]]) -> int:
-        """Append a chunk of finished cases (position in `suite()`, report or its text) to the
-        log, in one write; the number recorded: all of them, or (a full disk) those that fit,
-        the first ones, and `failure` says why the rest were not."""
-        lines = [
-            utf8(case_json(report) if isinstance(report, CaseReport) else report.text) + b"\n"
-            for _, report in items
-        ]
+        """Append a chunk of finished cases (position in `suite()`, report or texts) to the
+        log, in one write; the number of items recorded: all of them, or (a full disk) those
+        that fit, the first ones, and `failure` says why the rest were not."""
+        rows = list(_case_rows(items))
+        lines = [utf8(text) + b"\n" for _, text, _ in rows]
         try:
             offsets = self._log.append_lines(lines)
         except WriteError as error:
@@ -271,18 +293,26 @@ class RunIndex:
             return 0
         with self._lock:
             ordinals, outcomes, kept = self._ordinals, self.outcomes, self.offsets
-            for (position, report), offset in zip(items, offsets, strict=False):
+            for (position, _, outcome), offset in zip(rows, offsets, strict=False):
                 ordinal = ordinals[position]
                 kept[ordinal] = offset
-                outcomes[ordinal] = _OUTCOMES[report.outcome]
+                outcomes[ordinal] = _OUTCOMES[outcome]
         advance = self._results.on_recorded
         if advance is not None:
-            for _, report in items[: len(offsets)]:
-                advance(report.outcome)
+            for _, _, outcome in rows[: len(offsets)]:
+                advance(outcome)
         broken = self._log.broken
         if broken is not None and self.failure is None:
             self.failure = self._explained(broken)
-        return len(offsets)
+        if len(offsets) == len(rows):
+            return len(items)
+        recorded = written = 0
+        for _, found in items:  # the items whose every case was written
+            written += _case_total(found)
+            if written > len(offsets):
+                break
+            recorded += 1
+        return recorded
 
     def read(self, ordinal: int) -> CaseReport | None:
         """The finished case at `ordinal` (suite order), read back; None if it did not end."""
@@ -305,3 +335,23 @@ class RunIndex:
                 "holds is kept"
             )
         return WriteError(error.path, error.reason, hint, what="the results log")
+
+
+def _case_rows(items: Iterable[tuple[int, FinishedCase]]) -> Iterator[tuple[int, str, str]]:
+    """(position, text, outcome) of each case of `items`, one by one (the text encoded here
+    for a report)."""
+    for position, found in items:
+        if type(found) is CaseTexts:
+            letters = found.outcomes
+            for at, line in enumerate(found.lines()):
+                yield position + at, line, OUTCOME_LETTERS[letters[at]]
+        elif isinstance(found, CaseReport):
+            yield position, case_json(found), found.outcome
+        else:
+            assert isinstance(found, CaseText)
+            yield position, found.text, found.outcome
+
+
+def _case_total(found: FinishedCase) -> int:
+    """The number of cases `found` holds."""
+    return len(found.outcomes) if type(found) is CaseTexts else 1

@@ -28,7 +28,15 @@ from gradekit.core.values import utf8
 from gradekit.history.baseline import BaselineTally, with_mark
 from gradekit.report.files import atomic_text
 from gradekit.report.github import MAX_ANNOTATIONS
-from gradekit.report.json import CaseText, FinishedCase, case_json, json_head, json_tail
+from gradekit.report.json import (
+    OUTCOME_LETTERS,
+    CaseText,
+    CaseTexts,
+    FinishedCase,
+    case_json,
+    json_head,
+    json_tail,
+)
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.selection import Selection
@@ -39,6 +47,9 @@ __all__ = ["FAILING_KEPT", "CaseStream"]
 FAILING_KEPT: Final = max(20, MAX_ANNOTATIONS)
 """The cases that did not pass kept for the console (it lists the first 20) and for GitHub's
 annotations (the first `MAX_ANNOTATIONS`)."""
+
+_PASSED: Final = bytes(int(code == ord("p")) for code in range(256))
+"""Outcome letters to the flags of `_passes` (1 for a case that passed)."""
 
 WRITE_BYTES: Final = 1 << 20
 """Case texts are written once this many characters are waiting: few writes (each one lets
@@ -55,9 +66,10 @@ class CaseStream:
 
     def __init__(self, json_path: str | os.PathLike[str] | None, *, spool: bool) -> None:
         self.on_resumed: Callable[[CaseReport], object] | None = None  # nothing is resumed
-        self.on_recorded: Callable[[str], object] | None = None
-        """Called with the outcome of each case taken, in the thread that takes it (the
-        command's progress: it needs no report object)."""
+        self.on_recorded: Callable[..., object] | None = None
+        """Called with the outcome of each case taken (and a count, for several cases of one
+        outcome), in the thread that takes it (the command's progress: it needs no report
+        object)."""
         self.summary = SummaryBuilder()  # of the cases resumed: none
         self.selected = 0
         self.resumed = 0
@@ -90,7 +102,8 @@ class CaseStream:
         """The marks against the run's baseline (set by `run_suite`): each case is counted
         and written with its mark."""
         self._suite: Suite | None = None
-        self._pending: dict[int, tuple[str, bool]] = {}  # position: (text, passed)
+        # position: (text, passed), or the texts of the cases from there on
+        self._pending: dict[int, tuple[str, bool] | CaseTexts] = {}
         self._failing_pending: dict[int, FinishedCase] = {}
         self._next = 0
         self._failing: list[CaseReport] = []
@@ -134,6 +147,18 @@ class CaseStream:
         tally, advance = self.tally, self.on_recorded
         outcome: str
         for position, report in items:
+            if type(report) is CaseTexts:  # a batch's cases, written as they came
+                assert tally is None  # a baseline reads each case: its runs get no batches
+                pending[position] = report
+                letters = report.outcomes
+                if advance is not None:
+                    for letter, outcome in OUTCOME_LETTERS.items():
+                        count = letters.count(letter)
+                        if count:
+                            advance(outcome, count)
+                if keep_failing and letters.count("p") != len(letters):
+                    failing[position] = report
+                continue
             if type(report) is CaseText:
                 text, outcome = report.text, report.outcome
                 if tally is not None:  # read for its scores: only a run with a baseline
@@ -162,12 +187,21 @@ class CaseStream:
         texts = []
         position = self._next
         while position in pending:
-            text, passed = pending.pop(position)
+            found = pending.pop(position)
+            report = failing.pop(position, None)
+            if isinstance(found, CaseTexts):
+                texts.append(found.text)
+                self._passes += found.outcomes.encode().translate(_PASSED)
+                if report is not None:
+                    self._keep_failing(found)
+                position += len(found.outcomes)
+                continue
+            text, passed = found
             texts.append(text)
             self._passes.append(passed)
-            report = failing.pop(position, None)
             if report is not None and len(self._failing) < FAILING_KEPT:
                 if not isinstance(report, CaseReport):
+                    assert isinstance(report, CaseText)
                     report = report.report()  # a text: read back (20 cases at most)
                 self._failing.append(report)
             position += 1
@@ -177,6 +211,15 @@ class CaseStream:
             self._waiting_size += sum(map(len, texts))
             if self._waiting_size >= WRITE_BYTES:
                 self._flush()
+
+    def _keep_failing(self, found: CaseTexts) -> None:
+        """Keep the first cases of `found` that did not pass (read back: 20 at most)."""
+        lines = found.lines()
+        for at, letter in enumerate(found.outcomes):
+            if len(self._failing) >= FAILING_KEPT:
+                return
+            if letter != "p":
+                self._failing.append(CaseReport.from_dict(json.loads(lines[at])))
 
     def _flush(self) -> None:
         texts, self._waiting, self._waiting_size = self._waiting, [], 0
@@ -193,13 +236,15 @@ class CaseStream:
         self._flush()
 
     def _write_texts(self, texts: list[str]) -> None:
+        # One case a line (a batch's texts are several lines): no case's text holds a newline.
+        joined = "\n".join(texts)
         if self._json is not None:
             lead = "\n  " if self._first else ",\n  "
             self._first = False
-            self._write_json_text(lead + ",\n  ".join(texts))
+            self._write_json_text(lead + joined.replace("\n", ",\n  "))
         if self._spool is not None and self._spool_failure is None:
             try:
-                self._spool.write(utf8("\n".join(texts) + "\n"))
+                self._spool.write(utf8(joined + "\n"))
             except OSError as error:
                 # The reports that read the cases back fail (each its own WriteError).
                 self._spool_failure = WriteError(

@@ -24,6 +24,7 @@ of this package.
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import math
 import os
@@ -47,7 +48,9 @@ __all__ = [
     "Dataset",
     "DatasetAttempts",
     "EntryCache",
+    "FileCases",
     "LineError",
+    "file_lines",
     "parse_line",
     "problem_text",
     "survey",
@@ -78,19 +81,49 @@ def survey(
         count = 0
         graded = False
         names = _Names(label, taken or {})
+        number = 0  # the lines read so far
+        rest = b""
         with path.open("rb") as file:
-            for number, line in enumerate(file, start=1):
-                if not line.isspace():
-                    count += 1
-                    graded = graded or b"graders" in line or b"\\u" in line
-                    names.add(line, number)
+            while True:
+                chunk = file.read(CHUNK)
+                block = rest + chunk
+                cut = block.rfind(b"\n") + 1 if chunk else len(block)
+                block, rest = block[:cut], block[cut:]
+                graded = graded or b"graders" in block or b"\\u" in block
+                found = names.add_plain(block, number + 1)
+                if found is None:
+                    for line in file_lines(block):
+                        number += 1
+                        if not line.isspace():
+                            count += 1
+                            names.add(line, number)
+                else:
+                    count += found
+                    number += found
+                if not chunk:
+                    break
         return count, graded, names.repeated
     except OSError:
         return None, True, []
 
 
+def file_lines(blob: bytes) -> list[bytes]:
+    """The lines of `blob` as a file's lines are read (split after each newline alone, each
+    keeping its newline; the last one, if it has none, as it is)."""
+    texts = blob.split(b"\n")
+    lines = [text + b"\n" for text in texts[:-1]]
+    if texts[-1]:
+        lines.append(texts[-1])
+    return lines
+
+
 _PLAIN_NAME: Final = re.compile(rb'(?:\xef\xbb\xbf)?[ \t]*\{[ \t]*"name"[ \t]*:[ \t]*"([^"\\]+)"')
 """A line opening with its name, free of escapes (the first key of the line's object)."""
+
+_PLAIN_NAMES: Final = re.compile(
+    rb'^(?:\xef\xbb\xbf)?[ \t]*\{[ \t]*"name"[ \t]*:[ \t]*"([^"\\\n]+)"', re.MULTILINE
+)
+"""`_PLAIN_NAME` at the start of each line of a block of lines."""
 
 
 class _Names:
@@ -101,6 +134,42 @@ class _Names:
         self._taken = taken
         self._first: dict[str, tuple[int, bool]] = {}  # name -> (first line, has attempts)
         self.repeated: list[tuple[int, str]] = []
+
+    def add_plain(self, block: bytes, first: int) -> int | None:
+        """Add the names of `block`, whole lines from line number `first`, all at once when
+        every line opens plainly with its name (so none is blank) and none gives an attempt:
+        the number of lines; else None (add them one by one)."""
+        if not block:
+            return 0
+        lines = block.count(b"\n") + (not block.endswith(b"\n"))
+        if b'"attempt"' in block:
+            return None
+        found = _PLAIN_NAMES.findall(block)  # at most one a line
+        if len(found) != lines:
+            return None
+        try:  # no name holds a newline: one decoding for all
+            names = b"\n".join(found).decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            names = []
+        seen = self._first
+        if (
+            len(names) == lines
+            and len(set(names)) == lines
+            and seen.keys().isdisjoint(names)
+            and self._taken.keys().isdisjoint(names)
+        ):  # no name repeated: each noted at its line, none with attempts
+            numbers = range(first, first + lines)
+            seen.update(
+                zip(names, zip(numbers, itertools.repeat(False, lines), strict=True), strict=True)
+            )
+            return lines
+        for number, raw in enumerate(found, start=first):
+            try:
+                name = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # an errored case, named by its line
+            self._note(name, number, attempts=False)
+        return lines
 
     def add(self, line: bytes, number: int) -> None:
         plain = _PLAIN_NAME.match(line)
@@ -120,6 +189,9 @@ class _Names:
             name, attempts = case_name(raw, ""), "attempt" in raw
             if not name:
                 return
+        self._note(name, number, attempts=attempts)
+
+    def _note(self, name: str, number: int, *, attempts: bool) -> None:
         also = self._taken.get(name)
         first = self._first.get(name)
         if also is None and first is not None and not first[1]:
@@ -204,9 +276,12 @@ class Dataset:
         with file:
             for number, line in enumerate(file, start=1):
                 if not line.isspace():
-                    yield self._case(line, number, attempts)
+                    yield self.case_at(line, number, attempts)
 
-    def _case(self, line: bytes, number: int, attempts: DatasetAttempts) -> Case:
+    def case_at(self, line: bytes, number: int, attempts: DatasetAttempts) -> Case:
+        """The case of `line`, line `number` of the file (not blank), its attempt index
+        checked by `attempts` (those of the lines before it in the same pass): what `cases()`
+        gives for it. A Dask worker builds the lines it is sent with this too."""
         where = f"{self.label}:{number}"
         default = where
         try:
@@ -237,6 +312,25 @@ class Dataset:
         if case is None:
             return _error(name, where, "; ".join(problem_text(p) for p in problems), attempt)
         return case if attempt is None else attrs.evolve(case, attempt=attempt)
+
+
+@attrs.frozen
+class FileCases:
+    """The cases of a suite file, in order (a loaded suite's `cases`): `before`, the YAML
+    cases; then the lines of `dataset`; then `traces`' cases (`TraceCases`). A Dask run whose
+    suite has a dataset and no traces sends the dataset's lines as they are, and its workers
+    build their cases (`Dataset.case_at`)."""
+
+    before: tuple[Case, ...]
+    dataset: Dataset | None
+    traces: Any = None
+
+    def __call__(self) -> Iterator[Case]:
+        yield from self.before
+        if self.dataset is not None:
+            yield from self.dataset.cases()
+        if self.traces is not None:
+            yield from self.traces.cases()
 
 
 def _error(name: str, where: str, message: str, attempt: int | None = None) -> Case:

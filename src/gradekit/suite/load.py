@@ -49,7 +49,7 @@ from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.peers import PeerWarnings, peer_field
 from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
-from gradekit.suite.dataset import Dataset, EntryCache, survey
+from gradekit.suite.dataset import Dataset, EntryCache, FileCases, survey
 from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite, entries_of
 from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy, parse_tags
@@ -314,16 +314,9 @@ class _Loader:
             raise self.error()
         warnings = self.warnings(dataset)
 
-        def every_case() -> Iterator[Case]:
-            yield from cases
-            if dataset is not None:
-                yield from dataset.cases()
-            if traces is not None:
-                yield from traces.cases()
-
         return Suite(
             name=name,
-            cases=every_case,
+            cases=FileCases(cases, dataset, traces),
             graders=suite_entries,
             policy=policy,
             path=self.source,

@@ -35,19 +35,26 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.core.errors import ExecutorError
 from gradekit.core.types import error_text
+from gradekit.registry.peers import PeerWarnings
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.dask.pack import CannotSend, CasePacker, case_texts, suite_spec, unpack_reports
-from gradekit.run.dask.worker import grade_packed
+from gradekit.run.dask.pack import (
+    CannotSend,
+    CasePacker,
+    case_texts,
+    routed_texts,
+    suite_spec,
+    unpack_reports,
+)
+from gradekit.run.dask.route import CaseSource, LineBatch, line_cases
+from gradekit.run.dask.worker import grade_lines, grade_packed
 from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
 from gradekit.suite.model import Case, Suite
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from gradekit.run.executor import Receive
+    from gradekit.run.executor import Receive, Routed
 
 __all__ = [
     "FIRST_BATCH_SIZE",
@@ -221,20 +228,32 @@ class DaskExecutor:
         self.close()
 
     def start_run(
-        self, suite: Suite, settings: Settings, jobs: int, *, keep: bool, encode: bool = False
+        self,
+        suite: Suite,
+        settings: Settings,
+        jobs: int,
+        *,
+        keep: bool,
+        encode: bool = False,
+        routed: Routed | None = None,
     ) -> DaskRun:
         """The run of `suite` on this cluster (connected first if need be, and then closed
         when the run ends). Raises ExecutorError when the suite cannot be sent. The workers
         always send the reports back, whether or not the run `keep`s them; where the run
-        writes only the cases' texts (`encode`), the texts are handed on as they came."""
+        writes only the cases' texts (`encode`), the texts are handed on as they came; with
+        `routed`, the dataset's lines are sent as the file holds them
+        (`gradekit.run.dask.route`)."""
         packer = CasePacker(suite)
+        dataset = None if routed is None else routed.cases.dataset
         try:
-            spec = suite_spec(suite, settings, jobs, packer)
+            spec = suite_spec(suite, settings, jobs, packer, dataset)
         except CannotSend as error:
             raise ExecutorError(str(error)) from None
         opened = not self.connected
         self.connect()
-        return DaskRun(self, suite, spec, packer, close_after=opened, keep=keep, encode=encode)
+        return DaskRun(
+            self, suite, spec, packer, close_after=opened, keep=keep, encode=encode, routed=routed
+        )
 
 
 class DaskRun:
@@ -250,8 +269,10 @@ class DaskRun:
         close_after: bool,
         keep: bool = True,
         encode: bool = False,
+        routed: Routed | None = None,
     ) -> None:
         self._executor = executor
+        self._routed = routed
         self._client = executor.client
         self._suite = suite
         self._spec = spec
@@ -286,10 +307,10 @@ class DaskRun:
             except queue.Empty:
                 continue
             if what == _CASES:
-                items, counted = value
+                items, counted, total = value  # total: the cases the items hold
                 receive(items, counted)
                 with self._room:
-                    self._pending -= len(items)
+                    self._pending -= total
                     self._room.notify_all()
             elif what == _DONE:
                 return
@@ -324,8 +345,8 @@ class DaskRun:
         self._out.put(message)
 
     def _main(self) -> None:
-        cases = enumerate(self._suite.cases())
-        in_flight: dict[Any, _Batch] = {}
+        source = CaseSource(self._suite, self._routed)
+        in_flight: dict[Any, _Batch | LineBatch] = {}
         finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
         size = self._first_size()
         exhausted = False
@@ -335,11 +356,9 @@ class DaskRun:
                     self._wait_for_room(size)
                     if self._stopping:
                         break
-                    batch, lines, exhausted = self._read(cases, size)
-                    if batch:
-                        future = self._client.submit(
-                            grade_packed, self._spec, b"\n".join(lines), pure=False
-                        )
+                    batch, future = self._read(source, size)
+                    exhausted = batch is None
+                    if future is not None and batch is not None:
                         in_flight[future] = batch
                         future.add_done_callback(finished.put)
                         size = self._next_size(size)
@@ -356,26 +375,30 @@ class DaskRun:
             for future in [f for f in in_flight if f.status == "finished"]:
                 self._take(future, in_flight.pop(future))
         finally:
+            source.close()
             if in_flight:
                 self._client.cancel(list(in_flight))
 
-    def _read(
-        self, cases: Iterator[tuple[int, Case]], size: int
-    ) -> tuple[_Batch, list[bytes], bool]:
-        """Up to `size` cases to send; cases that cannot be sent are handed over at once as
-        errored. Also says whether the suite has no more cases."""
+    def _read(self, source: CaseSource, size: int) -> tuple[_Batch | LineBatch | None, Any]:
+        """Up to `size` cases read and sent: the batch and its future (None when none of them
+        could be sent: they were handed over at once as errored). No batch: the suite has no
+        more cases."""
+        taken = source.take(size)
+        if taken is None:
+            return None, None
+        if isinstance(taken, LineBatch):
+            with self._room:
+                self._pending += taken.total
+            future = self._client.submit(
+                grade_lines, self._spec, taken.first, taken.lines, pure=False
+            )
+            return taken, future
+        with self._room:
+            self._pending += len(taken)
         batch: _Batch = []
         lines: list[bytes] = []
         unsent: list[tuple[int, CaseReport]] = []
-        exhausted = False
-        while len(lines) < size:
-            item = next(cases, None)
-            if item is None:
-                exhausted = True
-                break
-            position, case = item
-            with self._room:
-                self._pending += 1
+        for position, case in taken:
             if case.error is not None:
                 unsent.append((position, unloadable(case)))
                 continue
@@ -387,10 +410,13 @@ class DaskRun:
                 continue
             batch.append((position, case.name, case.attempt))
         if unsent:
-            self._out.put((_CASES, (unsent, None)))
-        return batch, lines, exhausted
+            self._out.put((_CASES, (unsent, None, len(unsent))))
+        if not batch:
+            return batch, None
+        future = self._client.submit(grade_packed, self._spec, b"\n".join(lines), pure=False)
+        return batch, future
 
-    def _take(self, future: Any, batch: _Batch) -> None:
+    def _take(self, future: Any, batch: _Batch | LineBatch) -> None:
         """Hand over the cases of a finished batch, with the summary the worker counted
         (errored cases, uncounted, if its task failed)."""
         if future.status == "cancelled":
@@ -398,6 +424,9 @@ class DaskRun:
                 "the Dask cluster cancelled a batch (the scheduler was lost or restarted); "
                 "the results log keeps every finished case: run again with --resume"
             )
+        if isinstance(batch, LineBatch):
+            self._take_lines(future, batch)
+            return
         positions = [position for position, _, _ in batch]
         counted: SummaryBuilder | None = None
         try:
@@ -417,7 +446,44 @@ class DaskRun:
                 for _, name, attempt in batch
             ]
             counted = None
-        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted)))
+        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted, len(cases))))
+
+    def _take_lines(self, future: Any, batch: LineBatch) -> None:
+        """Hand over the cases of a finished batch of lines, counted, the kinds and warnings of
+        their lines noted (errored cases, uncounted, if its task failed: those built here)."""
+        counted: SummaryBuilder | None = None
+        try:
+            found = future.result()
+            if isinstance(found, bytes):  # a worker refused the batch: why, for each case
+                named = self._named(batch)
+                cases: list[FinishedCase] = _refused(_all_of(unpack_reports(found), named), named)
+            else:  # the batch's texts handed on as one, as they came
+                texts = routed_texts(found, batch.total)
+                counted = found.batch.summary
+                assert self._routed is not None
+                self._routed.note_kinds(found.kinds)
+                warnings = self._suite.warnings
+                if isinstance(warnings, PeerWarnings):
+                    for key, line in found.warnings:
+                        warnings.add(key, line)
+                self._out.put((_CASES, ([(batch.start, texts)], counted, batch.total)))
+                return
+        except Exception as error:
+            text = _batch_error(error)
+            cases = [
+                unloadable(Case(name, (), error=text, attempt=attempt))
+                for _, name, attempt in self._named(batch)
+            ]
+            counted = None
+        positions = range(batch.start, batch.start + batch.total)
+        self._out.put((_CASES, (list(zip(positions, cases, strict=True)), counted, len(cases))))
+
+    def _named(self, batch: LineBatch) -> _Batch:
+        """(position, name, attempt) of each case of a batch of lines, built here to name
+        them (a batch that failed)."""
+        assert self._routed is not None and self._routed.cases.dataset is not None
+        built = line_cases(self._routed.cases.dataset, batch.first, batch.lines)
+        return [(batch.start + at, case.name, case.attempt) for at, case in enumerate(built)]
 
     def _wait_for_room(self, size: int) -> None:
         """Wait while the cases read and not yet handed over fill the window."""

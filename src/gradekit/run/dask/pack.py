@@ -29,10 +29,11 @@ from gradekit.core.types import Sample
 from gradekit.core.values import json_problem, utf8
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import default_registry
-from gradekit.report.json import CaseText, case_json
-from gradekit.report.model import CaseReport, Outcome
+from gradekit.report.json import OUTCOME_LETTERS, CaseText, CaseTexts, case_json
+from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.settings import Settings
+from gradekit.suite.dataset import Dataset
 from gradekit.suite.model import Case, Suite
 
 __all__ = [
@@ -43,10 +44,13 @@ __all__ = [
     "CannotSend",
     "CasePacker",
     "PackedBatch",
+    "RoutedBatch",
     "case_texts",
+    "dataset_spec",
     "entry_spec",
     "pack_batch",
     "pack_reports",
+    "routed_texts",
     "suite_folder",
     "suite_spec",
     "unpack_reports",
@@ -99,11 +103,31 @@ def entry_spec(entry: GraderEntry) -> dict[str, Any]:
     return spec
 
 
-def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) -> bytes:
+def dataset_spec(dataset: Dataset) -> dict[str, Any]:
+    """What a worker needs to build the cases of `dataset`'s lines as the suite loader does
+    (`Dataset.case_at`): its label, the YAML cases' names it may not reuse, and its builder's
+    strictness and suite tags."""
+    builder = dataset.builder
+    return {
+        "label": dataset.label,
+        "taken": dict(dataset.taken),
+        "strict": builder.strict,
+        "tags": list(builder.suite_tags),
+    }
+
+
+def suite_spec(
+    suite: Suite,
+    settings: Settings,
+    jobs: int,
+    packer: CasePacker,
+    dataset: Dataset | None = None,
+) -> bytes:
     """What every batch of `suite` needs on a worker besides its cases: the suite's name,
     file, policy, the run's settings and the suite-level grader entries (checked by
-    `packer`). Raises CannotSend when they cannot travel."""
-    spec = {
+    `packer`), and with `dataset`, how its lines become cases (`dataset_spec`). Raises
+    CannotSend when they cannot travel."""
+    spec: dict[str, Any] = {
         "format": FORMAT,
         "suite": suite.name,
         # Absolute: a worker's working folder is not the driver's.
@@ -116,6 +140,8 @@ def suite_spec(suite: Suite, settings: Settings, jobs: int, packer: CasePacker) 
         "jobs": jobs,
         "graders": [packer.entry(entry) for entry in suite.graders],
     }
+    if dataset is not None:
+        spec["dataset"] = dataset_spec(dataset)
     problem = json_problem(spec)
     if problem is not None:
         raise CannotSend(
@@ -286,13 +312,37 @@ def case_texts(packed: PackedBatch, names: Sequence[tuple[str, int | None]]) -> 
         )
     outcomes = packed.outcomes
     return [
-        CaseText(line, _OUTCOMES[letter], name, attempt)
+        CaseText(line, OUTCOME_LETTERS[letter], name, attempt)
         for line, letter, (name, attempt) in zip(lines, outcomes, names, strict=True)
     ]
 
 
-_LETTERS: Final[dict[str, str]] = {"pass": "p", "fail": "f", "error": "e"}
-_OUTCOMES: Final[dict[str, Outcome]] = {"p": "pass", "f": "fail", "e": "error"}
+class RoutedBatch(NamedTuple):
+    """What a worker returns for a batch of dataset lines it built the cases of itself
+    (`gradekit.run.dask.worker.grade_lines`): `batch`, as for cases sent built (`PackedBatch`);
+    `kinds`, the grader kinds the cases use (for the report's environment); `warnings`, the
+    (key, warning) pairs of the peer frameworks' keys the lines use (`PeerWarnings.keyed`)."""
+
+    batch: PackedBatch
+    kinds: tuple[str, ...]
+    warnings: tuple[tuple[str, str], ...]
+
+
+def routed_texts(routed: RoutedBatch, count: int) -> CaseTexts:
+    """The cases of `routed` as one text (`CaseTexts`, the worker's JSONL as it came):
+    ValueError unless there are `count` of them, each with its outcome."""
+    packed = routed.batch
+    text = packed.reports.decode()
+    lines = text.count("\n") + 1 if text else 0
+    if not lines == len(packed.outcomes) == count:
+        raise ValueError(
+            f"a worker returned {lines} reports and {len(packed.outcomes)} outcomes for a "
+            f"batch of {count} cases"
+        )
+    return CaseTexts(text, packed.outcomes)
+
+
+_LETTERS: Final[dict[str, str]] = {outcome: letter for letter, outcome in OUTCOME_LETTERS.items()}
 
 
 def unpack_reports(blob: bytes) -> list[CaseReport]:

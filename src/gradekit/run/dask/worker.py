@@ -34,28 +34,32 @@ import attrs
 from gradekit.core.context import RunContext, current_run, suite_dir
 from gradekit.core.errors import ConfigError, ExecutorError
 from gradekit.core.types import GradeResult, Sample, error_text
-from gradekit.registry.entries import GraderEntry
+from gradekit.registry.entries import GraderEntry, build_entry
+from gradekit.registry.peers import PeerWarnings
 from gradekit.registry.registry import default_registry
-from gradekit.run.collect import Collection
+from gradekit.report.model import CaseReport
+from gradekit.run.collect import Collection, entry_kinds
 from gradekit.run.dask.pack import (
     ATTEMPT,
     FORMAT,
     MESSAGES,
     OWN_GRADERS,
     PackedBatch,
+    RoutedBatch,
     pack_batch,
     pack_reports,
     suite_folder,
 )
+from gradekit.run.dask.route import line_cases
 from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
 from gradekit.suite.cases import CaseBuilder
-from gradekit.suite.dataset import EntryCache, problem_text
+from gradekit.suite.dataset import Dataset, EntryCache, file_lines, problem_text
 from gradekit.suite.model import Case, Policy, Suite
 from gradekit.suite.parse import KeyPath
 
-__all__ = ["Unavailable", "dask_setup", "grade_packed"]
+__all__ = ["Unavailable", "dask_setup", "grade_lines", "grade_packed"]
 
 _KEPT_SUITES: Final = 4
 """Suites whose graders a worker keeps between batches (the most recently used)."""
@@ -87,6 +91,8 @@ class _Built:
     own: CaseBuilder
     settings: Settings
     jobs: int
+    dataset: Dataset | None = None
+    """How the suite's dataset lines become cases (when the spec says, see `grade_lines`)."""
 
 
 _suites: collections.OrderedDict[bytes, _Built] = collections.OrderedDict()
@@ -106,7 +112,36 @@ def grade_packed(spec: bytes, batch: bytes) -> PackedBatch | bytes:
     except Exception as error:  # a spec this worker cannot use: every case says why
         text = f"{error_text(error)} (on Dask worker {address})"
         return pack_reports([unloadable(Case(_name(line), (), error=text)) for line in lines])
-    cases = [_case(built, line, address) for line in lines]
+    return pack_batch(_graded(built, [_case(built, line, address) for line in lines]))
+
+
+def grade_lines(spec: bytes, first: int, lines: bytes) -> RoutedBatch | bytes:
+    """Grade the dataset lines `lines` (as the file holds them, from its line number `first`,
+    blank ones included) of the suite `spec`: each line not blank becomes its case as the
+    suite loader makes it (`Dataset.case_at`), here. Returns the reports packed with the
+    cases' kinds and peer warnings (`RoutedBatch`); a spec this worker cannot use
+    gives the bare JSONL blob of one errored report a line, as `grade_packed` does."""
+    address = worker_address()
+    try:
+        built = _built(spec, address)
+        if built.dataset is None:
+            raise ExecutorError("the driver sent dataset lines without the dataset's spec")
+    except Exception as error:  # a spec this worker cannot use: every case says why
+        text = f"{error_text(error)} (on Dask worker {address})"
+        count = sum(not line.isspace() for line in file_lines(lines))
+        return pack_reports([unloadable(Case("?", (), error=text))] * count)
+    dataset = attrs.evolve(built.dataset, warnings=PeerWarnings())
+    cases = line_cases(dataset, first, lines)
+    kinds: set[str] = set()
+    for case in cases:
+        for turn in case.turns:
+            entry_kinds(turn.graders, kinds)
+    packed = pack_batch(_graded(built, cases))
+    return RoutedBatch(packed, tuple(sorted(kinds)), tuple(dataset.warnings.keyed()))
+
+
+def _graded(built: _Built, cases: list[Case]) -> tuple[CaseReport, ...]:
+    """The reports of `cases`, graded by a local run of the suite `built` (in their order)."""
 
     def batch_cases() -> Iterator[Case]:
         return iter(cases)
@@ -121,7 +156,7 @@ def grade_packed(spec: bytes, batch: bytes) -> PackedBatch | bytes:
             report = collection.run()
     finally:
         restore()
-    return pack_batch(report.cases)
+    return report.cases
 
 
 def dask_setup(worker: Any) -> None:
@@ -209,12 +244,30 @@ def _build(data: Mapping[str, Any], address: str) -> _Built:
         sandbox=suite.sandbox,
         max_text=data.get("max_text", 4096),
     )
+    lines = data.get("dataset")
+    dataset = None
+    if lines is not None:
+        label = lines["label"]
+
+        def line_entry(raw: Any, where: KeyPath) -> GraderEntry | None:
+            with suite_dir(folder):  # as the suite loader makes a dataset line's entries
+                return build_entry(raw, registry=default_registry, location=label)
+
+        builder = CaseBuilder(
+            graders,
+            EntryCache(line_entry),
+            base,
+            strict=lines["strict"],
+            suite_tags=tuple(lines["tags"]),
+        )
+        dataset = Dataset(Path(folder or ".") / label, label, builder, lines["taken"])
     return _Built(
         suite=suite,
         shared=CaseBuilder(graders, entries, base),
         own=CaseBuilder((), entries, base),
         settings=settings,
         jobs=data["jobs"],
+        dataset=dataset,
     )
 
 
