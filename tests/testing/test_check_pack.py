@@ -115,6 +115,9 @@ def test_a_kind_without_examples_is_told_to_declare_them(pack_env: dict[str, str
     ) in done.stdout
 
 
+# Slow (about 40 s): every built-in kind through the whole kit in a child process. The default
+# run checks the same contract in process (tests/testing/test_builtin_contract.py).
+@pytest.mark.slow
 def test_gradekit_itself_keeps_its_own_contract() -> None:
     done = gradekit("check-pack", "gradekit")
     assert done.returncode == 0, done.stdout + done.stderr

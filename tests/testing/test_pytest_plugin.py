@@ -49,6 +49,10 @@ def pack_pytester(
     return pytester
 
 
+# Slow (about 15 s): the kit over every kind of the broken pack, through pytest in a child.
+# The default run checks a clean pack through pytest, and every kind of a broken pack through
+# `check-pack` (tests/testing/test_check_pack.py).
+@pytest.mark.slow
 def test_every_kind_of_a_broken_pack_is_checked(pack_pytester: pytest.Pytester) -> None:
     result = pack_pytester.runpytest_subprocess(
         "--gradekit-pack", "acme-broken", "-v", "-p", "no:cacheprovider"
