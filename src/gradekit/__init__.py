@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from gradekit.run.dispatch import agrade, grade
     from gradekit.run.resume import ResultsLog
     from gradekit.run.runner import arun_suite, run_suite
-    from gradekit.run.selection import Selection
     from gradekit.run.settings import GraderDefaults, Outputs, Statistics
     from gradekit.suite.load import load_suite
     from gradekit.suite.model import Suite
+    from gradekit.suite.selection import Selection
 
 __all__ = [
     "AsyncGrader",
@@ -125,7 +125,7 @@ _LAZY = {
     "register": "gradekit.registry.registry",
     "CaseReport": "gradekit.report.model",
     "ResultsLog": "gradekit.run.resume",
-    "Selection": "gradekit.run.selection",
+    "Selection": "gradekit.suite.selection",
     "DaskExecutor": "gradekit.run.dask",
     "GraderDefaults": "gradekit.run.settings",
     "Outputs": "gradekit.run.settings",

@@ -26,7 +26,7 @@ from gradekit.core.values import fraction_problem
 
 if TYPE_CHECKING:
     from gradekit.report.model import SuiteReport
-    from gradekit.run.selection import Selection
+    from gradekit.suite.selection import Selection
 
 __all__ = [
     "ATTEMPT_OPTIONS",
@@ -192,7 +192,7 @@ def selection_of(args: argparse.Namespace) -> Selection | None:
     ConfigError, its message the line to print (exit 2), when an expression or a report cannot
     be read."""
     from gradekit.core.errors import ConfigError
-    from gradekit.run.selection import Selection
+    from gradekit.suite.selection import Selection
 
     parts: list[Selection] = []
     if args.filter:
@@ -219,7 +219,7 @@ def _failed_in(path: str, *, quiet: bool) -> Selection:
     from gradekit.core.errors import ConfigError
     from gradekit.history.case_scores import read_outcomes
     from gradekit.report.progress import ReportsProgress
-    from gradekit.run.selection import Selection
+    from gradekit.suite.selection import Selection
 
     # By name and attempt index: only the attempts of a case that failed are graded again.
     try:

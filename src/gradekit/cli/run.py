@@ -57,9 +57,9 @@ if TYPE_CHECKING:
     from gradekit.report.model import SuiteReport
     from gradekit.report.progress import Progress
     from gradekit.run.resume import ResultsLog
-    from gradekit.run.selection import Selection
     from gradekit.run.stream import CaseStream
     from gradekit.suite.model import Suite
+    from gradekit.suite.selection import Selection
 
 __all__ = [
     "RUN_OPTIONS",

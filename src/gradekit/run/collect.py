@@ -47,11 +47,11 @@ from gradekit.run.interrupts import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.rescue import Rescue
 from gradekit.run.resume import ResultsLog, RunIndex
-from gradekit.run.selection import Selection
 from gradekit.run.settings import Settings
 from gradekit.run.stream import CaseStream
 from gradekit.suite.dataset import FileCases
 from gradekit.suite.model import Case, Suite
+from gradekit.suite.selection import Selection
 
 __all__ = ["Collection", "EnvironmentNotes", "entry_kinds"]
 

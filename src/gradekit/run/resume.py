@@ -37,8 +37,8 @@ from gradekit.report.json import (
 )
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite
+from gradekit.suite.selection import Selection
 
 __all__ = ["ResultsLog", "RunIndex"]
 

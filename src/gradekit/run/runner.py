@@ -33,7 +33,6 @@ from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.interrupts import stopping_on
 from gradekit.run.loop import CANCEL
 from gradekit.run.resume import ResultsLog
-from gradekit.run.selection import Select, as_selection
 from gradekit.run.settings import (
     GraderDefaults,
     Outputs,
@@ -43,6 +42,7 @@ from gradekit.run.settings import (
 )
 from gradekit.run.stream import CaseStream
 from gradekit.suite.model import Suite
+from gradekit.suite.selection import Select, as_selection
 
 __all__ = ["arun_suite", "run_suite"]
 

@@ -39,8 +39,8 @@ from gradekit.report.json import (
 )
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.selection import Selection
 from gradekit.suite.model import Case, Suite
+from gradekit.suite.selection import Selection
 
 __all__ = ["FAILING_KEPT", "CaseStream"]
 
