@@ -6,10 +6,10 @@ inline cases in one thread (`batch`), cases whose graders run commands (`blockin
 of one entry with its timeout and isolation and the decisions of which entries are inline or
 blocking (`dispatch`, `isolation`, `pool`), the checks on what a grader returned
 (`results`), the verdict rules (`verdict`), the composite kinds that apply those rules inside
-one grader (`composite`), the results log a run resumes from
-(`resume`), the caller's side of a run (`collect`), the signals that stop it
-(`interrupts`), and what a supervised run writes for its supervisor (`rescue`).
+one grader (`composite`), the results log a run resumes from (`resume`), the caller's side
+of a run (`collect`), the signals that stop it (`interrupts`), and what a supervised run
+writes for its supervisor (`rescue`).
 
-May import: `suite` (the model it grades, and which cases to grade), `registry`, `history` (baseline marks),
-`report` (the model it produces, the results log, the report files), `process` (workers,
+May import: `suite` (the model it grades, and which cases to grade), `registry`, `history`
+(baseline marks), `report` (the model it produces, the results log, the report files), `process` (workers,
 the sandbox mode) and `core`. Never the command line."""
