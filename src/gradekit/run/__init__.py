@@ -11,5 +11,5 @@ of a run (`collect`), the signals that stop it (`interrupts`), and what a superv
 writes for its supervisor (`rescue`).
 
 May import: `suite` (the model it grades, and which cases to grade), `registry`, `history`
-(baseline marks), `report` (the model it produces, the results log, the report files), `process` (workers,
-the sandbox mode) and `core`. Never the command line."""
+(baseline marks), `report` (the model it produces, the results log, the report files),
+`process` (workers, the sandbox mode) and `core`. Never the command line."""
