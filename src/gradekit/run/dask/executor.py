@@ -42,12 +42,14 @@ from gradekit.report.summary import SummaryBuilder
 from gradekit.run.dask.pack import (
     CannotSend,
     CasePacker,
+    CaseSource,
+    LineBatch,
     case_texts,
+    line_cases,
     routed_texts,
     suite_spec,
     unpack_reports,
 )
-from gradekit.run.dask.route import CaseSource, LineBatch, line_cases
 from gradekit.run.dask.worker import grade_lines, grade_packed
 from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
@@ -242,7 +244,7 @@ class DaskExecutor:
         always send the reports back, whether or not the run `keep`s them; where the run
         writes only the cases' texts (`encode`), the texts are handed on as they came; with
         `routed`, the dataset's lines are sent as the file holds them
-        (`gradekit.run.dask.route`)."""
+        (`gradekit.run.dask.pack`)."""
         packer = CasePacker(suite)
         dataset = None if routed is None else routed.cases.dataset
         try:

@@ -46,11 +46,11 @@ from gradekit.run.dask.pack import (
     OWN_GRADERS,
     PackedBatch,
     RoutedBatch,
+    line_cases,
     pack_batch,
     pack_reports,
     suite_folder,
 )
-from gradekit.run.dask.route import line_cases
 from gradekit.run.exits import detach_stdin, refusing_exits
 from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
