@@ -7,8 +7,8 @@ CPU time (`time.process_time`, garbage collector off), alternating in every roun
 
 - `grader.grade(sample)`: the `numeric` grader called directly (the floor);
 - `gradekit.grade(sample, [numeric])`: the API, which grades bounded kinds in place;
-- `gradekit.grade(sample, [code])`: a trivial `code` grader (`builtins:bool`, true), which goes
-  through the runner's event loop and worker thread (a grade that may hang must be abandonable).
+- `gradekit.grade(sample, [code])`: a trivial `code` grader (`builtins:bool`, true), graded on
+  a pool thread and waited for (a grade that may hang must be abandonable at its timeout).
 
 Prints the median microseconds a call of each side and each side's median paired ratio to the
 floor (bench/RESULTS.md).

@@ -99,7 +99,7 @@ SECTIONS: dict[str, Section] = {
     ),
     "api_grade": Section(
         "api_grade.py",
-        "`gradekit.grade` per call (numeric, in place; a trivial code grader, through the loop) "
+        "`gradekit.grade` per call (numeric, in place; a trivial code grader, on a pool thread) "
         "against calling the grader itself",
         ("--calls", "20000", "--rounds", "5"),
         ("--calls", "5000", "--rounds", "1"),
