@@ -307,18 +307,10 @@ class PooledScored(Scored):
 
 
 @attrs.frozen
-class BoundedWhere:
+class BoundedWhere(Where):
     """`Where`, its grade marked `bounded` (as the built-in text kinds' are): it may be graded
     in place, where nothing could abandon it."""
 
-    kind: ClassVar[str] = "where"
-    inline: ClassVar[bool] = True
-    name: str = "bounded-where"
-    seconds: float = 0.0
-
     @bounded
     def grade(self, sample: Sample) -> GradeResult:
-        if self.seconds:
-            time.sleep(self.seconds)
-        thread = threading.current_thread().name
-        return GradeResult(self.kind, self.name, True, 1.0, details={"thread": thread})
+        return Where.grade(self, sample)

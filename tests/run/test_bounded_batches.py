@@ -9,21 +9,12 @@ import time
 from typing import ClassVar
 
 import attrs
-from runner_graders import Echo, Where, entry
+from runner_graders import BoundedWhere, Echo, Where, entry
 
 import gradekit
 from gradekit import GradeResult, Sample
 from gradekit.core.types import bounded
 from gradekit.suite.model import Case, Suite, Turn
-
-
-@attrs.frozen
-class BoundedWhere(Where):
-    """Where, marked `bounded`."""
-
-    @bounded
-    def grade(self, sample: Sample) -> GradeResult:
-        return Where.grade(self, sample)
 
 
 @attrs.frozen

@@ -43,7 +43,9 @@ def test_the_built_in_text_kinds_give_their_results_in_place() -> None:
 
 
 def test_a_bounded_grade_that_returns_past_its_timeout_is_timed_out() -> None:
-    (result,) = gradekit.grade(SAMPLE, [BoundedWhere(seconds=0.3)], timeout=0.05)
+    (result,) = gradekit.grade(
+        SAMPLE, [BoundedWhere(name="bounded-where", seconds=0.3)], timeout=0.05
+    )
     assert not result.passed
     assert result.error == "TimeoutError: grader 'bounded-where' exceeded 0.05s"
 

@@ -1,5 +1,6 @@
 """Suites the Dask executor's tests grade, written into a test's folder (a unique module name:
-`conftest` is ambiguous when several test folders are collected in one run)."""
+`conftest` is ambiguous when several test folders are collected in one run), and the
+`gradekit` command they run."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+GRADEKIT = str(Path(sys.executable).parent / "gradekit")
 
 GRADERS_PY = '''
 import os
@@ -183,3 +188,21 @@ def killing_the_worker_grading(folder: Path, case: str, seconds: float) -> Itera
         yield killed
     finally:
         killer.join()
+
+
+def gradekit(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The `gradekit` command run in `cwd` (`env` added to the environment, from which a
+    scheduler of the caller's own is taken out), its output captured."""
+    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
+    environment.update(env or {})
+    return subprocess.run(
+        [GRADEKIT, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+    )

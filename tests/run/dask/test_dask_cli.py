@@ -8,38 +8,21 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dask_suites import (
+    GRADEKIT,
     graded_by,
+    gradekit,
     killing_the_worker_grading,
     without_durations,
     write_graders,
     write_mixed_suite,
     write_slow_suite,
 )
-
-GRADEKIT = str(Path(sys.executable).parent / "gradekit")
-
-
-def gradekit(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
-    environment.update(env or {})
-    return subprocess.run(
-        [GRADEKIT, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def report(path: Path) -> Any:

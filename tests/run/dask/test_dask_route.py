@@ -1,15 +1,13 @@
 """`gradekit run -o` on a Dask cluster whose driver only routes: the dataset's lines go to the
 workers as the file holds them, the workers build, grade and encode the cases, and every
 report the command writes is the local run's (but for the timings), against a real two-process
-LocalCluster. The command runs as `python -m gradekit` of this checkout."""
+LocalCluster. The command runs this checkout's gradekit (its source first on `PYTHONPATH`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from dask_suites import (
     write_graders,
     write_mixed_suite,
 )
+from dask_suites import gradekit as command
 
 import gradekit
 
@@ -30,20 +29,6 @@ TIMINGS = [
     (re.compile(r'(time|timestamp)="[^"]*"'), r'\1=""'),
     (re.compile(r" *[0-9.]+ (ms|s)\b"), " T"),  # a table's column aligned to it too
 ]
-
-
-def gradekit_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k != "GRADEKIT_DASK_SCHEDULER"}
-    environment["PYTHONPATH"] = SOURCE
-    return subprocess.run(
-        [sys.executable, "-m", "gradekit", "run", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def untimed(text: str) -> str:
@@ -63,7 +48,7 @@ def every_report(
         args += [option, f"{side}.{extension}"]
     if scheduler is not None:
         args += ["--executor", "dask", "--scheduler", scheduler]
-    done = gradekit_run(*args, cwd=folder)
+    done = command("run", *args, cwd=folder, env={"PYTHONPATH": SOURCE})
     found: dict[str, Any] = {"exit": done.returncode}
     # Progress lines come as time passes: what the command says besides them must be the same.
     said = [line for line in done.stderr.splitlines() if not line.startswith("graded ")]
@@ -135,9 +120,10 @@ def test_a_worker_killed_mid_batch_of_lines_loses_and_doubles_no_case(
         encoding="utf-8",
     )
     with killing_the_worker_grading(tmp_path, "slow-17", seconds=120) as killed:
-        done = gradekit_run(
-            "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
+        done = command(
+            "run", "suite.yaml", "--executor", "dask", "--scheduler", cluster.scheduler_address,
             "-o", "out.json", "--junit", "out.xml", "--resume", "log.jsonl", cwd=tmp_path,
+            env={"PYTHONPATH": SOURCE},
         )  # fmt: skip
     assert killed, "slow-17 was never graded"
     assert done.returncode == 1, done.stderr  # the odd numbers fail
