@@ -213,11 +213,11 @@ def grade(
     such a grader gets an error result.
     """
     entries, settings = _grading(graders, timeout)
-    if all(is_bounded_entry(entry) and is_sync(entry, settings) for entry in entries):
-        # Grades that cannot hang need no thread to abandon nor loop to wait on: graded here,
-        # as the runner grades a lone batch of them (`gradekit.run.loop`).
-        return _results([_in_place(entry, sample, settings) for entry in entries])
     if all(is_sync(entry, settings) for entry in entries):
+        if all(is_bounded_entry(entry) for entry in entries):
+            # Grades that cannot hang need no thread to abandon nor loop to wait on: graded
+            # here, as the runner grades a lone batch of them (`gradekit.run.loop`).
+            return _results([_in_place(entry, sample, settings) for entry in entries])
         # Sync graders that may hang: each on a pool thread, abandoned past its timeout, with
         # no event loop for the call (a loop and its thread cost a millisecond a call).
         pool = current_context().pool
