@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from chromium import Browser
 from cli_support import Run, gradekit_command
 
 
@@ -94,3 +95,13 @@ def mixed_suite(write: Callable[[str, str], Path]) -> Path:
     """A suite with a passing, a failing, an errored and a two-turn case."""
     write("graders.py", MIXED_GRADERS)
     return write("suite.yaml", MIXED_SUITE)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for a test module's pages (each `open` is a page of its own)."""
+    opened = Browser()
+    try:
+        yield opened
+    finally:
+        opened.close()

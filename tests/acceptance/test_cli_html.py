@@ -5,7 +5,6 @@ the controls, and opens a case."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,16 +65,6 @@ def test_page_loads_and_lists_failures_and_errors_first(report: Path) -> None:
     (broken,) = page.xpath("//div[@data-name='broken']")
     assert broken.find_class("c-score")[0].text_content() == "no score"
     assert broken.find_class("c-graders")[0].text_content() == "⚠ explode"
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    chromium()
-    opened = Browser()
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 VISIBLE = (

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import Browser, chromium, file_url
+from chromium import Browser, file_url
 from cli_support import Run
 
 np = pytest.importorskip("numpy")
@@ -430,16 +430,6 @@ def test_with_attempts_the_comparison_is_a_paired_t_test(
         "the pass rate fell significantly: -25.0 points over 20 paired case(s), paired t p"
         in run.stderr
     )
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    chromium()
-    opened = Browser()
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_the_html_pages_show_the_interval_and_the_verdict(

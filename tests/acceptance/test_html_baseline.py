@@ -5,12 +5,10 @@ from its menu, keeps that in the address, and shows each case's mark in its row 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from baseline_runs import MARKS, change
-from chromium import Browser, chromium, file_url
+from chromium import Browser, file_url
 from cli_support import Run
 
 VISIBLE = (
@@ -18,16 +16,6 @@ VISIBLE = (
     ".sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)"
     ".map(r => r.dataset.name)"
 )
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    chromium()
-    opened = Browser()
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def test_the_viewer_filters_on_the_baseline_mark(

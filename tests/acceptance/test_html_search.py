@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,16 +55,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert [case.outcome for case in report.cases] == ["pass", "fail", "pass"]
     write_html(report, folder / "report.html")
     return folder / "report.html"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium()
-    opened = Browser()
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _type(browser: Browser, element: str, value: str, event: str = "input") -> None:

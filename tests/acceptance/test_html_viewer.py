@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,16 +39,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cases=sample_reports.as_reports(sample_reports.with_tags(report)),
     )
     return folder / "report.html"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    chromium()
-    opened = Browser()
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _open(browser: Browser, page: Path, name: str, shots: Path | None = None) -> None:
