@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import attrs
 from runner_graders import AsyncEcho, Echo, Sleep, Where, entry, one_turn_suite
+from timings import without_durations
 
 import gradekit
 from gradekit import Sample
@@ -44,14 +45,6 @@ async def ticking(work: Awaitable[T]) -> tuple[T, float]:
         done.set()
         await task
     return result, max(gaps)
-
-
-def without_durations(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_durations(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list):
-        return [without_durations(item) for item in value]
-    return value
 
 
 def test_agrade_gives_grade_s_results_without_blocking_the_loop():

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from runner_graders import Fixed, PooledFixed, entry
+from timings import without_durations
 
 from gradekit import Outputs, Sample, ToolCall
 from gradekit.report import json as json_text
@@ -75,14 +76,6 @@ def build(spec: list[Any], suite_policy: Policy, *, inline: bool) -> Suite:
         for index, (policy, turns) in enumerate(spec)
     ]
     return Suite("paths", lambda: iter(cases), policy=suite_policy)
-
-
-def without_durations(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: without_durations(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list):
-        return [without_durations(item) for item in value]
-    return value
 
 
 def reports(report: Any) -> list[Any]:

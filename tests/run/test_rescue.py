@@ -12,6 +12,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from timings import without_durations
 
 import gradekit
 from gradekit import ResultsLog
@@ -115,7 +116,7 @@ def test_a_supervised_run_writes_every_case_once_as_a_log_and_streams_the_same_r
             stream.write_json(report)
         os.close(fd)
         reports[rescued] = json.loads(path.read_text())
-    assert _timeless(reports[True]["cases"]) == _timeless(reports[False]["cases"])
+    assert without_durations(reports[True]["cases"]) == without_durations(reports[False]["cases"])
     assert (tmp_path / "rescue.jsonl").stat().st_size == CHUNK  # reserved, the rest zeros
     written_part(str(tmp_path / "rescue.jsonl"))
     written = (tmp_path / "rescue.jsonl").read_text().splitlines()
@@ -127,15 +128,6 @@ def test_a_supervised_run_writes_every_case_once_as_a_log_and_streams_the_same_r
         resumed = gradekit.run_suite(suite, resume=log)
         assert log.resumed == 3000
     assert resumed.summary.passed == 1000
-
-
-def _timeless(value: object) -> object:
-    """`value` without its measured durations."""
-    if isinstance(value, dict):
-        return {k: _timeless(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list):
-        return [_timeless(item) for item in value]
-    return value
 
 
 @pytest.mark.parametrize("flags", [os.O_RDWR, os.O_WRONLY | os.O_APPEND], ids=["mapped", "written"])

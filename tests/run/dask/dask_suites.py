@@ -134,15 +134,6 @@ def write_mixed_suite(folder: Path, module: str, lines: int = 300) -> Path:
     return path
 
 
-def without_durations(value: Any) -> Any:
-    """A report's JSON form without its timings, which differ from run to run."""
-    if isinstance(value, dict):
-        return {k: without_durations(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list):
-        return [without_durations(item) for item in value]
-    return value
-
-
 SLOW_CASES = 40
 """The cases of `write_slow_suite`: `slow-0` to `slow-39`."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dask_suites import without_durations
+from timings import without_durations
 
 import gradekit
 from gradekit import DaskExecutor

@@ -18,11 +18,11 @@ from dask_suites import (
     graded_by,
     gradekit,
     killing_the_worker_grading,
-    without_durations,
     write_graders,
     write_mixed_suite,
     write_slow_suite,
 )
+from timings import without_durations
 
 
 def report(path: Path) -> Any:

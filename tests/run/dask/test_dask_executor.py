@@ -15,11 +15,11 @@ import pytest
 from dask_suites import (
     graded_by,
     killing_the_worker_grading,
-    without_durations,
     write_graders,
     write_mixed_suite,
     write_slow_suite,
 )
+from timings import without_durations
 
 import gradekit
 from gradekit import DaskExecutor, ExecutorError, GradeResult, Sample
