@@ -1,5 +1,5 @@
 """docs/architecture.md names only what exists: every path it writes in backticks
-(`run/batch.py`, `tests/test_architecture.py`) and every `gradekit.x.y` name is in the tree,
+(`run/lanes.py`, `tests/test_architecture.py`) and every `gradekit.x.y` name is in the tree,
 and its map names every module of `src/gradekit`."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ folder is one of `ROOTS`, else from `src/gradekit/`."""
 ROOTS = ("src", "tests", "docs", "bench", "examples", "plugins")
 
 DOTTED = re.compile(r"\bgradekit(?:\.[A-Za-z_]\w*)+")
-"""`gradekit.run.batch`, `gradekit.core.context.RunContext`: modules, then at most one name
+"""`gradekit.run.lanes`, `gradekit.core.context.RunContext`: modules, then at most one name
 defined at the top of the last module (what follows that name is not checked)."""
 
 
@@ -116,5 +116,5 @@ def test_a_dead_name_is_found() -> None:
         "`tests/test_no_such_test.py`"
     )
     assert len(unknown_names(old)) == 7
-    alive = "`run/batch.py`, gradekit.core.context.RunContext.state, gradekit.report.write_json"
+    alive = "`run/lanes.py`, gradekit.core.context.RunContext.state, gradekit.report.write_json"
     assert unknown_names(alive) == []

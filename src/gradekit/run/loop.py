@@ -3,7 +3,7 @@
 Cases are read lazily from `suite.cases()`, with a bounded window of cases in flight. A case
 whose graders are all sync (`is_sync`) joins a batch graded in the lane's worker thread (no
 task, future or thread hand-off per grade), watched from here for stalls and timeouts; one
-whose graders all wait on commands is queued for the blocking lane (`gradekit.run.blocking`);
+whose graders all wait on commands is queued for the blocking lane (`gradekit.run.lanes`);
 any other case (an async grader, the judge) is a task on the loop. At most `jobs` cases of the
 last two kinds, and of stalled grades in the lane, are graded at once."""
 
@@ -24,8 +24,8 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.batch import BatchState, GradeKey, grade_batch
-from gradekit.run.blocking import BlockingLane
+from gradekit.run.lanes import BatchState, GradeKey, grade_batch
+from gradekit.run.lanes import BlockingLane
 from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket

@@ -1,6 +1,6 @@
 """The verdict rules, implemented once: how results combine into a turn's, a case's or a
 composite grader's verdict. Every way of grading calls them: one case at a time
-(`gradekit.run.grade`), batches of inline cases (`gradekit.run.batch`) and the composite kinds.
+(`gradekit.run.grade`), batches of inline cases (`gradekit.run.lanes`) and the composite kinds.
 
 Results are tri-state (pass, fail, error). An error is never counted as a failure, and no
 negation or threshold turns it into a pass. An errored result makes a combination an error only
