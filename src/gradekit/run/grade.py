@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from gradekit.report.details import bounded_record
+from gradekit.report.model import bounded_record
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.samples import SampleForm
 from gradekit.run.dispatch import run_entry
@@ -75,7 +75,7 @@ def turn_of(
     index: int, turn: Turn, records: Sequence[ResultRecord], policy: Policy, max_text: int | None
 ) -> tuple[TurnReport, Decision]:
     """The report of turn `index` graded with these records, and its decision; the records'
-    details bounded as the sample is (`gradekit.report.details`)."""
+    details bounded as the sample is (`gradekit.report.model`)."""
     decision = tally([record.result for record in records], turn.graders).turn_decision(policy)
     sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
     report = TurnReport(
