@@ -24,7 +24,7 @@ from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry
 from gradekit.report.model import ResultRecord
 from gradekit.run.dispatch import entry_of, is_inline, run_entry
-from gradekit.run.results import call_sync
+from gradekit.run.verdict import call_sync
 from gradekit.run.settings import current_context
 from gradekit.run.verdict import Verdict, combine, negate
 

@@ -35,7 +35,7 @@ from gradekit.process.workers import (
 from gradekit.registry.abilities import agrade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.interrupts import GRADER_RAISES
-from gradekit.run.results import call_sync, finish, timeout_result
+from gradekit.run.verdict import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
 
 __all__ = ["grade_in_worker", "grade_payload"]

@@ -30,7 +30,7 @@ from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
 from gradekit.run.pool import DaemonPool, Ticket
 from gradekit.run.rescue import Rescue
-from gradekit.run.results import timed_out
+from gradekit.run.verdict import timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
 
