@@ -19,7 +19,7 @@ import attrs
 from gradekit.core.errors import Problem, close_matches
 from gradekit.core.types import EMPTY, Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
-from gradekit.registry.peers import peer_field, peer_note, strict_note
+from gradekit.registry.entries import peer_field, peer_note, strict_note
 from gradekit.suite.model import Case, Turn
 from gradekit.suite.parse import (
     EntryMaker,

@@ -38,7 +38,7 @@ import attrs
 from gradekit.core.errors import ConfigError, Problem, format_path
 from gradekit.core.values import overflow_problem
 from gradekit.registry.entries import GraderEntry
-from gradekit.registry.peers import PeerWarnings
+from gradekit.registry.entries import PeerWarnings
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.located_yaml import MAX_DEPTH, MAX_INT_DIGITS, too_deep
 from gradekit.suite.model import Case

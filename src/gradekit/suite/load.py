@@ -46,7 +46,7 @@ from gradekit.core.context import suite_dir
 from gradekit.core.errors import ConfigError, OptionWarning, Problem, did_you_mean
 from gradekit.core.values import seconds_problem, yaml_seconds
 from gradekit.registry.entries import GraderEntry, build_entry
-from gradekit.registry.peers import PeerWarnings, peer_field
+from gradekit.registry.entries import PeerWarnings, peer_field
 from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, FileCases, survey

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from gradekit.core.errors import ExecutorError
 from gradekit.core.types import error_text
-from gradekit.registry.peers import PeerWarnings
+from gradekit.registry.entries import PeerWarnings
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport
 from gradekit.report.summary import SummaryBuilder

@@ -35,7 +35,7 @@ from gradekit.core.context import RunContext, current_run, suite_dir
 from gradekit.core.errors import ConfigError, ExecutorError
 from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.registry.entries import GraderEntry, build_entry
-from gradekit.registry.peers import PeerWarnings
+from gradekit.registry.entries import PeerWarnings
 from gradekit.registry.registry import default_registry
 from gradekit.report.model import CaseReport
 from gradekit.run.collect import Collection, entry_kinds
