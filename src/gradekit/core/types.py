@@ -331,7 +331,7 @@ class Grader(Protocol):
     A grader may also have optional abilities: `async agrade(sample)` (AsyncGrader, below),
     `inline = True` (InlineGrader, below), a `grade` marked `well_formed` (above); a factory
     may declare its options (DeclaresOptions). They are detected in one place,
-    `gradekit.registry.abilities`.
+    `gradekit.registry.registry`.
     """
 
     @property

@@ -151,7 +151,7 @@ class SandboxOptions:
     sandboxes_itself: ClassVar[bool] = True
     """Each grade runs its commands in a process and a sandbox of their own: the runner
     grades it in its own process even under `isolation: process`, whose worker would only
-    weaken that sandbox (`gradekit.registry.abilities.sandboxes_itself`)."""
+    weaken that sandbox (`gradekit.registry.registry.sandboxes_itself`)."""
 
     timeout: float = attrs.field(kw_only=True, default=30.0, validator=timeout_seconds)
     copy_workspace: bool = attrs.field(kw_only=True, default=True)

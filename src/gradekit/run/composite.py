@@ -18,7 +18,7 @@ from gradekit.core.coroutines import run_sync
 from gradekit.core.errors import ConfigError, Problem, hint_suffix
 from gradekit.core.types import GradeResult, Sample
 from gradekit.core.values import fraction_problem
-from gradekit.registry.abilities import is_grader
+from gradekit.registry.registry import is_grader
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.options import option_fields
 from gradekit.registry.registry import Registry

@@ -19,7 +19,7 @@ import attrs
 from gradekit.core.coroutines import abandon, run_sync
 from gradekit.core.types import Grader, GradeResult, Sample, error_text
 from gradekit.core.values import seconds
-from gradekit.registry.abilities import (
+from gradekit.registry.registry import (
     agrade_of,
     blocking_grade_of,
     declares_inline,

@@ -32,7 +32,7 @@ from gradekit.process.workers import (
     visible_folders,
     working_folder,
 )
-from gradekit.registry.abilities import agrade_of
+from gradekit.registry.registry import agrade_of
 from gradekit.registry.entries import GraderEntry
 from gradekit.run.interrupts import GRADER_RAISES
 from gradekit.run.verdict import call_sync, finish, timeout_result

@@ -43,7 +43,7 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from gradekit.core.types import CANCEL_GRACE, GradeResult, Sample, error_text
-from gradekit.registry.abilities import blocking_grade_of, has_well_formed_results
+from gradekit.registry.registry import blocking_grade_of, has_well_formed_results
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit.core.coroutines import run_loop
-from gradekit.registry.abilities import declares_inline, is_bounded_entry
+from gradekit.registry.registry import declares_inline, is_bounded_entry
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import ResultRecord

@@ -23,7 +23,7 @@ import attrs
 
 from gradekit.core.context import RunContext, current_run, set_run, set_run_sandbox
 from gradekit.core.values import seconds
-from gradekit.registry.abilities import sandboxes_itself
+from gradekit.registry.registry import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
 from gradekit.report.estimators import DEFAULT_CONFIDENCE, check_confidence

@@ -294,7 +294,7 @@ def finish(entry: GraderEntry, value: Any, well_formed: bool = False) -> GradeRe
     Not a GradeResult, a non-bool `passed`, or details that are not strict JSON give an error
     result. The entry's threshold decides `passed` (an error stays an error); kind and name are
     the entry's. `well_formed`: the grader vouches for the rest (see
-    `gradekit.registry.abilities.has_well_formed_results`), so only the threshold is applied.
+    `gradekit.registry.registry.has_well_formed_results`), so only the threshold is applied.
     Returns `value` itself when nothing needs to change, else a new result.
     """
     if not well_formed:

@@ -30,7 +30,7 @@ import attrs
 
 from gradekit.core.types import CANCEL_GRACE, GradeResult, Sample, error_text
 from gradekit.core.values import json_problem
-from gradekit.registry.abilities import blocking_grade_of
+from gradekit.registry.registry import blocking_grade_of
 from gradekit.testing._subject import Broken, NotApplicable, Subject, show
 
 __all__ = [
