@@ -132,7 +132,7 @@ sys.path[:0] = {paths!r}
 from worker_graders import Where, entry
 from gradekit import Sample
 from gradekit.run.runner import run_suite
-from gradekit.run.interrupts import stopping_on
+from gradekit.run.exits import stopping_on
 from gradekit.suite.model import Case, Suite, Turn
 
 graders = [entry(Where(), isolation="process", sandbox={mode!r})]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gradekit.run.interrupts import RECORDING, Interrupted, first_signal, stopping_on
+from gradekit.run.exits import RECORDING, Interrupted, first_signal, stopping_on
 
 
 def test_a_real_sigint_inside_a_recording_is_raised_when_the_recording_ends():

@@ -49,7 +49,7 @@ from gradekit.cli.options import (
     whole_number,
 )
 from gradekit.report.text import escaped
-from gradekit.run.interrupts import RECORDING, first_signal
+from gradekit.run.exits import RECORDING, first_signal
 
 if TYPE_CHECKING:
     from gradekit.core.errors import WriteError

@@ -43,7 +43,7 @@ from gradekit.report.model import CaseReport, SuiteReport, Summary
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.composite import _Composite
 from gradekit.run.executor import Execution, Remote, Routed
-from gradekit.run.interrupts import RECORDING
+from gradekit.run.exits import RECORDING
 from gradekit.run.loop import _Run
 from gradekit.run.rescue import Rescue
 from gradekit.run.resume import ResultsLog, RunIndex

@@ -34,7 +34,7 @@ from gradekit.process.workers import (
 )
 from gradekit.registry.registry import agrade_of
 from gradekit.registry.entries import GraderEntry
-from gradekit.run.interrupts import GRADER_RAISES
+from gradekit.run.exits import GRADER_RAISES
 from gradekit.run.verdict import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
 

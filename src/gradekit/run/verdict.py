@@ -27,7 +27,7 @@ from gradekit.core.types import GradeResult, Sample, error_text
 from gradekit.core.values import json_problem, plain_json, reaches
 from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import Outcome, ResultRecord
-from gradekit.run.interrupts import GRADER_RAISES, is_ctrl_c
+from gradekit.run.exits import GRADER_RAISES, is_ctrl_c
 from gradekit.suite.model import Policy
 
 __all__ = [
