@@ -21,7 +21,7 @@ from gradekit.core.types import EMPTY, Sample, ToolCall
 from gradekit.registry.entries import GraderEntry
 from gradekit.registry.entries import peer_field, peer_note, strict_note
 from gradekit.suite.model import Case, Turn
-from gradekit.suite.parse import (
+from gradekit.suite.model import (
     EntryMaker,
     KeyPath,
     build_entries,

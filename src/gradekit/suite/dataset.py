@@ -42,7 +42,7 @@ from gradekit.registry.entries import PeerWarnings
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.located_yaml import MAX_DEPTH, MAX_INT_DIGITS, too_deep
 from gradekit.suite.model import Case
-from gradekit.suite.parse import EntryMaker, KeyPath, describe, json_error
+from gradekit.suite.model import EntryMaker, KeyPath, describe, json_error
 
 __all__ = [
     "Dataset",

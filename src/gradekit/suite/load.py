@@ -52,7 +52,7 @@ from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, FileCases, survey
 from gradekit.suite.located_yaml import Located, load_located
 from gradekit.suite.model import Case, Policy, Suite, entries_of
-from gradekit.suite.parse import KeyPath, build_entries, describe, parse_policy, parse_tags
+from gradekit.suite.model import KeyPath, build_entries, describe, parse_policy, parse_tags
 from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
 __all__ = [

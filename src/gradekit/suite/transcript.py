@@ -24,7 +24,7 @@ import attrs
 
 from gradekit.core.errors import Problem, hint_suffix
 from gradekit.core.types import ToolCall
-from gradekit.suite.parse import describe
+from gradekit.suite.model import describe
 from gradekit.suite.transcript_formats import (
     ANTHROPIC,
     CHAT,

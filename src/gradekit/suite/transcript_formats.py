@@ -16,7 +16,7 @@ from typing import Any, Final
 import attrs
 
 from gradekit.core.errors import Problem, hint_suffix
-from gradekit.suite.parse import describe, json_error
+from gradekit.suite.model import describe, json_error
 
 __all__ = [
     "ANTHROPIC",

@@ -57,7 +57,7 @@ from gradekit.run.settings import Settings
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import Dataset, EntryCache, file_lines, problem_text
 from gradekit.suite.model import Case, Policy, Suite
-from gradekit.suite.parse import KeyPath
+from gradekit.suite.model import KeyPath
 
 __all__ = ["Unavailable", "dask_setup", "grade_lines", "grade_packed"]
 
