@@ -159,6 +159,7 @@ class Tracer:
             "calls_outside": sum(t.calls_outside for t in self._threads),
             "threads": sum(1 for t in self._threads if t.calls),
             "module_names": sorted(self.modules),
+            "module_names_outside": sorted(self.modules_outside),
         }
 
 

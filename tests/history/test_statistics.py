@@ -18,7 +18,7 @@ from gradekit.history.statistics import (
     regularized_beta,
     student_t_two_sided_p,
 )
-from gradekit.report.estimators import (
+from gradekit.report.attempts import (
     check_confidence,
     clustered_interval,
     clustered_se,

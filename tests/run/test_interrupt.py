@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gradekit.report.estimators import wilson_interval
+from gradekit.report.attempts import wilson_interval
 
 HERE = Path(__file__).parent
 

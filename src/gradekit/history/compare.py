@@ -34,7 +34,7 @@ from gradekit.history.case_scores import (
 from gradekit.history.statistics import DEFAULT_ALPHA, PairedStatistics
 from gradekit.report.attempts import case_label
 from gradekit.report.environment import KindChange, kind_changes
-from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.attempts import DEFAULT_CONFIDENCE
 from gradekit.report.reading import Run
 
 __all__ = [

@@ -4,7 +4,7 @@ after Miller (2024), "Adding Error Bars to Evals" (arXiv 2411.00640): `mcnemar_e
 differences, from `regularized_beta`); `PairedDifferences` and `paired_statistics`, a
 comparison's `statistics` (`PairedStatistics`); and `verdict_line`, the comparison in one
 line as every report says it. The intervals of a single run (Wilson, clustered) are the
-report's: `gradekit.report.estimators`, whose confidence level this module shares. Nothing
+report's: `gradekit.report.attempts`, whose confidence level this module shares. Nothing
 here reads reports: callers hand in counts and values.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from gradekit.report.estimators import DEFAULT_CONFIDENCE, Interval, check_confidence, z_value
+from gradekit.report.attempts import DEFAULT_CONFIDENCE, Interval, check_confidence, z_value
 from gradekit.report.text import level_text, percent, points
 
 __all__ = [

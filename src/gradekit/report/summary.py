@@ -15,7 +15,7 @@ import attrs
 from gradekit.core.types import GradeResult
 from gradekit.core.values import ExactSum
 from gradekit.report.attempts import AttemptTally, CountedCase, PassAtK
-from gradekit.report.estimators import (
+from gradekit.report.attempts import (
     DEFAULT_CONFIDENCE,
     check_confidence,
     clustered_interval,
@@ -128,7 +128,7 @@ class Summary:
     def pass_rate_interval(self) -> Interval | None:
         """The interval of `pass_rate` at `interval_level`: the Wilson interval over the cases
         when each was graded once; with several attempts of a case, the mean over every
-        attempt ± z times the standard error clustered by case (`gradekit.report.estimators`).
+        attempt ± z times the standard error clustered by case (`gradekit.report.attempts`).
         None when there is no case."""
         if not self.cases:
             return None

@@ -25,7 +25,7 @@ import attrs
 from gradekit.core.context import RunContext, current_run
 from gradekit.core.errors import WriteError
 from gradekit.history.baseline import Baseline
-from gradekit.report.estimators import DEFAULT_CONFIDENCE
+from gradekit.report.attempts import DEFAULT_CONFIDENCE
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.executor import Executor, Remote
@@ -246,6 +246,8 @@ def _remote(executor: Executor | None) -> Remote | None:
 
 
 def _check_sandbox(sandbox: str | None) -> None:
+    if sandbox is None:
+        return  # nothing asked: the process modules stay unimported
     from gradekit.core.errors import SandboxError
     from gradekit.process.bubblewrap import requested_problem
 

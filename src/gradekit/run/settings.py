@@ -26,7 +26,7 @@ from gradekit.core.values import seconds
 from gradekit.registry.registry import sandboxes_itself
 from gradekit.registry.entries import GraderEntry, Isolation
 from gradekit.report.attempts import checked_ks
-from gradekit.report.estimators import DEFAULT_CONFIDENCE, check_confidence
+from gradekit.report.attempts import DEFAULT_CONFIDENCE, check_confidence
 from gradekit.run.pool import DaemonPool
 
 if TYPE_CHECKING:
@@ -140,7 +140,9 @@ def _memory_limit(_: object, attribute: attrs.Attribute[Any], value: int | None)
 
 
 def _sandbox(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    from gradekit.process.bubblewrap import check_mode  # the process modules: only when asked
+    if value is None:
+        return  # nothing asked: the process modules stay unimported
+    from gradekit.process.bubblewrap import check_mode
 
     wrong = check_mode(value)
     if wrong is not None:

@@ -122,9 +122,11 @@ def timeout_key(data: Mapping[str, Any], problems: list[Problem]) -> float:
 
 def sandbox_key(data: Mapping[str, Any], problems: list[Problem]) -> str | None:
     """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
+    value = data.get("sandbox")
+    if value is None:
+        return None  # nothing asked: the process modules stay unimported
     from gradekit.process.bubblewrap import check_mode, requested_problem
 
-    value = data.get("sandbox")
     problem = check_mode(value) or requested_problem(value)
     if problem is not None:
         problems.append(Problem(("sandbox",), problem))
