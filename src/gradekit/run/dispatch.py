@@ -30,7 +30,7 @@ from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
 from gradekit.run.exits import refusing_exits
 from gradekit.run.exits import Raised, contained
-from gradekit.run.pool import TIMED_OUT, DaemonPool, Ticket
+from gradekit.run.settings import TIMED_OUT, DaemonPool, Ticket
 from gradekit.run.verdict import call_sync, error_result, finish, record_of, timed_out
 from gradekit.run.settings import Context, Settings, current_context, set_context
 

@@ -51,7 +51,7 @@ from gradekit.report.summary import SummaryBuilder
 from gradekit.run.dispatch import every_turn, is_blocking
 from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.exits import GRADER_RAISES, is_ctrl_c
-from gradekit.run.pool import DaemonPool, Ticket
+from gradekit.run.settings import DaemonPool, Ticket
 from gradekit.run.verdict import error_result, finish, is_final, record_of, timed_out
 from gradekit.run.settings import Context, Settings, set_context
 from gradekit.run.verdict import Decision

@@ -28,7 +28,7 @@ from gradekit.run.lanes import BatchState, GradeKey, grade_batch
 from gradekit.run.lanes import BlockingLane
 from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
-from gradekit.run.pool import DaemonPool, Ticket
+from gradekit.run.settings import DaemonPool, Ticket
 from gradekit.run.rescue import Rescue
 from gradekit.run.verdict import timed_out
 from gradekit.run.settings import Context, Settings, set_context
