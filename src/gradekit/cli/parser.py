@@ -40,8 +40,7 @@ from gradekit.cli.options import (
 from gradekit.cli.run import RUN_OPTIONS, load, warn
 from gradekit.cli.run import run as _run
 from gradekit.report.text import escaped
-from gradekit.run.exits import leave, refusing_exits, settle_streams
-from gradekit.run.exits import first_signal, stopping_on
+from gradekit.run.exits import first_signal, leave, refusing_exits, settle_streams, stopping_on
 
 __all__ = ["EXIT_FAILED", "EXIT_INVALID", "EXIT_PASSED", "EXIT_UNWRITTEN", "main"]
 

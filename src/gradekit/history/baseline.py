@@ -35,8 +35,7 @@ from gradekit.history.case_scores import (
 )
 from gradekit.history.compare import Mark, Outcome, mark_of
 from gradekit.history.statistics import PairedStatistics, verdict_line
-from gradekit.report.attempts import case_label
-from gradekit.report.attempts import DEFAULT_CONFIDENCE
+from gradekit.report.attempts import DEFAULT_CONFIDENCE, case_label
 from gradekit.report.json import line_reader
 from gradekit.report.marks import MarkedCase
 from gradekit.report.model import CaseReport

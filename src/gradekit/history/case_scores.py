@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from gradekit.history.statistics import PairedDifferences, PairedStatistics, paired_statistics
-from gradekit.report.environment import Environment
 from gradekit.report.attempts import DEFAULT_CONFIDENCE
+from gradekit.report.environment import Environment
 from gradekit.report.model import CaseReport, Outcome, SuiteReport, outcome_of
 from gradekit.report.reading import Run, environment_of, not_a_report, read_run
 from gradekit.report.report_stream import case_forms

@@ -32,9 +32,8 @@ from gradekit.history.case_scores import (
     read_seen,
 )
 from gradekit.history.statistics import DEFAULT_ALPHA, PairedStatistics
-from gradekit.report.attempts import case_label
+from gradekit.report.attempts import DEFAULT_CONFIDENCE, case_label
 from gradekit.report.environment import KindChange, kind_changes
-from gradekit.report.attempts import DEFAULT_CONFIDENCE
 from gradekit.report.reading import Run
 
 __all__ = [

@@ -14,9 +14,11 @@ import attrs
 
 from gradekit.core.types import GradeResult
 from gradekit.core.values import ExactSum
-from gradekit.report.attempts import AttemptTally, CountedCase, PassAtK
 from gradekit.report.attempts import (
     DEFAULT_CONFIDENCE,
+    AttemptTally,
+    CountedCase,
+    PassAtK,
     check_confidence,
     clustered_interval,
     wilson_interval,

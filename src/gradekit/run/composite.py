@@ -18,15 +18,13 @@ from gradekit.core.coroutines import run_sync
 from gradekit.core.errors import ConfigError, Problem, hint_suffix
 from gradekit.core.types import GradeResult, Sample
 from gradekit.core.values import fraction_problem
-from gradekit.registry.registry import is_grader
 from gradekit.registry.entries import GraderEntry, build_entry
 from gradekit.registry.options import option_fields
-from gradekit.registry.registry import Registry
+from gradekit.registry.registry import Registry, is_grader
 from gradekit.report.model import ResultRecord
 from gradekit.run.dispatch import entry_of, is_inline, run_entry
-from gradekit.run.verdict import call_sync
 from gradekit.run.settings import current_context
-from gradekit.run.verdict import Verdict, combine, negate
+from gradekit.run.verdict import Verdict, call_sync, combine, negate
 
 __all__ = ["AllOf", "AnyOf", "AtLeast", "Not", "Weighted"]
 

@@ -19,6 +19,7 @@ import attrs
 from gradekit.core.coroutines import abandon, run_sync
 from gradekit.core.types import Grader, GradeResult, Sample, error_text
 from gradekit.core.values import seconds
+from gradekit.registry.entries import GraderEntry
 from gradekit.registry.registry import (
     agrade_of,
     blocking_grade_of,
@@ -26,13 +27,18 @@ from gradekit.registry.registry import (
     is_bounded_entry,
     is_grader,
 )
-from gradekit.registry.entries import GraderEntry
 from gradekit.report.model import ResultRecord
-from gradekit.run.exits import refusing_exits
-from gradekit.run.exits import Raised, contained
-from gradekit.run.settings import TIMED_OUT, DaemonPool, Ticket
+from gradekit.run.exits import Raised, contained, refusing_exits
+from gradekit.run.settings import (
+    TIMED_OUT,
+    Context,
+    DaemonPool,
+    Settings,
+    Ticket,
+    current_context,
+    set_context,
+)
 from gradekit.run.verdict import call_sync, error_result, finish, record_of, timed_out
-from gradekit.run.settings import Context, Settings, current_context, set_context
 
 if TYPE_CHECKING:
     from gradekit.suite.model import Case

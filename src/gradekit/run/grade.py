@@ -13,8 +13,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from gradekit.report.model import bounded_record
-from gradekit.report.model import CaseReport, ResultRecord, TurnReport
+from gradekit.report.model import CaseReport, ResultRecord, TurnReport, bounded_record
 from gradekit.report.samples import SampleForm
 from gradekit.run.dispatch import run_entry
 from gradekit.run.settings import Context

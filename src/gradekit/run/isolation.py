@@ -32,11 +32,11 @@ from gradekit.process.workers import (
     visible_folders,
     working_folder,
 )
-from gradekit.registry.registry import agrade_of
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.registry import agrade_of
 from gradekit.run.exits import GRADER_RAISES
-from gradekit.run.verdict import call_sync, finish, timeout_result
 from gradekit.run.settings import Settings
+from gradekit.run.verdict import call_sync, finish, timeout_result
 
 __all__ = ["grade_in_worker", "grade_payload"]
 

@@ -43,18 +43,16 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from gradekit.core.types import CANCEL_GRACE, GradeResult, Sample, error_text
-from gradekit.registry.registry import blocking_grade_of, has_well_formed_results
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.registry import blocking_grade_of, has_well_formed_results
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import CaseReport, ResultRecord, TurnReport
 from gradekit.report.summary import SummaryBuilder
 from gradekit.run.dispatch import every_turn, is_blocking
-from gradekit.run.grade import case_of, skipped_turn, turn_of
 from gradekit.run.exits import GRADER_RAISES, is_ctrl_c
-from gradekit.run.settings import DaemonPool, Ticket
-from gradekit.run.verdict import error_result, finish, is_final, record_of, timed_out
-from gradekit.run.settings import Context, Settings, set_context
-from gradekit.run.verdict import Decision
+from gradekit.run.grade import case_of, skipped_turn, turn_of
+from gradekit.run.settings import Context, DaemonPool, Settings, Ticket, set_context
+from gradekit.run.verdict import Decision, error_result, finish, is_final, record_of, timed_out
 from gradekit.suite.model import Case, Policy
 
 __all__ = [

@@ -19,19 +19,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from gradekit.core.coroutines import run_loop
-from gradekit.registry.registry import declares_inline, is_bounded_entry
 from gradekit.registry.entries import GraderEntry
+from gradekit.registry.registry import declares_inline, is_bounded_entry
 from gradekit.report.json import FinishedCase
 from gradekit.report.model import ResultRecord
 from gradekit.report.summary import SummaryBuilder
-from gradekit.run.lanes import BatchState, GradeKey, grade_batch
-from gradekit.run.lanes import BlockingLane
 from gradekit.run.dispatch import every_turn, is_sync
 from gradekit.run.grade import grade_case, unloadable
-from gradekit.run.settings import DaemonPool, Ticket
+from gradekit.run.lanes import BatchState, BlockingLane, GradeKey, grade_batch
 from gradekit.run.rescue import Rescue
+from gradekit.run.settings import Context, DaemonPool, Settings, Ticket, set_context
 from gradekit.run.verdict import timed_out
-from gradekit.run.settings import Context, Settings, set_context
 from gradekit.suite.model import Case, Suite
 
 __all__ = [

@@ -29,8 +29,7 @@ from gradekit.report.attempts import DEFAULT_CONFIDENCE
 from gradekit.report.model import CaseReport, SuiteReport
 from gradekit.run.collect import Collection
 from gradekit.run.executor import Executor, Remote
-from gradekit.run.exits import detach_stdin, refusing_exits
-from gradekit.run.exits import stopping_on
+from gradekit.run.exits import detach_stdin, refusing_exits, stopping_on
 from gradekit.run.loop import CANCEL
 from gradekit.run.resume import ResultsLog
 from gradekit.run.settings import (

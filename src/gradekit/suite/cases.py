@@ -18,12 +18,12 @@ import attrs
 
 from gradekit.core.errors import Problem, close_matches
 from gradekit.core.types import EMPTY, Sample, ToolCall
-from gradekit.registry.entries import GraderEntry
-from gradekit.registry.entries import peer_field, peer_note, strict_note
-from gradekit.suite.model import Case, Turn
+from gradekit.registry.entries import GraderEntry, peer_field, peer_note, strict_note
 from gradekit.suite.model import (
+    Case,
     EntryMaker,
     KeyPath,
+    Turn,
     build_entries,
     describe,
     parse_policy,

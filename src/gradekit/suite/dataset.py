@@ -37,12 +37,10 @@ import attrs
 
 from gradekit.core.errors import ConfigError, Problem, format_path
 from gradekit.core.values import overflow_problem
-from gradekit.registry.entries import GraderEntry
-from gradekit.registry.entries import PeerWarnings
+from gradekit.registry.entries import GraderEntry, PeerWarnings
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.located_yaml import MAX_DEPTH, MAX_INT_DIGITS, too_deep
-from gradekit.suite.model import Case
-from gradekit.suite.model import EntryMaker, KeyPath, describe, json_error
+from gradekit.suite.model import Case, EntryMaker, KeyPath, describe, json_error
 
 __all__ = [
     "Dataset",

@@ -45,14 +45,22 @@ from gradekit.core.context import place as at_place
 from gradekit.core.context import suite_dir
 from gradekit.core.errors import ConfigError, OptionWarning, Problem, did_you_mean
 from gradekit.core.values import seconds_problem, yaml_seconds
-from gradekit.registry.entries import GraderEntry, build_entry
-from gradekit.registry.entries import PeerWarnings, peer_field
+from gradekit.registry.entries import GraderEntry, PeerWarnings, build_entry, peer_field
 from gradekit.registry.registry import Registry
 from gradekit.suite.cases import CaseBuilder, case_name
 from gradekit.suite.dataset import Dataset, EntryCache, FileCases, survey
 from gradekit.suite.located_yaml import Located, load_located
-from gradekit.suite.model import Case, Policy, Suite, entries_of
-from gradekit.suite.model import KeyPath, build_entries, describe, parse_policy, parse_tags
+from gradekit.suite.model import (
+    Case,
+    KeyPath,
+    Policy,
+    Suite,
+    build_entries,
+    describe,
+    entries_of,
+    parse_policy,
+    parse_tags,
+)
 from gradekit.suite.trace_cases import OWN_TURNS, TraceCases, parse_traces
 
 __all__ = [
@@ -122,7 +130,7 @@ def timeout_key(data: Mapping[str, Any], problems: list[Problem]) -> float:
 
 def sandbox_key(data: Mapping[str, Any], problems: list[Problem]) -> str | None:
     """The suite's `sandbox:` for agent code (auto, bwrap, none), None when unset."""
-    value = data.get("sandbox")
+    value: str | None = data.get("sandbox")
     if value is None:
         return None  # nothing asked: the process modules stay unimported
     from gradekit.process.bubblewrap import check_mode, requested_problem

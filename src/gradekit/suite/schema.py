@@ -27,9 +27,8 @@ from typing import Any, Final
 import attrs
 
 from gradekit.core.values import MAX_SECONDS
-from gradekit.registry.registry import declares_every_option
 from gradekit.registry.options import option_fields
-from gradekit.registry.registry import Registry, default_registry
+from gradekit.registry.registry import Registry, declares_every_option, default_registry
 from gradekit.suite.transcript import FORMATS
 
 __all__ = ["SCHEMA_DIALECT", "suite_schema"]

@@ -21,8 +21,7 @@ import attrs
 from gradekit.core.errors import Problem
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import problem_text
-from gradekit.suite.model import Case
-from gradekit.suite.model import KeyPath, describe
+from gradekit.suite.model import Case, KeyPath, describe
 from gradekit.suite.trace_dialects import LOOKED_FOR, DialectError, conversation, figures
 from gradekit.suite.traces import DEFAULT_CASE_ATTRIBUTE, LineProblem, Trace, read_traces
 

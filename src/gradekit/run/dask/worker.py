@@ -34,8 +34,7 @@ import attrs
 from gradekit.core.context import RunContext, current_run, suite_dir
 from gradekit.core.errors import ConfigError, ExecutorError
 from gradekit.core.types import GradeResult, Sample, error_text
-from gradekit.registry.entries import GraderEntry, build_entry
-from gradekit.registry.entries import PeerWarnings
+from gradekit.registry.entries import GraderEntry, PeerWarnings, build_entry
 from gradekit.registry.registry import default_registry
 from gradekit.report.model import CaseReport
 from gradekit.run.collect import Collection, entry_kinds
@@ -56,8 +55,7 @@ from gradekit.run.grade import unloadable
 from gradekit.run.settings import Settings
 from gradekit.suite.cases import CaseBuilder
 from gradekit.suite.dataset import Dataset, EntryCache, file_lines, problem_text
-from gradekit.suite.model import Case, Policy, Suite
-from gradekit.suite.model import KeyPath
+from gradekit.suite.model import Case, KeyPath, Policy, Suite
 
 __all__ = ["Unavailable", "dask_setup", "grade_lines", "grade_packed"]
 
