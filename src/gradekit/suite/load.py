@@ -10,20 +10,14 @@ Also owns the suite file's own keys (`TOP_LEVEL_KEYS`, and the plain ones read a
 `check_cases`: a loaded suite's cases read without grading them, what `gradekit validate`
 reports.
 
-Many attempts at one case (`build_with_attempts`): a suite file's `attempts:` (a dataset's
-`attempt` index is read with its lines, in `gradekit.suite.dataset`).
-
-A case of a suite file may give `attempts:`, a list of what the agent produced in each of
-several tries at the same task; each attempt becomes a Case of its own (the same name, its
-`attempt` index from 0), graded like any case, so the report can give pass@k per case. An
-attempt is the output of a single-turn case (any value that is not a mapping), or a mapping
-with `output` / `tool_calls` (single-turn), `turns`, or `messages` (a transcript), and an
-optional `metadata`. The case's other fields (input, expected, graders, policy, tags...) are
-shared by every attempt.
-
-In a dataset, each line is one attempt: lines with the same name each give `attempt: N`,
-numbered 0, 1, 2 ... in file order (`gradekit.suite.dataset.DatasetAttempts` checks them as
-the lines stream by).
+Many attempts at one case (`build_with_attempts`): a case of a suite file may give
+`attempts:`, a list of what the agent produced in each of several tries at the same task;
+each attempt becomes a Case of its own (the same name, its `attempt` index from 0), graded like
+any case, so the report can give pass@k per case. An attempt is the output of a single-turn
+case (any value that is not a mapping), or a mapping with `output` / `tool_calls`
+(single-turn), `turns`, or `messages` (a transcript), and an optional `metadata`. The case's
+other fields (input, expected, graders, policy, tags...) are shared by every attempt. In a
+dataset, each line is one attempt, numbered in file order (`gradekit.suite.dataset`).
 
 Imports the core, `gradekit.registry`, and every reader of this package (cases, dataset,
 traces, the located YAML).
