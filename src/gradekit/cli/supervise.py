@@ -380,11 +380,11 @@ class _Parent:
         """Whether the case of `mark` has reached the scratch file or the log (a thread's
         mark stays once its grade has ended)."""
         paths = [self.scratch, *([self.log] if self.log else [])]
-        for path in paths:
-            keys, _ = logged(path)
-            if any(hash(name) == mark.name_hash and at == mark.attempt for name, at in keys):
-                return True
-        return False
+        return any(
+            hash(name) == mark.name_hash and attempt == mark.attempt
+            for path in paths
+            for (name, attempt), _ in logged(path)
+        )
 
     def _which(self) -> str:
         if self.holders == ("*",):

@@ -32,7 +32,7 @@ import os
 import struct
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
 from gradekit.core.values import utf8
@@ -303,36 +303,26 @@ def _cpu_times(pid: int) -> dict[int, int]:
 Key = tuple[str, int | None]
 
 
-def logged(path: str) -> tuple[set[Key], list[tuple[Key, bytes]]]:
-    """The `(name, attempt)` of each whole line of the log at `path`, and the lines."""
+def logged(path: str) -> Iterator[tuple[Key, bytes]]:
+    """The `(name, attempt)` and the text of each whole line of the log at `path`, read as
+    they are asked for (a killed run's file: a line it did not finish, and the zeros a
+    `Rescue` reserved past its last text, are no lines)."""
     import json
 
-    found: set[Key] = set()
-    lines: list[tuple[Key, bytes]] = []
     with contextlib.suppress(OSError), open(path, "rb") as file:
         for line in file:
             if not line.endswith(b"\n"):
-                continue  # a line a killed run did not finish
+                continue
             with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
-                key = key_of_data(json.loads(line))
-                found.add(key)
-                lines.append((key, line))
-    return found, lines
+                yield key_of_data(json.loads(line)), line
 
 
 def gather(rescued: str, log: str, stuck: CaseReport | None = None) -> None:
     """Append to the log at `log` the cases of the `Rescue` file `rescued` (of a killed run,
-    cut by `written_part`) it lacks, then `stuck` unless it holds it: the log then holds every
-    case that finished, to resume from. A line the killed run left unfinished is cut first."""
-    keys, _ = logged(log)
-    _, lines = logged(rescued)
-    missing = []
-    for key, line in lines:
-        if key not in keys:
-            keys.add(key)
-            missing.append(line)
-    if stuck is not None and (stuck.name, stuck.attempt) not in keys:
-        missing.append(utf8(case_json(stuck) + "\n"))
+    cut by `written_part`; it may be the log itself) it lacks, then `stuck` unless it holds
+    it: the log then holds every case that finished, to resume from. A line the killed run
+    left unfinished is cut first."""
+    keys = {key for key, _ in logged(log)}
     with contextlib.suppress(OSError), open(log, "r+b") as file:
         end = file.seek(0, os.SEEK_END)
         while end:  # back to the last newline
@@ -346,4 +336,10 @@ def gather(rescued: str, log: str, stuck: CaseReport | None = None) -> None:
             end = start
         file.truncate(end)
         file.seek(end)
-        file.write(b"".join(missing))
+        if rescued != log:
+            for key, line in logged(rescued):
+                if key not in keys:
+                    keys.add(key)
+                    file.write(line)
+        if stuck is not None and (stuck.name, stuck.attempt) not in keys:
+            file.write(utf8(case_json(stuck) + "\n"))
