@@ -1,5 +1,6 @@
 """`gradekit run` of a suite whose graders may hold the GIL, under a supervising process: a
-grader stuck in C code cannot keep a signal from ending the run.
+grader stuck in C code cannot keep a signal from ending the run, nor the run from going on
+past its timeout.
 
 A thread-isolated grader of user code looping inside a C call that holds the GIL (Python's
 `re` backtracking, a C extension's loop) stops every Python thread of its process, the
@@ -13,22 +14,22 @@ forks once the suite is loaded, while it has a single thread:
   appended), with one addition: each finished case is also written to a scratch file (a
   `Rescue`) by the thread that finished it, before that thread grades anything else. Its
   C-level signal handler reports each signal it receives to the parent (Python's wakeup fd,
-  written without the GIL), and a daemon thread beats once a second (it needs the GIL);
+  written without the GIL), and a daemon thread beats once a second (it needs the GIL).
   Each thread of the lane also marks the grade it begins in a map shared with the parent
   (`gradekit.run.rescue.Marks`);
 - the parent forwards each SIGINT, SIGTERM or SIGHUP it receives that the child did not
   receive too (a terminal signals the whole process group: never twice), and exits with the
   child's code;
 - when the child has not beaten for `STUCK_GRACE` seconds, the parent looks for the thread
-  that uses the CPU (the others wait for the GIL it holds) and reads its mark: a grade that has run
-  `STUCK_GRACE` seconds past its timeout is abandoned. The parent kills the child, says so,
+  that uses the CPU (the others wait for the GIL it holds) and reads its mark: a grade that
+  has run `STUCK_GRACE` seconds past its timeout is abandoned. The parent kills the child, says so,
   gathers the cases that reached the scratch file into a log (the `--resume` log, else the
   first scratch file) with that grade's case recorded timed out (as the run records a grade
   that returned past its timeout), and forks the run again, through that log: the cases in
   it are not graded again, so each case is abandoned at most once and the run ends with every
   case once. A grade past its timeout would have been a timeout anyway: nothing is lost;
-- a run silent past the run's timeout with no such grade (the thread that holds the GIL marked
-  none: a thread a grader started, a case graded on the event loop) is said once;
+- a run silent past the run's timeout with no such grade (the thread that holds the GIL
+  marked none: a thread a grader started, a case graded on the event loop) is said once;
 - when the child has not beaten for `GRACE` seconds since a signal (it cannot act on it), or a
   grade is abandoned after one, the parent kills it, says so, and writes the reports itself
   from the cases gathered (the stuck grade's case among them when it was past its timeout),
