@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -16,8 +20,18 @@ from timings import without_durations
 
 import gradekit
 from gradekit import ResultsLog
+from gradekit.cli.supervise import stuck_case
 from gradekit.report.json import case_json
-from gradekit.run.rescue import CHUNK, Rescue, may_hold_the_gil, written_part
+from gradekit.run.rescue import (
+    CHUNK,
+    Mark,
+    Marks,
+    Rescue,
+    gather,
+    may_hold_the_gil,
+    running,
+    written_part,
+)
 from gradekit.run.settings import Outputs
 from gradekit.run.stream import CaseStream
 
@@ -145,3 +159,98 @@ def test_rescue_writes_a_case_report_as_its_log_line(tmp_path: Path, flags: int)
     assert text == case_json(case) + "\n" + case_json(big) + "\n"
     ((position, text),) = kept
     assert position == 0 and text.report() == case  # type: ignore[union-attr]
+
+
+SLOW = """
+import time
+
+def slow(ctx):
+    time.sleep(0.5)
+    return True
+"""
+
+
+def test_a_stuck_case_is_reported_as_the_runner_reports_a_timed_out_grade(tmp_path: Path) -> None:
+    # The runner's own record of a grade past its timeout (its watch abandons it), and the
+    # record the supervisor makes of the same grade abandoned: the same JSON.
+    (tmp_path / "slowgraders.py").write_text(SLOW)
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\ncases:\n  - {name: a, output: x, expected: y, graders: [{kind: code, "
+        "grader: 'slowgraders:slow', timeout: 0.1}]}\n"
+    )
+    suite = gradekit.load_suite(tmp_path / "suite.yaml")
+    (graded,) = gradekit.run_suite(suite).cases
+    mark = Mark(1, hash("a"), None, 0, 0, time.monotonic() - 3.0, 0.1)
+    stuck = stuck_case(suite, mark, 4096)
+    assert stuck is not None
+    assert without_durations(stuck.to_dict()) == without_durations(graded.to_dict())
+    (record,) = stuck.turns[0].results
+    assert record.result.error == "TimeoutError: grader 'slow' exceeded 0.1s"
+    assert record.duration_ms == 100.0
+    assert stuck.duration_ms >= 3000.0  # since the grade began
+    assert stuck_case(suite, mark._replace(name_hash=hash("b")), 4096) is None
+
+
+def test_gather_appends_what_the_log_lacks_once_after_its_last_whole_line(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, f"name: s\ngraders: [{{kind: equality}}]\n{CASES}")
+    (case,) = gradekit.run_suite(suite).cases
+    other = attrs.evolve(case, name="b")
+    stuck = attrs.evolve(case, name="stuck", passed=False, errored=True)
+    log, rescued = tmp_path / "log.jsonl", tmp_path / "rescued.jsonl"
+    # The log as a killed run left it: a line cut short at the end.
+    log.write_text(case_json(case) + "\n" + case_json(other)[:20])
+    rescued.write_text(case_json(case) + "\n" + case_json(other) + "\n")
+    gather(str(rescued), str(log), stuck)
+    gather(str(rescued), str(log), stuck)  # again: nothing is added twice
+    lines = log.read_text().splitlines()
+    assert [json.loads(line)["name"] for line in lines] == ["a", "b", "stuck"]
+    with ResultsLog(log) as results:  # a log a run resumes from: nothing is graded again
+        resumed = gradekit.run_suite(suite, resume=results)
+        assert results.resumed == 1
+    assert [case.name for case in resumed.cases] == ["a"]
+
+
+def test_marks_hold_each_threads_last_grade(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, f"name: s\ngraders: [{{kind: equality}}]\n{CASES}")
+    (case,) = list(suite.cases())
+    marks = Marks()
+    marks.begin(case, 0, 0, 5.0)
+    marks.begin(attrs.evolve(case, attempt=2), 1, 3, 7.0)  # this thread's next grade
+    other = threading.Thread(target=marks.begin, args=(case, 0, 1, 9.0))
+    other.start()
+    other.join()
+    read = sorted(marks.read(), key=lambda mark: mark.seconds)
+    assert [(m.thread, m.attempt, m.turn, m.grader, m.seconds) for m in read] == [
+        (threading.get_native_id(), 2, 1, 3, 7.0),
+        (other.native_id, None, 0, 1, 9.0),
+    ]
+    assert read[0].of(attrs.evolve(case, attempt=2)) and not read[0].of(case)
+    assert 0 <= time.monotonic() - read[0].started < 5
+    marks.clear()
+    assert marks.read() == []
+
+
+LOOPING = """
+import re, sys, threading, time
+
+def loop():
+    print(threading.get_native_id(), flush=True)
+    time.sleep(0.2)
+    re.fullmatch("(a|a)*", "a" * 40 + "b")  # in C, holding the GIL, for hours
+
+threading.Thread(target=loop, daemon=True).start()
+while True:
+    time.sleep(0.01)  # wakes up and waits for the GIL
+"""
+
+
+def test_running_finds_the_thread_that_loops_in_c_holding_the_gil() -> None:
+    process = subprocess.Popen([sys.executable, "-c", LOOPING], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        looping = int(process.stdout.readline())
+        time.sleep(1.0)
+        assert running(process.pid) == {looping}
+    finally:
+        process.kill()
+        process.wait()

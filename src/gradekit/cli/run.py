@@ -333,7 +333,9 @@ def _grade(
                     samples=not args.no_samples,
                     max_text=4096 if args.max_text is None else args.max_text,
                     stream=log if isinstance(log, CaseStream) else None,
-                    rescue=None if rescue_fd is None else Rescue(rescue_fd),
+                    rescue=None
+                    if rescue_fd is None
+                    else Rescue(rescue_fd, marks=getattr(args, "rescue_marks", None)),
                 ),
                 statistics=Statistics(baseline=baseline, k=args.k, confidence=args.confidence),
             )
@@ -480,6 +482,9 @@ def log_of(
         log = stack.enter_context(logged)
         log.only_logged = True
         return log
+    gathered: str | None = getattr(args, "gathered", None)
+    if gathered is not None and not args.resume:  # the rest of a run (cli.supervise)
+        return stack.enter_context(ResultsLog(gathered, scratch=True))
     if args.resume:
         log = stack.enter_context(ResultsLog(args.resume))
         if progress.enabled and not progress.live:

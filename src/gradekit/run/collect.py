@@ -110,7 +110,9 @@ class Collection:
         if not self.keep:  # nor builds their samples
             self.settings = attrs.evolve(settings, max_text=None)
         # Cases written out as they end go on as their texts when only the log reads them.
-        self.rescue = None if rescue is None else Rescue(rescue.fd, replace=self.encode)
+        self.rescue = (
+            None if rescue is None else Rescue(rescue.fd, replace=self.encode, marks=rescue.marks)
+        )
         # A run that grades every case of a suite file with a dataset, into a stream of texts
         # alone: a remote may send the dataset's lines as they are, its workers building the
         # cases (the kinds they use noted here for the environment).

@@ -120,10 +120,12 @@ class BatchState:
     every `HAND_OVER_SECONDS` while the batch runs longer (slow graders), uncounted; `emitted`
     is how many of `done` went so. `secure`, when given (a supervised run: `Rescue.secure`),
     writes each case out as it ends, before the next grade starts, and gives what `done`
-    holds of it. `lock` guards `finished`, `end`, `emitted` and `abandoned`."""
+    holds of it. `begin`, when given (a supervised run: `Marks.begin`), is told each grade
+    as it begins. `lock` guards `finished`, `end`, `emitted` and `abandoned`."""
 
     __slots__ = (
         "abandoned",
+        "begin",
         "done",
         "emitted",
         "end",
@@ -143,8 +145,10 @@ class BatchState:
         keep: bool = True,
         hand_over: HandOver | None = None,
         secure: Secure | None = None,
+        begin: Callable[[Case, int, int, float], None] | None = None,
     ) -> None:
         self.grading: GradeInProgress | None = None
+        self.begin: Final = begin
         self.keep: Final = keep
         self.hand_over: Final = hand_over if keep else None
         self.secure: Final = secure if keep else None
@@ -216,7 +220,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     """
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
-    hand_over, lock, secure = state.hand_over, state.lock, state.secure
+    hand_over, lock, secure, begin = state.hand_over, state.lock, state.secure, state.begin
     handed = clock()
     max_text = settings.max_text
     # Most turns share their graders' tuple with the turn before.
@@ -248,6 +252,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                         records.append(known)
                         continue
                     state.grading = GradeInProgress(now, step.seconds, position, index, number)
+                    if begin is not None:
+                        begin(case, index, number, step.seconds)
                     try:
                         result = step.grade(sample)
                         if not step.final:

@@ -107,6 +107,8 @@ class _Run:
         # A supervised run's finished cases, each written out by the thread that finished it
         # before that thread grades anything else (`gradekit.run.rescue`).
         self.rescue = rescue if keep else None
+        # Where each grade of the lane is marked as it begins, for the supervisor.
+        self.marks = None if rescue is None else rescue.marks
         # Whether anyone will see the case reports: a run that keeps none and streams none
         # only counts its inline cases.
         self.keep = keep
@@ -412,10 +414,16 @@ class _Run:
                 slots.release()
 
     def _state(self, keep: bool, *, hand_over: bool = False) -> BatchState:
-        """A batch's state: it writes each case out as it ends in a supervised run, and hands
-        its reports over to the caller (`_put`: written out already)."""
+        """A batch's state: it writes each case out as it ends in a supervised run (and marks
+        each grade as it begins), and hands its reports over to the caller (`_put`: written
+        out already)."""
         secure = None if self.rescue is None else self.rescue.secure
-        return BatchState(keep=keep, hand_over=self._put if hand_over else None, secure=secure)
+        return BatchState(
+            keep=keep,
+            hand_over=self._put if hand_over else None,
+            secure=secure,
+            begin=None if self.marks is None else self.marks.begin,
+        )
 
     def _time_out(
         self,
