@@ -205,9 +205,7 @@ class CaseBuilder:
         if problems:
             return None, problems
         metadata = extra or EMPTY  # most cases have none: no mapping of their own
-        case = Case(
-            name, tuple(turns), policy=policy, location=location, metadata=metadata, tags=tags
-        )
+        case = Case(name, tuple(turns), policy, location, None, metadata, tags)
         return case, problems
 
     def _extra(
@@ -345,6 +343,8 @@ class CaseBuilder:
 def _shape_problems(raw: Mapping[str, Any], base: KeyPath, problems: list[Problem]) -> None:
     """Add the problems of how a case gives its turns: `turns` and `messages` both,
     `messages_format` without `messages`, a per-turn field beside either."""
+    if "turns" not in raw and "messages" not in raw and "messages_format" not in raw:
+        return  # one turn, the case's own fields: the usual dataset line
     if "turns" in raw and "messages" in raw:
         problems.append(
             Problem((*base, "messages"), "a case gives 'turns' or 'messages', not both; remove one")
