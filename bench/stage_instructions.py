@@ -99,7 +99,8 @@ def instructions(tree: str, dataset: str, stage: str, repeats: int, count: int) 
         "--cases",
         str(count),
     ]
-    env = {**os.environ, "PYTHONPATH": tree}
+    # One hash seed: string hashes move dicts' probes, and the counts by a thousand a case.
+    env = {**os.environ, "PYTHONPATH": tree, "PYTHONHASHSEED": "0"}
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
