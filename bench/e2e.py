@@ -206,8 +206,12 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
             print(f"         {label:30} stdlib / floor: {plain_ratio:.2f}x cpu")
         old = wall.get(f"before {label}")
         if old:
+            old_cpu = cpu[f"before {label}"]
             gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
-            print(f"         {label:30} before / gradekit: {gain:.2f}x wall")
+            cpu_gain = statistics.median(b / o for b, o in zip(old_cpu, ours_cpu, strict=True))
+            old_ratio = statistics.median(b / f for b, f in zip(old_cpu, floor_cpu, strict=True))
+            print(f"         {label:30} before / floor: {old_ratio:.2f}x cpu")
+            print(f"         {label:30} before / gradekit: {gain:.2f}x wall, {cpu_gain:.2f}x cpu")
     for side in ("gradekit", "floor"):
         spreads = []
         for figure in (wall, cpu):

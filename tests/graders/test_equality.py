@@ -219,3 +219,21 @@ def test_normalize_takes_only_the_documented_forms() -> None:
         .outcome
         == "fail"
     )
+
+
+def test_an_integer_expected_is_compared_as_its_text() -> None:
+    # A YAML or JSON integer (a dataset's `"expected": 42`) is its decimal text, as `as_text`
+    # writes it; a bool is `true` / `false`, and an integer past `str`'s digits is written whole.
+    assert grade("42", 42).message == "output equals expected '42'"
+    failed = grade("042", 42)
+    assert (failed.outcome, failed.message, failed.details) == (
+        "fail",
+        "expected '42', got '042'",
+        None,
+    )
+    assert grade("-7", -7).outcome == "pass"
+    assert grade("true", True).outcome == "pass"
+    assert grade("1", True).outcome == "fail"
+    huge = 10**5000  # past the 4,300 digits `str` writes
+    assert grade("1" + "0" * 5000, huge).outcome == "pass"
+    assert grade("42", 42, case_insensitive=True).outcome == "pass"

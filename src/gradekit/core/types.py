@@ -113,10 +113,11 @@ def thaw(value: Any) -> Any:
     # every result's details.
     if kind in _PLAIN:
         return value
+    # Plain items are taken as they are, without a call each (details hold mostly texts).
     if kind is dict or kind is FrozenDict:
-        return {key: thaw(item) for key, item in value.items()}
+        return {key: item if type(item) in _PLAIN else thaw(item) for key, item in value.items()}
     if kind is list or kind is tuple:
-        return [thaw(item) for item in value]
+        return [item if type(item) in _PLAIN else thaw(item) for item in value]
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -375,9 +375,12 @@ class EnvironmentNotes:
 
     def _noted(self, cases: Iterator[Case]) -> Iterator[Case]:
         note = self._note
+        last: tuple[GraderEntry, ...] = ()  # a dataset's turns share the suite's graders
         for case in cases:
             for turn in case.turns:
-                note(turn.graders)
+                if turn.graders is not last:
+                    last = turn.graders
+                    note(last)
             yield case
 
     def _note(self, entries: Iterable[GraderEntry]) -> None:

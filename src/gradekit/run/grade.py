@@ -77,14 +77,15 @@ def turn_of(
     details bounded as the sample is (`gradekit.report.model`)."""
     decision = tally([record.result for record in records], turn.graders).turn_decision(policy)
     sample = None if max_text is None else SampleForm(turn.sample, turn.messages, max_text)
+    # A record without details has nothing to bound (most of equality's, say).
+    shown = tuple(
+        [
+            record if record.result.details is None else bounded_record(record, max_text)
+            for record in records
+        ]
+    )
     report = TurnReport(
-        index,
-        decision.passed,
-        decision.score,
-        tuple([bounded_record(record, max_text) for record in records]),
-        decision.errored,
-        False,
-        sample,
+        index, decision.passed, decision.score, shown, decision.errored, False, sample
     )
     return report, decision
 

@@ -91,6 +91,23 @@ def _pure(graders: tuple[GraderEntry, ...]) -> bool:
     return all(declares_inline(entry.grader) for entry in graders)
 
 
+def _every_tuple(
+    items: Sequence[tuple[int, Case]], test: Callable[[tuple[GraderEntry, ...]], bool]
+) -> bool:
+    """Whether `test(graders)` holds for every turn of these cases, each tuple of graders
+    tested once (by identity: a dataset's cases share the suite's tuple, so a batch of them
+    is one test, not one a case)."""
+    tested: set[int] = set()
+    for _, case in items:
+        for turn in case.turns:
+            graders = turn.graders
+            if id(graders) not in tested:
+                if not test(graders):
+                    return False
+                tested.add(id(graders))
+    return True
+
+
 class _Run:
     """The loop-thread side of one run."""
 
@@ -325,13 +342,13 @@ class _Run:
 
     def _all_bounded(self, items: list[tuple[int, Case]]) -> bool:
         """Whether every grade of these cases is bounded (see `_batch`)."""
-        return all(every_turn(case, _bounded) for _, case in items)
+        return _every_tuple(items, _bounded)
 
     def _keeps(self, items: list[tuple[int, Case]]) -> bool:
         """Whether a batch of these cases hands its reports over: when the run keeps or
         streams them, and when a grader is not pure (a batch that only counts is graded again
         whole after a timeout, which only pure graders allow)."""
-        return self.keep or not all(every_turn(case, _pure) for _, case in items)
+        return self.keep or not _every_tuple(items, _pure)
 
     async def _one_case(self, position: int, case: Case, slots: asyncio.Semaphore) -> None:
         self._cases_running += 1

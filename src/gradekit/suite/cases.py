@@ -12,7 +12,7 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import attrs
 
@@ -56,6 +56,8 @@ CASE_ONLY: Final = (
     "attempts",
 )
 CASE_FIELDS: Final = CASE_ONLY + TURN_FIELDS
+_CASE_SET: Final = frozenset(CASE_FIELDS)
+_TURN_SET: Final = frozenset(TURN_FIELDS)
 INHERITED: Final = ("expected", "context", "workspace")
 PER_TURN: Final = ("input", "output", "tool_calls")
 # Any other key of a case or turn is metadata; only a near-miss of a field is taken for a typo.
@@ -76,15 +78,15 @@ def case_name(raw: Any, default: str) -> str:
     return name if isinstance(name, str) and name else default
 
 
-@attrs.frozen
-class _Spec:
+class _Spec(NamedTuple):
     """What one turn is made of: `fields` (its own over the case's inherited ones), the path of
-    the turn (`path`) and of the case (`case_path`), and what the turn itself wrote (`own`)."""
+    the turn (`path`) and of the case (`case_path`), and what the turn itself wrote (`own`).
+    A tuple: one is made for every dataset line."""
 
     fields: Mapping[str, Any]
     path: KeyPath
     case_path: KeyPath
-    metadata: Mapping[str, Any] = attrs.field(factory=dict)
+    metadata: Mapping[str, Any] = EMPTY
     entries: tuple[GraderEntry, ...] = ()
     calls: tuple[ToolCall, ...] | None = None
     own: Mapping[str, Any] | None = None
@@ -148,47 +150,38 @@ class CaseBuilder:
                     key=True,
                 )
             )
-        policy = parse_policy(raw, problems, base)
-        tags = with_tags(self.suite_tags, parse_tags(raw.get("tags"), (*base, "tags"), problems))
-        case_entries = build_entries(
-            raw.get("graders"), (*base, "graders"), self.make_entry, problems
-        )
-        if "turns" in raw and "messages" in raw:
-            problems.append(
-                Problem(
-                    (*base, "messages"), "a case gives 'turns' or 'messages', not both; remove one"
-                )
+        # Each optional key is read only when written: most dataset lines give none of them.
+        policy = None
+        if "policy" in raw or "threshold" in raw:
+            policy = parse_policy(raw, problems, base)
+        tags = self.suite_tags
+        if raw.get("tags") is not None:
+            tags = with_tags(tags, parse_tags(raw["tags"], (*base, "tags"), problems))
+        case_entries: tuple[GraderEntry, ...] = ()
+        if raw.get("graders") is not None:
+            case_entries = build_entries(
+                raw["graders"], (*base, "graders"), self.make_entry, problems
             )
-        if "messages_format" in raw and "messages" not in raw:
-            problems.append(
-                Problem(
-                    (*base, "messages_format"),
-                    "messages_format says how 'messages' is written, and this case has none; "
-                    "add messages or remove messages_format",
-                    key=True,
-                )
-            )
-        shaped = [key for key in ("turns", "messages") if key in raw]
-        for key in PER_TURN if shaped else ():
-            if key in raw:
-                problems.append(
-                    Problem(
-                        (*base, key),
-                        f"a case with '{shaped[0]}' gives '{key}' per turn; move it into the turns",
-                        key=True,
-                    )
-                )
-        samples: list[Sample] = []
+        _shape_problems(raw, base, problems)
+        history: tuple[Sample, ...] = ()
         turns: list[Turn] = []
+        graded = False
         for index, spec in enumerate(self._specs(raw, base, problems, peers)):
             fields = spec.fields
             calls = spec.calls
             if calls is None:
-                calls = parse_tool_calls(
-                    fields.get("tool_calls"), (*spec.path, "tool_calls"), problems
-                )
-            context = self._context(fields.get("context"), spec.origin("context"), problems)
-            metadata = {**extra, **spec.metadata}
+                calls = ()
+                if fields.get("tool_calls") is not None:
+                    where = (*spec.path, "tool_calls")
+                    calls = parse_tool_calls(fields["tool_calls"], where, problems)
+            context = fields.get("context")
+            if context is not None:
+                context = self._context(context, spec.origin("context"), problems)
+            workspace = fields.get("workspace")
+            if workspace is not None:
+                workspace = self._workspace(workspace, spec.origin("workspace"), problems)
+            # The turn's metadata over the case's; most turns have none: no mapping of their own.
+            metadata = {**extra, **spec.metadata} if spec.metadata else extra or EMPTY
             sample = Sample(
                 name,
                 index,
@@ -197,31 +190,29 @@ class CaseBuilder:
                 fields.get("expected"),
                 calls,
                 context,
-                tuple(samples),
-                self._workspace(fields.get("workspace"), spec.origin("workspace"), problems),
+                history,
+                workspace,
                 metadata,
             )
-            samples.append(sample)
-            turns.append(
-                Turn(sample, self.suite_entries + case_entries + spec.entries, spec.messages)
-            )
-        if not (problems or self.suite_failed or any(turn.graders for turn in turns)):
+            history = (*history, sample)
+            graders = self.suite_entries + case_entries + spec.entries
+            graded = graded or bool(graders)
+            turns.append(Turn(sample, graders, spec.messages))
+        if not (problems or self.suite_failed or graded):
             problems.append(Problem(base, _ungraded(name, peers)))
-        if warnings is not None:
+        if warnings is not None and peers:
             warnings.extend(_named(peer, name, base) for peer in peers)
         if problems:
             return None, problems
         metadata = extra or EMPTY  # most cases have none: no mapping of their own
-        case = Case(
-            name, tuple(turns), policy=policy, location=location, metadata=metadata, tags=tags
-        )
+        case = Case(name, tuple(turns), policy, location, None, metadata, tags)
         return case, problems
 
     def _extra(
         self,
         raw: Mapping[str, Any],
         path: KeyPath,
-        fields: tuple[str, ...],
+        fields: tuple[str, ...],  # CASE_FIELDS or TURN_FIELDS
         problems: list[Problem],
         peers: list[Problem],
     ) -> dict[str, Any]:
@@ -229,8 +220,9 @@ class CaseBuilder:
         looks like a misspelt field is an error rather than metadata, and a peer framework's
         name for a field is noted in `peers` (an error when strict)."""
         extra: dict[str, Any] = {}
+        known = _TURN_SET if fields is TURN_FIELDS else _CASE_SET
         for key, value in raw.items():
-            if key in fields:
+            if key in known:
                 continue
             typo = _typo(key, fields)
             if typo is None and fields is TURN_FIELDS and key in CASE_ONLY[1:]:
@@ -271,6 +263,8 @@ class CaseBuilder:
         self, raw: Mapping[str, Any], base: KeyPath, problems: list[Problem], peers: list[Problem]
     ) -> list[_Spec]:
         """What each turn is made of: its own fields over those the case gives every turn."""
+        if "turns" not in raw and "messages" not in raw:  # one turn: the case's own fields
+            return [_Spec(raw, base, base)]
         inherited = {key: raw[key] for key in INHERITED if key in raw}
         if "messages" in raw:
             derived, found = transcript_turns(
@@ -292,8 +286,6 @@ class CaseBuilder:
                 )
                 for index, turn in enumerate(derived)
             ]
-        if "turns" not in raw:
-            return [_Spec(raw, base, base)]
         turns = raw["turns"]
         if not isinstance(turns, list) or not turns:
             problems.append(
@@ -346,6 +338,36 @@ class CaseBuilder:
             )
             return None
         return folder
+
+
+def _shape_problems(raw: Mapping[str, Any], base: KeyPath, problems: list[Problem]) -> None:
+    """Add the problems of how a case gives its turns: `turns` and `messages` both,
+    `messages_format` without `messages`, a per-turn field beside either."""
+    if "turns" not in raw and "messages" not in raw and "messages_format" not in raw:
+        return  # one turn, the case's own fields: the usual dataset line
+    if "turns" in raw and "messages" in raw:
+        problems.append(
+            Problem((*base, "messages"), "a case gives 'turns' or 'messages', not both; remove one")
+        )
+    if "messages_format" in raw and "messages" not in raw:
+        problems.append(
+            Problem(
+                (*base, "messages_format"),
+                "messages_format says how 'messages' is written, and this case has none; "
+                "add messages or remove messages_format",
+                key=True,
+            )
+        )
+    shaped = [key for key in ("turns", "messages") if key in raw]
+    for key in PER_TURN if shaped else ():
+        if key in raw:
+            problems.append(
+                Problem(
+                    (*base, key),
+                    f"a case with '{shaped[0]}' gives '{key}' per turn; move it into the turns",
+                    key=True,
+                )
+            )
 
 
 def _ungraded(name: str, peers: list[Problem]) -> str:

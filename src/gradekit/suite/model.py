@@ -269,7 +269,12 @@ def parse_tool_calls(value: Any, path: KeyPath, problems: list[Problem]) -> tupl
                     TOOL_CALL_FIELDS
                 )
                 problems.append(Problem((*where, key), message, key=True))
-        name, arguments, error, turn = (raw.get(k) for k in ("name", "arguments", "error", "turn"))
+        name, arguments, error, turn = (
+            raw.get("name"),
+            raw.get("arguments"),
+            raw.get("error"),
+            raw.get("turn"),
+        )
         if name is None:
             problems.append(
                 Problem(where, "missing 'name': every tool call names its tool", key=True)
