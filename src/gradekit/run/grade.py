@@ -1,7 +1,7 @@
 """The one assembly of a graded turn and a graded case, which every lane calls, and the
 grading of one case on the event loop.
 
-Every lane (the inline batch, `gradekit.run.lanes`; the blocking lane, `gradekit.run.lanes`;
+Every lane (the inline batch and the blocking lane, `gradekit.run.lanes`;
 a case on the loop, `grade_case` here; a Dask worker, through `run_suite`) grades a turn's
 entries its own way (in a thread, on the loop, in a worker process) and gets a `ResultRecord`
 per grade; from the records on, a turn's report and decision come from `turn_of` and a case's

@@ -178,11 +178,8 @@ class Tally(NamedTuple):
     def turn_decision(self, policy: Policy) -> Decision:
         """A turn's decision: its policy over its non-advisory results; errored when any of
         them errored."""
-        outcome, score = self.decide(policy.mode, policy.threshold)
-        passed = outcome == "pass"
-        if score is None:  # `Verdict.score_or_default`, read once per turn without a call
-            score = 1.0 if passed else 0.0
-        return Decision(passed, score, self.errors > 0, self.ends_case)
+        verdict = self.decide(policy.mode, policy.threshold)
+        return Decision(verdict.passed, verdict.score_or_default(), self.errors > 0, self.ends_case)
 
 
 def _decide(surely_passes: bool, may_pass: bool) -> Outcome:
