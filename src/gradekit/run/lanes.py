@@ -107,14 +107,16 @@ class GradeInProgress(NamedTuple):
 class BatchState:
     """What a batch worker is doing, shared with the runner that watches it.
 
-    `grading` is the grade in progress. `finished` counts the cases finished, in the batch's
-    order, and `summary` counts their results; `done` holds their (position, report) pairs
-    when the batch hands its reports over (`keep`; a run that keeps no report and streams none
-    only needs pure graders' cases counted). Once `abandoned` is set the worker stops at the end
-    of the case in progress (a batch that keeps reports leaves that case out, for the runner has
-    copied `done`; one that counts counts it). `cut` makes it stop after the case in progress,
-    which it finishes and hands over. `stopped` is set when the worker has stopped or
-    finished: from then on `summary` and `finished` agree.
+    `grading` is the grade in progress, kept only when `watched` (a batch on the lane, whose
+    runner looks at it; a batch graded in the loop's own thread has no one to). `finished`
+    counts the cases finished, in the batch's order, and `summary` counts their results;
+    `done` holds their (position, report) pairs when the batch hands its reports over (`keep`;
+    a run that keeps no report and streams none only needs pure graders' cases counted). Once
+    `abandoned` is set the worker stops at the end of the case in progress (a batch that keeps
+    reports leaves that case out, for the runner has copied `done`; one that counts counts it).
+    `cut` makes it stop after the case in progress, which it finishes and hands over.
+    `stopped` is set when the worker has stopped or finished: from then on `summary` and
+    `finished` agree.
 
     `hand_over`, when given (a batch that keeps reports), receives the reports finished so far
     every `HAND_OVER_SECONDS` while the batch runs longer (slow graders), uncounted; `emitted`
@@ -137,17 +139,20 @@ class BatchState:
         "secure",
         "stopped",
         "summary",
+        "watched",
     )
 
     def __init__(
         self,
         *,
         keep: bool = True,
+        watched: bool = True,
         hand_over: HandOver | None = None,
         secure: Secure | None = None,
         begin: Callable[[Case, int, int, float], None] | None = None,
     ) -> None:
         self.grading: GradeInProgress | None = None
+        self.watched: Final = watched
         self.begin: Final = begin
         self.keep: Final = keep
         self.hand_over: Final = hand_over if keep else None
@@ -221,6 +226,7 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
     clock = time.perf_counter
     keep, done, summary = state.keep, state.done, state.summary
     hand_over, lock, secure, begin = state.hand_over, state.lock, state.secure, state.begin
+    watched = state.watched
     handed = clock()
     max_text = settings.max_text
     # Most turns share their graders' tuple with the turn before.
@@ -251,7 +257,8 @@ def grade_batch(  # noqa: PLR0915 - one loop, kept flat: it runs once per grade
                     if known is not None:
                         records.append(known)
                         continue
-                    state.grading = GradeInProgress(now, step.seconds, position, index, number)
+                    if watched:
+                        state.grading = GradeInProgress(now, step.seconds, position, index, number)
                     if begin is not None:
                         begin(case, index, number, step.seconds)
                     try:

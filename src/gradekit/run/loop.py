@@ -382,7 +382,8 @@ class _Run:
         keep = self._keeps(items)
         lone = not self._cases_running and not self.blocking.busy()
         if preset is None and lone and self._all_bounded(items):
-            state = grade_batch(items, self._state(keep), {}, self.settings, self.suite.policy)
+            state = self._state(keep, watched=False)
+            state = grade_batch(items, state, {}, self.settings, self.suite.policy)
             self._hand_over(state)
             return
         if preset is None:
@@ -430,13 +431,14 @@ class _Run:
             if held and slots is not None:
                 slots.release()
 
-    def _state(self, keep: bool, *, hand_over: bool = False) -> BatchState:
+    def _state(self, keep: bool, *, hand_over: bool = False, watched: bool = True) -> BatchState:
         """A batch's state: it writes each case out as it ends in a supervised run (and marks
         each grade as it begins), and hands its reports over to the caller (`_put`: written
         out already)."""
         secure = None if self.rescue is None else self.rescue.secure
         return BatchState(
             keep=keep,
+            watched=watched,
             hand_over=self._put if hand_over else None,
             secure=secure,
             begin=None if self.marks is None else self.marks.begin,
