@@ -24,7 +24,7 @@ CPU. `--all-triples` times all 20 triples of the six kinds (`TRIPLES` has four);
 triples a single slow run moves the spread, so give it 5 rounds or more.
 
     .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--all-triples]
-        [--keep DIR] [--before OLD/src] [--stdlib]
+        [--keep DIR] [--before OLD/src] [--stdlib] [--model]
 """
 
 from __future__ import annotations
@@ -114,6 +114,40 @@ with open("floor.json", "w", encoding="utf-8") as out:
 """
 
 
+MODEL_FLOOR = r"""
+import json, sys
+from gradekit import CaseReport, Sample, ToolCall, create
+from gradekit.report.json import case_json
+from gradekit.report.model import ResultRecord, TurnReport
+
+configs = {"contains": {"values": ["1"]}, "regex": {"pattern": "^[0-9]+$"},
+           "behavior": {"required_tools": ["search"]}}
+kinds = sys.argv[1].split(",")
+graders = [create(kind, None, configs.get(kind, {})) for kind in kinds]
+with open("data.jsonl", encoding="utf-8") as lines, open("model.json", "w") as out:
+    out.write('{"suite": "e2e", "cases": [')
+    first = True
+    for line in lines:
+        data = json.loads(line)
+        calls = tuple(ToolCall(c["name"], c["arguments"]) for c in data.get("tool_calls", ()))
+        sample = Sample(data["name"], 0, data["input"], data["output"], data["expected"], calls)
+        records = tuple(ResultRecord(grader.grade(sample)) for grader in graders)
+        passed = all(record.result.passed for record in records)
+        score = sum(record.result.score for record in records) / len(records)
+        turn = TurnReport(0, passed, score, records)
+        case = CaseReport(data["name"], passed, score, (turn,))
+        out.write(("\n  " if first else ",\n  ") + case_json(case))
+        first = False
+    out.write("\n]}\n")
+"""
+"""With `--model`, a side between the floor and `gradekit run`: the least a run can do whose
+finished case is a `CaseReport` written through its one `to_dict` (issue 29, item 1) and whose
+graders take DESIGN.md's frozen `Sample` and give its `GradeResult`. Per line: `json.loads`, the
+`Sample` (and its `ToolCall`s), the three real graders, a `ResultRecord` each, a `TurnReport` and
+a `CaseReport`, `case_json`. None of the run's other work: no check of the line (duplicate keys,
+names, attempts), no policy, no bounded details, no summary, no second thread."""
+
+
 def write_dataset(folder: Path, cases: int) -> None:
     """`data.jsonl`: `cases` single-turn cases; one in seven answers wrong, every other case
     made one `search` tool call."""
@@ -189,7 +223,7 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
         ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
         ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
         cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
-        for side in ("floor", "gradekit", "stdlib", "before"):
+        for side in ("floor", "model", "gradekit", "stdlib", "before"):
             times = wall.get(f"{side} {label}")
             if not times:
                 continue
@@ -200,6 +234,10 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
                 f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
             )
         print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
+        model = cpu.get(f"model {label}")
+        if model:
+            model_ratio = statistics.median(m / f for m, f in zip(model, floor_cpu, strict=True))
+            print(f"         {label:30} model / floor: {model_ratio:.2f}x cpu")
         plain = cpu.get(f"stdlib {label}")
         if plain:
             plain_ratio = statistics.median(o / f for o, f in zip(plain, floor_cpu, strict=True))
@@ -240,6 +278,12 @@ def arguments() -> argparse.Namespace:
         "JSON, as where orjson is not installed)",
     )
     parser.add_argument(
+        "--model",
+        action="store_true",
+        help="also time MODEL_FLOOR: the report model's objects and the real graders, with "
+        "none of the run's other work",
+    )
+    parser.add_argument(
         "--before",
         type=Path,
         metavar="SRC",
@@ -275,6 +319,8 @@ def main() -> None:
             suite = write_suite(folder, kinds)
             sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
             sides[f"gradekit {label}"] = [command, "run", suite.name, *run]
+            if args.model:
+                sides[f"model {label}"] = [sys.executable, "-c", MODEL_FLOOR, ",".join(kinds)]
             if args.stdlib:
                 sides[f"stdlib {label}"] = sides[f"gradekit {label}"]
             if args.before:
@@ -297,7 +343,7 @@ def main() -> None:
                 wall[label].append(seconds)
                 cpu[label].append(used)
                 peak[label].append(mb)
-                if not label.startswith("floor"):
+                if label.split()[0] not in ("floor", "model"):
                     counted = summary_of(folder / "report.json")["cases"]
                     if counted != args.cases:
                         raise SystemExit(f"{label}: the report counts {counted} cases")
