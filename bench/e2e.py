@@ -24,7 +24,7 @@ CPU. `--all-triples` times all 20 triples of the six kinds (`TRIPLES` has four);
 triples a single slow run moves the spread, so give it 5 rounds or more.
 
     .venv/bin/python bench/e2e.py [--cases 100000] [--rounds 3] [--kinds a,b,c]... [--all-triples]
-        [--keep DIR] [--before OLD/src] [--stdlib] [--model]
+        [--keep DIR] [--before OLD/src] [--stdlib] [--model] [--same-report]
 """
 
 from __future__ import annotations
@@ -112,6 +112,103 @@ with open("data.jsonl", encoding="utf-8") as lines:
 with open("floor.json", "w", encoding="utf-8") as out:
     out.write(json.dumps({"suite": "e2e", "cases": cases}))
 """
+
+
+SAME_REPORT_FLOOR = r"""
+import json, re, sys, time
+
+kinds = sys.argv[1].split(",")
+pattern = re.compile("^[0-9]+$")
+
+def equality(output, expected, calls):
+    want = "" if expected is None else str(expected)
+    ok = output == want
+    return ok, (f"output equals expected {want!r}" if ok else
+                f"output {output!r} does not equal expected {want!r}"), None
+
+def numeric(output, expected, calls):
+    try:
+        got, want = float(output), float(expected)
+    except (TypeError, ValueError):
+        return False, f"output {output!r} is not a number", None
+    ok = abs(got - want) <= 1e-6
+    return ok, f"{got:g} {'is' if ok else 'is not'} within 1e-06 of {want:g}", None
+
+def contains(output, expected, calls):
+    ok = "1" in output
+    return ok, ("output contains '1'" if ok else f"output {output!r} lacks '1'"), None
+
+def regex(output, expected, calls):
+    found = pattern.search(output)
+    if found is None:
+        return False, f"no match for /^[0-9]+$/ in {output!r}", {"match": None}
+    return True, f"found {found[0]!r} matching /^[0-9]+$/", {"match": found[0]}
+
+def json_(output, expected, calls):
+    try:
+        json.loads(output)
+    except ValueError as error:
+        return False, f"output is not valid JSON: {error}", None
+    return True, "output is valid JSON", None
+
+def behavior(output, expected, calls):
+    count = sum(call["name"] == "search" for call in calls)
+    ok = count > 0
+    check = {"check": "required tool search", "passed": ok,
+             "message": f"called {count} time(s)" if ok else "never called"}
+    return ok, ("1/1 checks passed" if ok else "0/1 checks passed: required tool search"), {
+        "checks": [check]}
+
+checks = [(kind, {"json": json_}.get(kind) or globals()[kind]) for kind in kinds]
+counts = {kind: [0, 0, 0.0] for kind in kinds}
+passed_cases = 0
+clock = time.perf_counter
+encode = json.JSONEncoder(ensure_ascii=False).encode
+started = clock()
+with open("data.jsonl", encoding="utf-8") as lines, open("same.json", "w") as out:
+    out.write('{"suite": "e2e", "cases": [')
+    for number, line in enumerate(lines):
+        data = json.loads(line)
+        began = clock()
+        output, expected = data["output"], data.get("expected")
+        calls = data.get("tool_calls", [])
+        results, passed = [], True
+        for kind, check in checks:
+            now = clock()
+            ok, message, details = check(output, expected, calls)
+            results.append({"kind": kind, "name": kind, "passed": ok, "score": 1.0 if ok else 0.0,
+                            "message": message, "details": details, "error": None,
+                            "advisory": False, "weight": 1.0,
+                            "duration_ms": (clock() - now) * 1000.0})
+            tally = counts[kind]
+            tally[0 if ok else 1] += 1
+            tally[2] += 1.0 if ok else 0.0
+            passed = passed and ok
+        passed_cases += passed
+        score = 1.0 if passed else 0.0
+        turn = {"index": 0, "passed": passed, "score": score, "errored": False,
+                "results": results, "input": data.get("input"), "output": output,
+                "expected": expected}
+        if calls:
+            turn["tool_calls"] = [{"name": c["name"], "arguments": c.get("arguments", {}),
+                                   "result": None, "error": None, "turn": None} for c in calls]
+        case = {"name": data["name"], "passed": passed, "score": score, "errored": False,
+                "duration_ms": (clock() - began) * 1000.0, "turns": [turn], "metadata": {}}
+        out.write(("\n  " if number == 0 else ",\n  ") + encode(case))
+    cases = number + 1
+    graders = {kind: {"passed": p, "failed": f, "errored": 0, "mean_score": s / cases}
+               for kind, (p, f, s) in sorted(counts.items())}
+    summary = {"cases": cases, "passed": passed_cases, "failed": cases - passed_cases,
+               "errored": 0, "pass_rate": passed_cases / cases, "graders": graders}
+    out.write('\n], "passed": %s, "complete": true, "duration_ms": %r, "summary": %s}\n' % (
+        "true" if passed_cases == cases else "false", (clock() - started) * 1000.0,
+        encode(summary)))
+"""
+"""With `--same-report`, the floor of the earlier runs in bench/RESULTS.md (before issue 29's):
+a plain script that does the same checks, with messages like gradekit's kinds', and writes the
+same report's content as `gradekit run -o report.json` with samples (each result's every key,
+each turn's sample, the summary), one case at a time with `json.JSONEncoder`. It is timed
+against `gradekit run -o report.json -q`, samples kept (side `samples`)."""
 
 
 MODEL_FLOOR = r"""
@@ -223,7 +320,7 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
         ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
         ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
         cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
-        for side in ("floor", "model", "gradekit", "stdlib", "before"):
+        for side in ("floor", "model", "gradekit", "stdlib", "before", "same", "samples"):
             times = wall.get(f"{side} {label}")
             if not times:
                 continue
@@ -234,6 +331,11 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
                 f"cpu {used:7.2f} s  peak {max(peak[f'{side} {label}']):6.1f} MB"
             )
         print(f"         {label:30} gradekit / floor: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu")
+        same = cpu.get(f"same {label}")
+        if same:
+            with_samples = cpu[f"samples {label}"]
+            same_ratio = statistics.median(g / f for g, f in zip(with_samples, same, strict=True))
+            print(f"         {label:30} samples / same-report floor: {same_ratio:.2f}x cpu")
         model = cpu.get(f"model {label}")
         if model:
             model_ratio = statistics.median(m / f for m, f in zip(model, floor_cpu, strict=True))
@@ -278,6 +380,12 @@ def arguments() -> argparse.Namespace:
         "JSON, as where orjson is not installed)",
     )
     parser.add_argument(
+        "--same-report",
+        action="store_true",
+        help="also time SAME_REPORT_FLOOR against gradekit run with samples (the floor that "
+        "writes the same report's content)",
+    )
+    parser.add_argument(
         "--model",
         action="store_true",
         help="also time MODEL_FLOOR: the report model's objects and the real graders, with "
@@ -294,6 +402,31 @@ def arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def sides_of(
+    args: argparse.Namespace, triples: list[tuple[str, ...]], folder: Path
+) -> dict[str, list[str]]:
+    """Each side's command line, by label (`side triple`); each triple's suite written."""
+    command = str(Path(sys.executable).parent / "gradekit")
+    sides: dict[str, list[str]] = {}
+    run = ["--no-samples", "-o", "report.json", "-q"]
+    for kinds in triples:
+        label = "+".join(kinds)
+        suite = write_suite(folder, kinds)
+        sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
+        sides[f"gradekit {label}"] = [command, "run", suite.name, *run]
+        if args.same_report:
+            sides[f"same {label}"] = [sys.executable, "-c", SAME_REPORT_FLOOR, ",".join(kinds)]
+            sides[f"samples {label}"] = [command, "run", suite.name, "-o", "report.json", "-q"]
+        if args.model:
+            sides[f"model {label}"] = [sys.executable, "-c", MODEL_FLOOR, ",".join(kinds)]
+        if args.stdlib:
+            sides[f"stdlib {label}"] = sides[f"gradekit {label}"]
+        if args.before:
+            module = [sys.executable, "-m", "gradekit"]
+            sides[f"before {label}"] = [*module, "run", suite.name, *run]
+    return sides
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     args = arguments()
@@ -303,7 +436,6 @@ def main() -> None:
         triples = [tuple(k.split(",")) for k in args.kinds]
     else:
         triples = list(TRIPLES)
-    command = str(Path(sys.executable).parent / "gradekit")
     folder = args.keep or Path(tempfile.mkdtemp(prefix="gradekit-bench-e2e-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -312,20 +444,7 @@ def main() -> None:
         spec = importlib.util.find_spec("gradekit")
         assert spec is not None and spec.submodule_search_locations
         compile_sources(*spec.submodule_search_locations, *([args.before] if args.before else []))
-        sides: dict[str, list[str]] = {}
-        run = ["--no-samples", "-o", "report.json", "-q"]
-        for kinds in triples:
-            label = "+".join(kinds)
-            suite = write_suite(folder, kinds)
-            sides[f"floor {label}"] = [sys.executable, "-c", FLOOR, ",".join(kinds)]
-            sides[f"gradekit {label}"] = [command, "run", suite.name, *run]
-            if args.model:
-                sides[f"model {label}"] = [sys.executable, "-c", MODEL_FLOOR, ",".join(kinds)]
-            if args.stdlib:
-                sides[f"stdlib {label}"] = sides[f"gradekit {label}"]
-            if args.before:
-                module = [sys.executable, "-m", "gradekit"]
-                sides[f"before {label}"] = [*module, "run", suite.name, *run]
+        sides = sides_of(args, triples, folder)
         envs = {
             "before": dict(os.environ, PYTHONPATH=str(args.before)) if args.before else None,
             "stdlib": dict(os.environ, GRADEKIT_JSON="stdlib"),
@@ -343,7 +462,7 @@ def main() -> None:
                 wall[label].append(seconds)
                 cpu[label].append(used)
                 peak[label].append(mb)
-                if label.split()[0] not in ("floor", "model"):
+                if label.split()[0] not in ("floor", "model", "same"):
                     counted = summary_of(folder / "report.json")["cases"]
                     if counted != args.cases:
                         raise SystemExit(f"{label}: the report counts {counted} cases")
