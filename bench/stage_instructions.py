@@ -11,7 +11,12 @@ prints the difference per case. The stages, on the first `--cases` lines of the 
 - `grade`: `grade_batch` of the cases, reports kept, without samples (as `--no-samples`);
 - `encode`: `case_json` of each case's report;
 - `equality`, `numeric`, `contains`: that grader's `grade` of each case's sample;
-- `verdict`: `tally(...).turn_decision(policy)` of each case's first results.
+- `verdict`: `tally(...).turn_decision(policy)` of each case's first results;
+- `records`: a `ResultRecord` of each grade's result;
+- `bound`: `bounded_record` of each of those records that has details, as `--no-samples`
+  bounds them (the copies of the sample's texts left out: `numeric`'s result built again);
+- `turn`: `turn_of` of each case's turn and records (the verdict, the bound, the `TurnReport`);
+- `case`: `case_of` of each case and its turn (the case's decision and its `CaseReport`).
 
 What this leaves out: the run's threads (the loop's and the caller's), the reports' writing
 and the garbage collector (off in the child). Needs valgrind (`apt-get install valgrind`);
@@ -34,7 +39,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-STAGES = ("read", "grade", "encode", "equality", "numeric", "contains", "verdict")
+STAGES = (
+    "read",
+    "grade",
+    "encode",
+    "equality",
+    "numeric",
+    "contains",
+    "verdict",
+    "records",
+    "bound",
+    "turn",
+    "case",
+)
 REPEATS = 2
 SUITE = "suite-equality-numeric-contains.yaml"
 
@@ -42,9 +59,11 @@ SUITE = "suite-equality-numeric-contains.yaml"
 def child(dataset: str, stage: str, repeats: int, count: int) -> None:
     """Prepare the cases, reports and results, then do `stage` `repeats` times."""
     from gradekit.report.json import case_json
+    from gradekit.report.model import ResultRecord, bounded_record
+    from gradekit.run.grade import case_of, turn_of
     from gradekit.run.lanes import BatchState, grade_batch
     from gradekit.run.settings import Settings
-    from gradekit.run.verdict import tally
+    from gradekit.run.verdict import Decision, tally
     from gradekit.suite.dataset import DatasetAttempts
     from gradekit.suite.load import load_suite
 
@@ -61,7 +80,33 @@ def child(dataset: str, stage: str, repeats: int, count: int) -> None:
     reports = [report for _, report in state.done]
     for report in reports:
         case_json(report)  # the JSON writer chosen and imported before counting
+
+    def turn_decision(report: Any) -> Decision:
+        turn = report.turns[0]
+        return Decision(turn.passed, turn.score, turn.errored, False)
+
+    records = [
+        [ResultRecord(entry.grader.grade(case.turns[0].sample)) for entry in case.turns[0].graders]
+        for _, case in items
+    ]
+    assembly = {
+        "records": lambda: [[ResultRecord(r.result) for r in turn] for turn in records],
+        "bound": lambda: [
+            bounded_record(r, None) for turn in records for r in turn if r.result.details
+        ],
+        "turn": lambda: [
+            turn_of(0, case.turns[0], turn, suite.policy, None)
+            for (_, case), turn in zip(items, records, strict=True)
+        ],
+        "case": lambda: [
+            case_of(case, report.turns, [turn_decision(report)], 0.0, None)
+            for (_, case), report in zip(items, reports, strict=True)
+        ],
+    }
     for _ in range(repeats):
+        if stage in assembly:
+            assembly[stage]()
+            continue
         if stage == "read":
             attempts = DatasetAttempts()
             for number, line in enumerate(lines, start=1):

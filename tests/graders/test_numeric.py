@@ -48,6 +48,19 @@ def test_details_hold_the_numbers_as_exact_text() -> None:
     }
 
 
+def test_details_leave_out_numbers_written_as_plainly_as_read() -> None:
+    """The sample and the message hold those texts already (as equality's details do)."""
+    assert grade("25000", 25587).details == {"difference": "587", "allowed": "0.000001"}
+    assert grade("1.0", "1").details == {"difference": "0", "allowed": "0.000001"}
+    assert grade("1,000", "1000", accept_thousands_separators=True).details == {
+        "output": "1000",
+        "expected": "1000",
+        "difference": "0",
+        "allowed": "0.000001",
+    }
+    assert grade("It is 7.", "7", extract="first").details["output"] == "7"
+
+
 def test_failure_message_says_by_how_much() -> None:
     result = grade("25000", 25587)
     assert result.outcome == "fail"

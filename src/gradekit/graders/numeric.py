@@ -130,6 +130,29 @@ def _value(match: re.Match[str]) -> Decimal:
     return value
 
 
+def _details(
+    output_number: str,
+    expected_number: str,
+    output: str,
+    expected: str,
+    *,
+    difference: str,
+    allowed: str,
+) -> dict[str, str]:
+    """A grade's details: the difference and what was allowed, and the two numbers as read
+    (exact decimal text) when either is not the very text it was read from (a percentage,
+    separators, a number found in words, other digits): the sample and the message hold
+    those texts already, as `equality` repeats its texts only when its message cuts them."""
+    if output_number == output and expected_number == expected:
+        return {"difference": difference, "allowed": allowed}
+    return {
+        "output": output_number,
+        "expected": expected_number,
+        "difference": difference,
+        "allowed": allowed,
+    }
+
+
 def _signed_plain(text: str) -> bool:
     """True for `-` then a plain number: ASCII digits with at most one `.` among them (`12`,
     `.5`, `5.`), which Decimal reads exactly, as written. `grade` tests unsigned ones inline."""
@@ -230,12 +253,8 @@ class Numeric:
                     or (output.replace(".", "", 1).isdecimal() and output.isascii())
                     or _signed_plain(output)
                 ):
-                    details = {
-                        "output": output,
-                        "expected": output,
-                        "difference": "0",
-                        "allowed": self._shown_absolute,
-                    }
+                    # The numbers read are the texts themselves: not repeated (see `_details`).
+                    details = {"difference": "0", "allowed": self._shown_absolute}
                     message = f"got '{output}', expected '{output}'{self._no_difference}"
                     return GradeResult("numeric", self.name, True, 1.0, message, details)
             elif (
@@ -266,12 +285,7 @@ class Numeric:
                     if "E" in shown_difference:
                         shown_difference = _show(difference)
                     passed = difference <= self._absolute
-                details = {
-                    "output": output,
-                    "expected": expected_text,
-                    "difference": shown_difference,
-                    "allowed": self._shown_absolute,
-                }
+                details = {"difference": shown_difference, "allowed": self._shown_absolute}
                 if passed:
                     message = (
                         f"got '{output}', expected '{expected_text}' "
@@ -335,12 +349,14 @@ class Numeric:
             if relative > self._absolute:
                 shown_allowed = _show(relative.normalize(_CONTEXT))
             passed = passed or difference <= relative
-        details = {
-            "output": actual_value,
-            "expected": expected_value,
-            "difference": shown_difference,
-            "allowed": shown_allowed,
-        }
+        details = _details(
+            actual_value,
+            expected_value,
+            output,
+            expected_text,
+            difference=shown_difference,
+            allowed=shown_allowed,
+        )
         # quote() inlined for short texts: this runs once per grade.
         got = repr(got) if len(got) <= QUOTE_LIMIT else quote(got)
         wanted = repr(expected_text) if len(expected_text) <= QUOTE_LIMIT else quote(expected_text)
