@@ -253,8 +253,9 @@ class Numeric:
                     or (output.replace(".", "", 1).isdecimal() and output.isascii())
                     or _signed_plain(output)
                 ):
-                    # The numbers read are the texts themselves: not repeated (see `_details`).
-                    details = {"difference": "0", "allowed": self._shown_absolute}
+                    details = _details(
+                        output, output, output, output, difference="0", allowed=self._shown_absolute
+                    )
                     message = f"got '{output}', expected '{output}'{self._no_difference}"
                     return GradeResult("numeric", self.name, True, 1.0, message, details)
             elif (
@@ -285,7 +286,14 @@ class Numeric:
                     if "E" in shown_difference:
                         shown_difference = _show(difference)
                     passed = difference <= self._absolute
-                details = {"difference": shown_difference, "allowed": self._shown_absolute}
+                details = _details(
+                    output,
+                    expected_text,
+                    output,
+                    expected_text,
+                    difference=shown_difference,
+                    allowed=self._shown_absolute,
+                )
                 if passed:
                     message = (
                         f"got '{output}', expected '{expected_text}' "
