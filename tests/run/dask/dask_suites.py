@@ -158,6 +158,28 @@ def graded_by(folder: Path, case: str) -> set[int]:
     return {int(mark.name.rsplit(".", 1)[1]) for mark in (folder / "marks").glob(f"{case}.*")}
 
 
+def assert_no_case_lost_or_doubled(
+    folder: Path, killed: list[int], done: subprocess.CompletedProcess[str]
+) -> dict[str, Any]:
+    """What a run of the `SLOW_CASES` slow cases (`--resume log.jsonl`, `-o out.json`) shows
+    after the worker grading `slow-17` was killed: that case graded again elsewhere, every case
+    in the report once, in suite order, with its verdict, and once in the log. The report."""
+    assert killed, "slow-17 was never graded"
+    assert done.returncode == 1, done.stderr  # the odd numbers fail
+    graders = graded_by(folder, "slow-17")
+    assert killed[0] in graders and len(graders) == 2  # graded again, elsewhere
+    data: dict[str, Any] = json.loads((folder / "out.json").read_text(encoding="utf-8"))
+    names = [f"slow-{n}" for n in range(SLOW_CASES)]
+    assert [case["name"] for case in data["cases"]] == names
+    assert [case["passed"] for case in data["cases"]] == [n % 2 == 0 for n in range(SLOW_CASES)]
+    summary = data["summary"]
+    half = SLOW_CASES // 2
+    assert (summary["cases"], summary["passed"], summary["failed"]) == (SLOW_CASES, half, half)
+    logged = [json.loads(line)["name"] for line in (folder / "log.jsonl").open()]
+    assert sorted(logged) == sorted(names)  # each case once
+    return data
+
+
 @contextlib.contextmanager
 def killing_the_worker_grading(folder: Path, case: str, seconds: float) -> Iterator[list[int]]:
     """While the block runs (for at most `seconds`), SIGKILL the process that begins grading

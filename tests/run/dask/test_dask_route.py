@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from dask_suites import (
-    graded_by,
+    SLOW_CASES,
+    assert_no_case_lost_or_doubled,
     killing_the_worker_grading,
     write_graders,
     write_mixed_suite,
@@ -112,7 +113,7 @@ def test_a_worker_killed_mid_batch_of_lines_loses_and_doubles_no_case(
     module = f"route_kill_{os.getpid()}"
     write_graders(tmp_path, module)
     with open(tmp_path / "data.jsonl", "w", encoding="utf-8") as data:
-        for number in range(40):
+        for number in range(SLOW_CASES):
             data.write(json.dumps({"name": f"slow-{number}", "output": str(number)}) + "\n")
     (tmp_path / "suite.yaml").write_text(
         f"name: kill\ngraders: [{{kind: code, grader: '{module}:slow_parity'}}]\n"
@@ -125,16 +126,6 @@ def test_a_worker_killed_mid_batch_of_lines_loses_and_doubles_no_case(
             "-o", "out.json", "--junit", "out.xml", "--resume", "log.jsonl", cwd=tmp_path,
             env={"PYTHONPATH": SOURCE},
         )  # fmt: skip
-    assert killed, "slow-17 was never graded"
-    assert done.returncode == 1, done.stderr  # the odd numbers fail
-    graders = graded_by(tmp_path, "slow-17")
-    assert killed[0] in graders and len(graders) == 2  # graded again, elsewhere
-    data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
-    assert [case["name"] for case in data["cases"]] == [f"slow-{n}" for n in range(40)]
-    assert [case["passed"] for case in data["cases"]] == [n % 2 == 0 for n in range(40)]
-    summary = data["summary"]
-    assert (summary["cases"], summary["passed"], summary["failed"]) == (40, 20, 20)
+    assert_no_case_lost_or_doubled(tmp_path, killed, done)
     junit = (tmp_path / "out.xml").read_text(encoding="utf-8")
-    assert junit.count("<testcase ") == 40
-    logged = [json.loads(line)["name"] for line in (tmp_path / "log.jsonl").open()]
-    assert sorted(logged) == sorted(f"slow-{n}" for n in range(40))  # each case once
+    assert junit.count("<testcase ") == SLOW_CASES
