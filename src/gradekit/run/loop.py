@@ -382,8 +382,7 @@ class _Run:
         keep = self._keeps(items)
         lone = not self._cases_running and not self.blocking.busy()
         if preset is None and lone and self._all_bounded(items):
-            state = self._state(keep, watched=False)
-            state = grade_batch(items, state, {}, self.settings, self.suite.policy)
+            state = grade_batch(items, self._state(keep), {}, self.settings, self.suite.policy)
             self._hand_over(state)
             return
         if preset is None:
@@ -392,7 +391,7 @@ class _Run:
         held = False  # this batch holds one of the `jobs` slots (it stalled and was cut)
         try:
             while items:
-                state = self._state(keep, hand_over=True)
+                state = self._state(keep, on_lane=True)
                 ticket = lane.submit(
                     grade_batch, items, state, preset, self.settings, self.suite.policy
                 )
@@ -431,15 +430,16 @@ class _Run:
             if held and slots is not None:
                 slots.release()
 
-    def _state(self, keep: bool, *, hand_over: bool = False, watched: bool = True) -> BatchState:
+    def _state(self, keep: bool, *, on_lane: bool = False) -> BatchState:
         """A batch's state: it writes each case out as it ends in a supervised run (and marks
-        each grade as it begins), and hands its reports over to the caller (`_put`: written
-        out already)."""
+        each grade as it begins). A batch `on_lane` is watched from the loop (its grade in
+        progress kept) and hands its reports over to the caller as it goes (`_put`: written
+        out already); one graded in the loop's own thread is neither."""
         secure = None if self.rescue is None else self.rescue.secure
         return BatchState(
             keep=keep,
-            watched=watched,
-            hand_over=self._put if hand_over else None,
+            watched=on_lane,
+            hand_over=self._put if on_lane else None,
             secure=secure,
             begin=None if self.marks is None else self.marks.begin,
         )
