@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _timing import compile_sources
+from _timing import compile_sources, paired_ratio
 
 GRADERS = {
     "equality": "{kind: equality}",
@@ -317,9 +317,9 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
     for kinds in triples:
         label = "+".join(kinds)
         ours, floor = wall[f"gradekit {label}"], wall[f"floor {label}"]
-        ratio = statistics.median(o / f for o, f in zip(ours, floor, strict=True))
+        ratio = paired_ratio(ours, floor)
         ours_cpu, floor_cpu = cpu[f"gradekit {label}"], cpu[f"floor {label}"]
-        cpu_ratio = statistics.median(o / f for o, f in zip(ours_cpu, floor_cpu, strict=True))
+        cpu_ratio = paired_ratio(ours_cpu, floor_cpu)
         for side in ("floor", "model", "gradekit", "stdlib", "before", "same", "samples"):
             times = wall.get(f"{side} {label}")
             if not times:
@@ -334,22 +334,22 @@ def show(triples: list[tuple[str, ...]], cases: int, figures: dict[str, Any]) ->
         same = cpu.get(f"same {label}")
         if same:
             with_samples = cpu[f"samples {label}"]
-            same_ratio = statistics.median(g / f for g, f in zip(with_samples, same, strict=True))
+            same_ratio = paired_ratio(with_samples, same)
             print(f"         {label:30} samples / same-report floor: {same_ratio:.2f}x cpu")
         model = cpu.get(f"model {label}")
         if model:
-            model_ratio = statistics.median(m / f for m, f in zip(model, floor_cpu, strict=True))
+            model_ratio = paired_ratio(model, floor_cpu)
             print(f"         {label:30} model / floor: {model_ratio:.2f}x cpu")
         plain = cpu.get(f"stdlib {label}")
         if plain:
-            plain_ratio = statistics.median(o / f for o, f in zip(plain, floor_cpu, strict=True))
+            plain_ratio = paired_ratio(plain, floor_cpu)
             print(f"         {label:30} stdlib / floor: {plain_ratio:.2f}x cpu")
         old = wall.get(f"before {label}")
         if old:
             old_cpu = cpu[f"before {label}"]
-            gain = statistics.median(b / o for b, o in zip(old, ours, strict=True))
-            cpu_gain = statistics.median(b / o for b, o in zip(old_cpu, ours_cpu, strict=True))
-            old_ratio = statistics.median(b / f for b, f in zip(old_cpu, floor_cpu, strict=True))
+            gain = paired_ratio(old, ours)
+            cpu_gain = paired_ratio(old_cpu, ours_cpu)
+            old_ratio = paired_ratio(old_cpu, floor_cpu)
             print(f"         {label:30} before / floor: {old_ratio:.2f}x cpu")
             print(f"         {label:30} before / gradekit: {gain:.2f}x wall, {cpu_gain:.2f}x cpu")
     for side in ("gradekit", "floor"):
